@@ -43,9 +43,14 @@ TAYLOR_DEGREE = 40
 TAYLOR_SWITCH = 2
 
 
-def stabilize(expr: sp.Expr) -> sp.Expr:
-    """Apply SymPy's expm1/log1p rewrites."""
-    return optimize(expr, [log1p_opt, expm1_opt])
+def stabilize(expr: sp.Expr, *, expm1: bool = False) -> sp.Expr:
+    """Apply SymPy's log1p rewrite (log(1 − z) → log1p(−z)) and, if asked, expm1.
+
+    The expm1 optimizer factors its argument, which is slow on the large
+    derivative trees and useless there (they hold no e^z − 1); it is applied to
+    the special functions' exponential forms only.
+    """
+    return optimize(expr, [log1p_opt, expm1_opt] if expm1 else [log1p_opt])
 
 
 class _SpecialPrinting:
@@ -83,8 +88,7 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     printer = _printer(target)
     single = isinstance(exprs, sp.Basic)
     flat = [exprs] if single else list(exprs)
-    flat = [stabilize(e) for e in flat]
-    replacements, reduced = sp.cse(flat, symbols=sp.numbered_symbols("_x"), optimizations="basic")
+    replacements, reduced = sp.cse([stabilize(e) for e in flat], symbols=sp.numbered_symbols("_x"))
     lines = [f"def {name}({', '.join(str(s) for s in args)}):", f'    """{doc}"""']
     if target == "numpy":
         lines.append("    with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact")
@@ -127,14 +131,14 @@ def special_functions_source(target: str) -> str:
             f"    {k}: {_float_tuple(reversed(taylor_coefficients(k, TAYLOR_DEGREE)))},"
             for k in orders)
         large = "\n".join(
-            f"    if order == {k}:\n        return {printer.doprint(stabilize(large_rate_form(k)))}"
+            f"    if order == {k}:\n        return {printer.doprint(stabilize(large_rate_form(k), expm1=True))}"
             for k in orders)
         return _NUMPY_SPECIALS.format(taylor=taylor, large=large, switch=float(TAYLOR_SWITCH),
                                       degree=TAYLOR_DEGREE)
     exact = "\n".join(
         f"    {k}: {_rational_tuple(taylor_coefficients(k, 3))}," for k in orders)
     forms = "\n".join(
-        f"    if order == {k}:\n        return {printer.doprint(stabilize(log_mass_exp_form(beta) if k == 0 else cumulant_exp_form(k, beta)))}"
+        f"    if order == {k}:\n        return {printer.doprint(stabilize(log_mass_exp_form(beta) if k == 0 else cumulant_exp_form(k, beta), expm1=True))}"
         for k in orders)
     return _MPMATH_SPECIALS.format(exact=exact, forms=forms)
 
