@@ -1,0 +1,172 @@
+"""Population quantities at any precision, evaluated from the generated code.
+
+Pointwise: e(θ), ∇e, ∇²e from :mod:`numerics.generated.population_mpmath`
+(mpmath) or ``population_numpy`` (float64), which ``stumpcheck export`` writes
+from the SymPy derivation.
+
+Integrated over the prior θ ~ Uniform[lo, hi] (MODEL.md §1, §3):
+
+    L(a, b)   = (hi − lo)⁻¹ ∫ ½ e² dθ
+    ∇L(a, b)  = (hi − lo)⁻¹ ∫ e ∇e dθ
+    ∇²L(a, b) = (hi − lo)⁻¹ ∫ (∇e ∇eᵀ + e ∇²e) dθ
+
+with mpmath's tanh-sinh on the pieces given by
+:func:`numerics.quadrature.breakpoints`, at ``dps`` digits plus guard bits.
+This level of evidence is *high-precision*: :func:`with_evidence` evaluates at
+two precisions and reports how many digits agree. Certified enclosures are the
+verified-numerics issue's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+import mpmath
+import numpy as np
+
+from numerics.generated import population_mpmath as gen_mp
+from numerics.generated import population_numpy as gen_np
+from numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
+from numerics.quadrature import breakpoints, gauss_legendre_nodes
+
+__all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
+           "loss", "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation",
+           "with_evidence"]
+
+ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
+
+
+def _tag(estimator: str) -> str:
+    if estimator not in ESTIMATORS:
+        raise InputError(f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return estimator.replace("-", "_")
+
+
+def check_parameters(a, b, theta=None, *, prior=(0, 1)) -> None:
+    """Raise :class:`InputError` unless a is finite, b > 0 finite, θ ∈ [0, 1], prior valid."""
+    for name, value in (("a", a), ("b", b)) + ((("theta", theta),) if theta is not None else ()):
+        if not mpmath.isfinite(mpmath.mpf(value)):
+            raise InputError(f"{name} must be finite, got {value}")
+    if not mpmath.mpf(b) > 0:
+        raise InputError(f"b must be > 0 (the attention scale), got {b}")
+    if theta is not None and not 0 <= mpmath.mpf(theta) <= 1:
+        raise InputError(f"theta must lie in [0, 1], got {theta}")
+    lo, hi = prior
+    if not 0 <= mpmath.mpf(lo) < mpmath.mpf(hi) <= 1:
+        raise InputError(f"prior Uniform[l, u] needs 0 <= l < u <= 1, got [{lo}, {hi}]")
+
+
+def _mpf(value):
+    return mpmath.mpf(str(value)) if isinstance(value, Decimal) else mpmath.mpf(value)
+
+
+def error(a, b, theta, *, estimator: str = "one-head"):
+    """e(θ) at the current mpmath precision."""
+    check_parameters(a, b, theta)
+    return getattr(gen_mp, f"error_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+
+
+def error_gradient(a, b, theta, *, estimator: str = "one-head"):
+    """(∂e/∂a, ∂e/∂b) at the current mpmath precision."""
+    check_parameters(a, b, theta)
+    return getattr(gen_mp, f"error_gradient_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+
+
+def error_hessian(a, b, theta, *, estimator: str = "one-head"):
+    """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) at the current mpmath precision."""
+    check_parameters(a, b, theta)
+    return getattr(gen_mp, f"error_hessian_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+
+
+def _integrate(integrand, a, b, estimator, prior):
+    lo, hi = (_mpf(p) for p in prior)
+    points = breakpoints(a, b, estimator=estimator, lo=lo, hi=hi)
+    return mpmath.quad(integrand, points) / (hi - lo)
+
+
+def loss(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+    """L(a, b) at the current mpmath precision (θ-quadrature with model breakpoints)."""
+    check_parameters(a, b, prior=prior)
+    a, b = _mpf(a), _mpf(b)
+    f = getattr(gen_mp, f"error_{_tag(estimator)}")
+    return _integrate(lambda th: f(a, b, th) ** 2 / 2, a, b, estimator, prior)
+
+
+def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+    """(∂L/∂a, ∂L/∂b) at the current mpmath precision."""
+    check_parameters(a, b, prior=prior)
+    a, b = _mpf(a), _mpf(b)
+    f = getattr(gen_mp, f"error_{_tag(estimator)}")
+    g = getattr(gen_mp, f"error_gradient_{_tag(estimator)}")
+    # both quadratures visit the same nodes: evaluate e·∇e once per node
+    memo: dict = {}
+
+    def product(th):
+        if th not in memo:
+            e = f(a, b, th)
+            memo[th] = tuple(e * gi for gi in g(a, b, th))
+        return memo[th]
+
+    return tuple(_integrate(lambda th, i=i: product(th)[i], a, b, estimator, prior) for i in range(2))
+
+
+def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+    """(∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) at the current mpmath precision."""
+    check_parameters(a, b, prior=prior)
+    a, b = _mpf(a), _mpf(b)
+    tag = _tag(estimator)
+    f, g, h = (getattr(gen_mp, f"{name}_{tag}") for name in ("error", "error_gradient", "error_hessian"))
+    pairs = ((0, 0, 0), (0, 1, 1), (1, 1, 2))
+
+    memo: dict = {}
+
+    def integrand(th, i, j, k):
+        if th not in memo:
+            memo[th] = (f(a, b, th), g(a, b, th), h(a, b, th))
+        e, grad, hess = memo[th]
+        return grad[i] * grad[j] + e * hess[k]
+
+    return tuple(_integrate(lambda th, p=p: integrand(th, *p), a, b, estimator, prior) for p in pairs)
+
+
+def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head", prior=(0, 1),
+                              order: int = 24) -> tuple[float, np.ndarray]:
+    """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece."""
+    check_parameters(a, b, prior=prior)
+    with mpmath.workprec(64):
+        points = breakpoints(a, b, estimator=estimator, lo=prior[0], hi=prior[1])
+    nodes, weights = gauss_legendre_nodes(points, order)
+    tag = _tag(estimator)
+    e = getattr(gen_np, f"error_{tag}")(a, b, nodes)
+    grad = getattr(gen_np, f"error_gradient_{tag}")(a, b, nodes)
+    scale = 1.0 / (prior[1] - prior[0])
+    value = scale * float(np.dot(weights, e * e / 2))
+    gradient = scale * np.array([np.dot(weights, e * grad[0]), np.dot(weights, e * grad[1])])
+    if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
+        raise ArithmeticError(f"non-finite loss or gradient at a={a}, b={b}")
+    return value, gradient
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A value at ``dps`` digits with its evidence: the digits it shares with a
+    second evaluation at ``check_dps`` digits (level ``high-precision``)."""
+
+    values: tuple
+    dps: int
+    check_dps: int
+    agreeing_digits: float
+    evidence: str = "high-precision"
+
+
+def with_evidence(compute, dps: int) -> Evaluation:
+    """Run ``compute()`` (returning a tuple of mpf) at dps and at dps + 10 + 10%."""
+    dps = validate_dps(dps)
+    check_dps = dps + 10 + dps // 10
+    with mpmath.workprec(int(dps * 3.3219280948873626) + guard_bits(dps)):
+        values = tuple(compute())
+    with mpmath.workprec(int(check_dps * 3.3219280948873626) + guard_bits(check_dps)):
+        reference = tuple(compute())
+    digits = min(agreeing_digits(v, r) for v, r in zip(values, reference))
+    return Evaluation(values=values, dps=dps, check_dps=check_dps, agreeing_digits=digits)

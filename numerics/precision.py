@@ -1,0 +1,58 @@
+"""Precision handling: validated digit counts, exact parsing, scoped precision.
+
+mpmath's precision is global state; every function here that raises it does so
+inside ``mpmath.workdps``/``workprec`` blocks, which restore it on exit, even on
+error (mpmath's own design; see STYLE.md).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, InvalidOperation
+
+import mpmath
+
+__all__ = ["MIN_DPS", "MAX_DPS", "InputError", "validate_dps", "parse_decimal", "guard_bits",
+           "agreeing_digits"]
+
+MIN_DPS = 15
+MAX_DPS = 10_000
+
+
+class InputError(ValueError):
+    """Invalid user input (parameters, precision, files); the CLI turns it into exit status 2."""
+
+
+def validate_dps(dps) -> int:
+    """Return ``dps`` as an int after checking MIN_DPS ≤ dps ≤ MAX_DPS."""
+    if isinstance(dps, bool) or not isinstance(dps, (int,)) and not (isinstance(dps, str) and dps.strip().isdigit()):
+        raise InputError(f"precision must be an integer number of digits, got {dps!r}")
+    value = int(dps)
+    if not MIN_DPS <= value <= MAX_DPS:
+        raise InputError(f"precision {value} digits is outside [{MIN_DPS}, {MAX_DPS}]")
+    return value
+
+
+def parse_decimal(text, name: str) -> Decimal:
+    """Parse a decimal string exactly (no detour through float); reject NaN and infinities."""
+    try:
+        value = Decimal(str(text).strip())
+    except InvalidOperation:
+        raise InputError(f"{name} must be a decimal number, got {text!r}") from None
+    if not value.is_finite():
+        raise InputError(f"{name} must be finite, got {text!r}")
+    return value
+
+
+def guard_bits(dps: int) -> int:
+    """Extra working bits used on top of ``dps`` digits: 10% plus 20 bits."""
+    return 20 + math.ceil(0.1 * dps * math.log2(10))
+
+
+def agreeing_digits(x, y) -> float:
+    """−log₁₀(|x − y| / |y|): how many significant digits two evaluations share."""
+    x, y = mpmath.mpf(x), mpmath.mpf(y)
+    if x == y:
+        return math.inf
+    scale = abs(y) if y != 0 else abs(x)
+    return float(-mpmath.log10(abs(x - y) / scale))

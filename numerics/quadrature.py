@@ -1,0 +1,117 @@
+"""θ-quadrature with breakpoints placed from the model's own scales (MODEL.md §8).
+
+The θ-integrands of L, ∇L and ∇²L have layers whose width shrinks as the scale
+grows: at θ = 0 and θ = 1 (width 1/b) and wherever a head's two segment masses
+are equal, θ* (where the softmax weight switches; width 1/|dz/dθ(θ*)|, with z
+the log-odds of the two segments). A quadrature that does not know where these
+are silently returns a wrong value. :func:`breakpoints` returns the endpoints of
+subintervals each of which has its features only at its ends, in geometric
+ladders (doubling distances) away from every feature, so that tanh-sinh
+(mpmath) or Gauss–Legendre (float64) on each piece converges.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from numerics.generated import population_mpmath as gen_mp
+
+__all__ = ["one_head_log_odds", "transition_point", "breakpoints"]
+
+
+def one_head_log_odds(a, b, theta, one_minus_theta=None):
+    """z(θ) = ℓ_R − ℓ_L = a − bθ + log((1 − θ)/θ) + Λ(b(1 − θ)) − Λ(bθ), decreasing in θ.
+
+    ``one_minus_theta`` may be passed when 1 − θ is known more accurately than θ.
+    """
+    theta = mpmath.mpf(theta)
+    rest = 1 - theta if one_minus_theta is None else mpmath.mpf(one_minus_theta)
+    return (a - b * theta + mpmath.log(rest) - mpmath.log(theta)
+            + gen_mp.trunc_exp_log_mass(b * rest) - gen_mp.trunc_exp_log_mass(b * theta))
+
+
+def transition_point(a, b, *, logit_range: int = 4000):
+    """(θ*, 1 − θ*, width): the root of z(θ) = 0 and the switch width 1/|z'(θ*)|.
+
+    z → +∞ as θ → 0, −∞ as θ → 1, strictly decreasing; the root is found by
+    bisection in the logit s = log(θ/(1 − θ)) ∈ [−4000, 4000] (θ = 1/(1 + e^{−s}),
+    1 − θ = 1/(1 + e^{s}), both without cancellation). A root beyond that range
+    means the switch layer is narrower than e^{−4000}; the end is returned.
+    """
+    with mpmath.workprec(80):
+        a, b = mpmath.mpf(a), mpmath.mpf(b)
+
+        def z_of_logit(s):
+            return one_head_log_odds(a, b, 1 / (1 + mpmath.exp(-s)), 1 / (1 + mpmath.exp(s)))
+
+        lo, hi = mpmath.mpf(-logit_range), mpmath.mpf(logit_range)
+        if z_of_logit(lo) <= 0:
+            hi = lo
+        elif z_of_logit(hi) >= 0:
+            lo = hi
+        while hi - lo > mpmath.mpf(2) ** -40 * (1 + abs(lo)):
+            mid = (lo + hi) / 2
+            if z_of_logit(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        s = (lo + hi) / 2
+        theta_star, rest = 1 / (1 + mpmath.exp(-s)), 1 / (1 + mpmath.exp(s))
+        slope = b + 1 / rest + 1 / theta_star - b * (
+            gen_mp.trunc_exp_cumulant(1, b * rest) + gen_mp.trunc_exp_cumulant(1, b * theta_star))
+        return theta_star, rest, 1 / abs(slope)
+
+
+def _ladder(center, smallest, lo, hi, out: list) -> None:
+    step = smallest
+    while True:
+        added = False
+        for point in (center - step, center + step):
+            if lo < point < hi:
+                out.append(point)
+                added = True
+        if not added:
+            return
+        step *= 2
+
+
+def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
+    """Sorted subinterval endpoints of [lo, hi] for the θ-integrals at (a, b).
+
+    Features: θ = 0 and θ = 1 (scale 1/b), and the softmax switch θ* of each
+    head (scale = its width); the reflected head's switch is 1 − θ* of the
+    one-head model by the reflection symmetry. Ladders double from each
+    feature's scale up to the length of [lo, hi].
+    """
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+    theta_star, rest, width = transition_point(a, b)
+    features = [(mpmath.mpf(0), 1 / b), (mpmath.mpf(1), 1 / b)]
+    if estimator in ("one-head", "averaged", "pooled"):
+        features.append((1 - rest, width))
+    if estimator in ("reflected", "averaged", "pooled"):
+        features.append((rest, width))
+    points = [lo, hi]
+    for center, scale in features:
+        if lo < center < hi:
+            points.append(center)
+        smallest = min(scale, (hi - lo) / 4)
+        # near an end the feature cannot be wider than its distance to the end
+        for end in (0, 1):
+            if 0 < abs(center - end) < smallest:
+                smallest = abs(center - end) / 2
+        _ladder(center, smallest / 4, lo, hi, points)
+    points = sorted(set(points))
+    return points
+
+
+def gauss_legendre_nodes(points, order: int = 24) -> tuple[np.ndarray, np.ndarray]:
+    """Float64 nodes and weights of an ``order``-point Gauss–Legendre rule on each piece."""
+    x, w = np.polynomial.legendre.leggauss(order)
+    p = np.asarray([float(q) for q in points])
+    left, right = p[:-1, None], p[1:, None]
+    half = (right - left) / 2
+    nodes = (left + right) / 2 + half * x[None, :]
+    weights = half * w[None, :]
+    return nodes.ravel(), weights.ravel()
