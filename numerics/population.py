@@ -46,14 +46,18 @@ def _tag(estimator: str) -> str:
 def check_parameters(a, b, theta=None, *, prior=(0, 1)) -> None:
     """Raise :class:`InputError` unless a is finite, b > 0 finite, θ ∈ [0, 1], prior valid."""
     for name, value in (("a", a), ("b", b)) + ((("theta", theta),) if theta is not None else ()):
-        if not mpmath.isfinite(mpmath.mpf(value)):
+        try:
+            finite = mpmath.isfinite(_mpf(value))
+        except (TypeError, ValueError):
+            raise InputError(f"{name} must be a real number, got {value!r}") from None
+        if not finite:
             raise InputError(f"{name} must be finite, got {value}")
-    if not mpmath.mpf(b) > 0:
+    if not _mpf(b) > 0:
         raise InputError(f"b must be > 0 (the attention scale), got {b}")
-    if theta is not None and not 0 <= mpmath.mpf(theta) <= 1:
+    if theta is not None and not 0 <= _mpf(theta) <= 1:
         raise InputError(f"theta must lie in [0, 1], got {theta}")
     lo, hi = prior
-    if not 0 <= mpmath.mpf(lo) < mpmath.mpf(hi) <= 1:
+    if not 0 <= _mpf(lo) < _mpf(hi) <= 1:
         raise InputError(f"prior Uniform[l, u] needs 0 <= l < u <= 1, got [{lo}, {hi}]")
 
 
@@ -168,5 +172,5 @@ def with_evidence(compute, dps: int) -> Evaluation:
         values = tuple(compute())
     with mpmath.workprec(int(check_dps * 3.3219280948873626) + guard_bits(check_dps)):
         reference = tuple(compute())
-    digits = min(agreeing_digits(v, r) for v, r in zip(values, reference))
+        digits = min(agreeing_digits(v, r) for v, r in zip(values, reference))
     return Evaluation(values=values, dps=dps, check_dps=check_dps, agreeing_digits=digits)

@@ -1,0 +1,5 @@
+import sys
+
+from stumpcheck.cli import main
+
+sys.exit(main())

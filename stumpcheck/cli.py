@@ -1,0 +1,152 @@
+"""The ``stumpcheck`` command line.
+
+Subcommands (later issues add more): ``derive``, ``export``, ``eval``.
+Every input error exits with status 2 and a single line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from numerics.precision import InputError
+
+__all__ = ["main", "cli"]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="stumpcheck")
+def cli() -> None:
+    """Verified numerics and claim checks for softmax attention learning
+    decision-stump thresholds in context (arXiv:2610.07074)."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def derive(as_json: bool) -> None:
+    """Derive the large-scale results with SymPy and print them.
+
+    The calibration relation a(b) tracked by the gradient flow, the constant C
+    in b(t) ≈ (C t)^{1/4}, the leading loss and the progress direction along the
+    relation, and the boundary-layer forms they come from (about 10 s).
+    """
+    from theory.results import summary
+
+    data = summary()
+    if as_json:
+        click.echo(json.dumps(data, indent=1, sort_keys=True))
+        return
+    width = max(len(k) for k in data)
+    for key, value in data.items():
+        click.echo(f"{key:<{width}}  {value}")
+
+
+@cli.command()
+@click.option("--out", "out_dir", default="derivations", show_default=True, type=click.Path(file_okay=False),
+              help="Folder to write into.")
+@click.option("--format", "fmt", default="all", show_default=True,
+              type=click.Choice(["tex", "json", "py", "all"]), help="Which exports to write.")
+@click.option("--update-package", is_flag=True,
+              help="Also rewrite numerics/generated/ (the code `stumpcheck eval` runs); for developers.")
+def export(out_dir: str, fmt: str, update_package: bool) -> None:
+    """Write the derived expressions as LaTeX, JSON (srepr) and Python (about 30 s)."""
+    from theory.export import export as do_export
+
+    package_dir = REPO_ROOT / "numerics" / "generated" if update_package else None
+    paths = do_export(out_dir, fmt, package_dir=package_dir)
+    click.echo(f"wrote {len(paths)} files under {out_dir}" + (" and numerics/generated" if update_package else ""))
+
+
+@cli.command("eval")
+@click.argument("quantity", type=click.Choice(["error", "loss", "grad", "hessian"]))
+@click.option("--a", "a_text", required=True, help="Label score a (decimal, parsed exactly).")
+@click.option("--b", "b_text", required=True, help="Feature score / attention scale b > 0 (decimal).")
+@click.option("--theta", "theta_text", default=None, help="Threshold θ ∈ [0, 1] (error only).")
+@click.option("--dps", default="30", show_default=True, help="Significant digits, 15 to 10000.")
+@click.option("--estimator", default="one-head", show_default=True,
+              type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
+def eval_command(quantity, a_text, b_text, theta_text, dps, estimator) -> None:
+    """Evaluate e(θ), L, ∇L or ∇²L from the derived expressions at --dps digits.
+
+    The value is computed twice (at --dps and at a higher precision) and the
+    header line reports how many digits agree (evidence: high-precision). L and
+    ∇L use mpmath tanh-sinh on θ-pieces placed at the model's own layers.
+    """
+    import mpmath
+
+    from numerics import population
+    from numerics.precision import parse_decimal, validate_dps
+
+    digits = validate_dps(dps)
+    a = parse_decimal(a_text, "a")
+    b = parse_decimal(b_text, "b")
+    if quantity == "error":
+        if theta_text is None:
+            raise InputError("eval error needs --theta")
+        theta = parse_decimal(theta_text, "theta")
+    elif theta_text is not None:
+        raise InputError(f"--theta is not used by eval {quantity} (it integrates over θ)")
+    else:
+        theta = None
+    population.check_parameters(a, b, theta)
+
+    def compute():
+        av, bv = mpmath.mpf(str(a)), mpmath.mpf(str(b))
+        if quantity == "error":
+            return (population.error(av, bv, mpmath.mpf(str(theta)), estimator=estimator),)
+        if quantity == "loss":
+            return (population.loss(av, bv, estimator=estimator),)
+        if quantity == "grad":
+            return population.loss_gradient(av, bv, estimator=estimator)
+        return population.loss_hessian(av, bv, estimator=estimator)
+
+    result = population.with_evidence(compute, digits)
+    names = {"error": ["e"], "loss": ["L"], "grad": ["dL/da", "dL/db"],
+             "hessian": ["d2L/da2", "d2L/dadb", "d2L/db2"]}[quantity]
+    where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if theta is not None else "")
+    agreement = ("all digits" if result.agreeing_digits == float("inf")
+                 else f"{result.agreeing_digits:.1f} digits")
+    click.echo(f"# {quantity}, estimator {estimator}, {where}; {digits} digits, evidence {result.evidence}: "
+               f"agrees with a {result.check_dps}-digit evaluation to {agreement}")
+    for name, value in zip(names, result.values):
+        click.echo(f"{name} = {mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-3, max_fixed=3)}")
+
+
+def main(argv=None) -> int:
+    """Entry point: run the CLI, turning input errors into status 2 and one line."""
+    try:
+        cli.main(args=argv, prog_name="stumpcheck", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("stumpcheck: aborted", err=True)
+        return 130
+    except click.UsageError as exc:
+        click.echo(f"stumpcheck: error: {exc.format_message()}".replace("\n", " "), err=True)
+        return 2
+    except InputError as exc:
+        click.echo(f"stumpcheck: error: {exc}".replace("\n", " "), err=True)
+        return 2
+    except click.ClickException as exc:
+        click.echo(f"stumpcheck: error: {exc.format_message()}".replace("\n", " "), err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("stumpcheck: interrupted", err=True)
+        return 130
+    except Exception as exc:  # a bug, not bad input: one line, traceback on request
+        if os.environ.get("STUMPCHECK_DEBUG"):
+            raise
+        click.echo(f"stumpcheck: internal error ({type(exc).__name__}): {exc}; "
+                   "rerun with STUMPCHECK_DEBUG=1 for the traceback", err=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
