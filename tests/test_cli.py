@@ -1,0 +1,108 @@
+"""The command line: outputs, exit statuses, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from stumpcheck.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(argv, capsys):
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _value(out: str, name: str) -> str:
+    lines = [line for line in out.splitlines() if line.startswith(f"{name} = ")]
+    assert len(lines) == 1, out
+    return lines[0].split()[-1]
+
+
+def test_derive_json_has_the_promised_keys(capsys):
+    status, out, _ = run(["derive", "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    for key in ("calibration", "flow_constant_C", "leading_loss", "progress_direction"):
+        assert key in data
+    assert data["calibration"].startswith("Eq(a, ")
+    assert data["flow_constant_C"] == "2"
+
+
+def _independent_error(a, b, theta):
+    """θ̂∞ − θ by direct quadrature of the defining integrals (scores shifted by a − bθ)."""
+    shift = max(mpmath.mpf(0), a - b * theta)
+
+    def moment(power, lo, hi, label):
+        return mpmath.quad(lambda x: x**power * mpmath.exp(a * label - b * x - shift),
+                           [lo, (lo + hi) / 2, hi])
+
+    z = moment(0, 0, theta, 0) + moment(0, theta, 1, 1)
+    n = moment(1, 0, theta, 0) + moment(1, theta, 1, 1)
+    return n / z - theta
+
+
+def test_eval_error_agrees_with_independent_quadrature_to_35_digits(capsys):
+    status, out, _ = run(["eval", "error", "--a", "25", "--b", "20", "--theta", "0.95", "--dps", "40"], capsys)
+    assert status == 0
+    printed = _value(out, "e")
+    assert len(printed.replace("0.", "", 1).lstrip("0")) >= 39  # 40 significant digits printed
+    with mpmath.workdps(60):
+        reference = _independent_error(mpmath.mpf(25), mpmath.mpf(20), mpmath.mpf("0.95"))
+        digits = -mpmath.log10(abs(mpmath.mpf(printed) - reference) / abs(reference))
+    assert digits >= 35, f"only {float(digits):.1f} digits agree"
+    assert "high-precision" in out
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["eval", "error", "--a", "1", "--b", "0", "--theta", "0.5"], "b must be > 0"),
+    (["eval", "error", "--a", "1", "--b", "-2", "--theta", "0.5"], "b must be > 0"),
+    (["eval", "error", "--a", "1", "--b", "2", "--theta", "1.5"], "theta must lie in [0, 1]"),
+    (["eval", "error", "--a", "1", "--b", "2", "--theta", "-0.1"], "theta must lie in [0, 1]"),
+    (["eval", "error", "--a", "abc", "--b", "2", "--theta", "0.5"], "a must be a decimal number"),
+    (["eval", "error", "--a", "nan", "--b", "2", "--theta", "0.5"], "a must be finite"),
+    (["eval", "error", "--a", "1", "--b", "inf", "--theta", "0.5"], "b must be finite"),
+    (["eval", "error", "--a", "1", "--b", "2", "--theta", "0.5", "--dps", "14"], "outside [15, 10000]"),
+    (["eval", "error", "--a", "1", "--b", "2", "--theta", "0.5", "--dps", "10001"], "outside [15, 10000]"),
+    (["eval", "error", "--a", "1", "--b", "2", "--theta", "0.5", "--dps", "thirty"], "integer number of digits"),
+    (["eval", "error", "--a", "1", "--b", "2"], "needs --theta"),
+    (["eval", "loss", "--a", "1", "--b", "2", "--theta", "0.5"], "not used by eval loss"),
+    (["eval", "volume", "--a", "1", "--b", "2"], "volume"),
+    (["export", "--format", "pdf"], "pdf"),
+])
+def test_bad_input_exits_2_with_one_line(argv, fragment, capsys):
+    status, out, err = run(argv, capsys)
+    assert status == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_console_entry_point_runs_as_a_module():
+    proc = subprocess.run([sys.executable, "-m", "stumpcheck", "eval", "error", "--a", "3", "--b", "2",
+                           "--theta", "0.3", "--dps", "15"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert float(_value(proc.stdout, "e")) == pytest.approx(0.24842663083124921, rel=1e-14)
+    bad = subprocess.run([sys.executable, "-m", "stumpcheck", "eval", "error", "--a", "3", "--b", "0",
+                          "--theta", "0.3"], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_eval_grad_prints_both_components_at_the_requested_digits(capsys):
+    status, out, _ = run(["eval", "grad", "--a", "10", "--b", "10", "--dps", "15"], capsys)
+    assert status == 0
+    grad_a, grad_b = float(_value(out, "dL/da")), float(_value(out, "dL/db"))
+    from numerics.population import loss_and_gradient_float64
+
+    _, reference = loss_and_gradient_float64(10.0, 10.0)
+    assert grad_a == pytest.approx(reference[0], rel=1e-12)
+    assert grad_b == pytest.approx(reference[1], rel=1e-12)
