@@ -28,7 +28,7 @@ import numpy as np
 from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
 from numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
-from numerics.quadrature import breakpoints, gauss_legendre_nodes
+from numerics.quadrature import breakpoints, breakpoints_float64, gauss_legendre_nodes
 
 __all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
            "loss", "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation",
@@ -138,8 +138,7 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
                               order: int = 24) -> tuple[float, np.ndarray]:
     """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece."""
     check_parameters(a, b, prior=prior)
-    with mpmath.workprec(64):
-        points = breakpoints(a, b, estimator=estimator, lo=prior[0], hi=prior[1])
+    points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
     nodes, weights = gauss_legendre_nodes(points, order)
     tag = _tag(estimator)
     e = getattr(gen_np, f"error_{tag}")(a, b, nodes)

@@ -16,8 +16,10 @@ import mpmath
 import numpy as np
 
 from numerics.generated import population_mpmath as gen_mp
+from numerics.generated import population_numpy as gen_np
 
-__all__ = ["one_head_log_odds", "transition_point", "breakpoints"]
+__all__ = ["one_head_log_odds", "transition_point", "transition_point_float64", "breakpoints",
+           "breakpoints_float64", "gauss_legendre_nodes"]
 
 
 def one_head_log_odds(a, b, theta, one_minus_theta=None):
@@ -76,22 +78,16 @@ def _ladder(center, smallest, lo, hi, out: list) -> None:
         step *= 2
 
 
-def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
-    """Sorted subinterval endpoints of [lo, hi] for the θ-integrals at (a, b).
-
-    Features: θ = 0 and θ = 1 (scale 1/b), and the softmax switch θ* of each
-    head (scale = its width); the reflected head's switch is 1 − θ* of the
-    one-head model by the reflection symmetry. Ladders double from each
-    feature's scale up to the length of [lo, hi].
-    """
-    a, b = mpmath.mpf(a), mpmath.mpf(b)
-    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
-    theta_star, rest, width = transition_point(a, b)
-    features = [(mpmath.mpf(0), 1 / b), (mpmath.mpf(1), 1 / b)]
+def _features(estimator: str, b, rest, width, zero, one) -> list:
+    features = [(zero, 1 / b), (one, 1 / b)]
     if estimator in ("one-head", "averaged", "pooled"):
-        features.append((1 - rest, width))
+        features.append((one - rest, width))
     if estimator in ("reflected", "averaged", "pooled"):
         features.append((rest, width))
+    return features
+
+
+def _points_from_features(features, lo, hi) -> list:
     points = [lo, hi]
     for center, scale in features:
         if lo < center < hi:
@@ -102,8 +98,59 @@ def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
             if 0 < abs(center - end) < smallest:
                 smallest = abs(center - end) / 2
         _ladder(center, smallest / 4, lo, hi, points)
-    points = sorted(set(points))
-    return points
+    return sorted(set(points))
+
+
+def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
+    """Sorted subinterval endpoints of [lo, hi] for the θ-integrals at (a, b) (mpmath).
+
+    Features: θ = 0 and θ = 1 (scale 1/b), and the softmax switch θ* of each
+    head (scale = its width); the reflected head's switch is 1 − θ* of the
+    one-head model by the reflection symmetry. Ladders double from a quarter of
+    each feature's scale up to the length of [lo, hi].
+    """
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+    _, rest, width = transition_point(a, b)
+    return _points_from_features(_features(estimator, b, rest, width, mpmath.mpf(0), mpmath.mpf(1)), lo, hi)
+
+
+def transition_point_float64(a: float, b: float, *, logit_range: float = 700.0):
+    """Float64 version of :func:`transition_point`: (θ*, 1 − θ*, width).
+
+    Bracketing in the logit s ∈ [−700, 700], 128 cells per round (a switch
+    closer than e^{−700} to an end is narrower than any float64 node spacing).
+    """
+    def z_of_logit(s):
+        theta, rest = 1.0 / (1.0 + np.exp(-s)), 1.0 / (1.0 + np.exp(s))
+        return (a - b * theta - s + gen_np.trunc_exp_log_mass(b * rest)
+                - gen_np.trunc_exp_log_mass(b * theta))
+
+    lo, hi = -logit_range, logit_range
+    # vectorised bracketing: each round keeps the one cell of 128 where z changes sign
+    while hi - lo > 1e-9 * (1 + abs(lo)):
+        grid = np.linspace(lo, hi, 129)
+        positive = z_of_logit(grid) > 0
+        if positive.all():
+            lo = hi = hi
+            break
+        if not positive.any():
+            lo = hi = lo
+            break
+        first_negative = int(np.argmin(positive))
+        lo, hi = grid[max(first_negative - 1, 0)], grid[first_negative]
+    s = 0.5 * (lo + hi)
+    theta, rest = 1.0 / (1.0 + np.exp(-s)), 1.0 / (1.0 + np.exp(s))
+    slope = b + 1 / rest + 1 / theta - b * (gen_np.trunc_exp_cumulant(1, b * rest)
+                                            + gen_np.trunc_exp_cumulant(1, b * theta))
+    return theta, rest, 1.0 / abs(slope)
+
+
+def breakpoints_float64(a: float, b: float, *, estimator: str = "one-head", lo: float = 0.0,
+                        hi: float = 1.0) -> list:
+    """Float64 version of :func:`breakpoints` (same features and ladders)."""
+    _, rest, width = transition_point_float64(float(a), float(b))
+    return _points_from_features(_features(estimator, float(b), rest, width, 0.0, 1.0), float(lo), float(hi))
 
 
 def gauss_legendre_nodes(points, order: int = 24) -> tuple[np.ndarray, np.ndarray]:

@@ -118,6 +118,68 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator) -> None:
         click.echo(f"{name} = {mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-3, max_fixed=3)}")
 
 
+def _positive_float(text: str, name: str) -> float:
+    from numerics.precision import parse_decimal
+
+    value = float(parse_decimal(text, name))
+    return value
+
+
+@cli.command()
+@click.option("--a0", "a0_text", default="10", show_default=True, help="Initial label score a₀.")
+@click.option("--b0", "b0_text", default="10", show_default=True, help="Initial attention scale b₀ > 0.")
+@click.option("--t-max", "t_max_text", default="1e12", show_default=True, help="Final flow time.")
+@click.option("--dps", default=None, help="Working digits; only float64 (omit) is implemented so far.")
+@click.option("--rtol", "rtol_text", default="1e-8", show_default=True, help="Relative tolerance of the integrator.")
+@click.option("--delta", "delta_text", default="0.05", show_default=True,
+              help="The interior is θ ∈ [δ, 1 − δ] for the sup error.")
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="Write flow.csv, flow.json and PNG plots here.")
+@click.option("--no-check", is_flag=True, help="Skip the second solve at rtol/10 (the a-posteriori check).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_check, quiet) -> None:
+    """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
+
+    Prints a table at logarithmically spaced times and the fits: the exponent
+    of b(t) (claim: 1/4), the constant C of b ≈ (C t)^{1/4} against the
+    derived C, and the exponent of the sup interior error (claim: −1/4).
+    """
+    from numerics.flow_report import flow_table, write_flow_outputs
+    from numerics.population_flow import run_population_flow
+    from numerics.provenance import provenance
+
+    if dps is not None:
+        raise InputError("--dps: the high-precision flow is not implemented yet; omit it for float64")
+    a0 = _positive_float(a0_text, "a0")
+    b0 = _positive_float(b0_text, "b0")
+    t_max = _positive_float(t_max_text, "t-max")
+    rtol = _positive_float(rtol_text, "rtol")
+    delta = _positive_float(delta_text, "delta")
+    from tqdm import tqdm
+
+    bar = tqdm(total=1000, desc="flow (fraction of log t_max)", disable=quiet, file=sys.stderr,
+               bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
+
+    def progress(fraction):
+        bar.update(int(fraction * 1000) - bar.n)
+
+    try:
+        run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress)
+    finally:
+        bar.close()
+    click.echo(flow_table(run))
+    click.echo(f"status: {run.status.name} ({run.status.message}); {run.stats['accepted_steps']} steps, "
+               f"{run.stats['gradient_evaluations']} gradient evaluations; a-posteriori max rel. difference in b "
+               f"(rtol vs rtol/10): {run.a_posteriori_rel_error_b:.2e}")
+    for name, fit in run.fits.items():
+        if isinstance(fit, dict):
+            click.echo(f"{name}: {fit['value']:.6g}  95% CI [{fit['ci95'][0]:.6g}, {fit['ci95'][1]:.6g}]  "
+                       f"t in [{fit['t_range'][0]:.2e}, {fit['t_range'][1]:.2e}]  ({fit['model']})")
+    if out_dir is not None:
+        paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
+        click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
+
+
 def main(argv=None) -> int:
     """Entry point: run the CLI, turning input errors into status 2 and one line."""
     try:
