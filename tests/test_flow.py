@@ -1,0 +1,177 @@
+"""The population gradient flow (numerics.flow) and the derived large-scale laws.
+
+* Integrator invariants: a tiny horizon is one Euler step from the start, the loss
+  decreases strictly along the saved trajectory, the saved loss/gradient are the model's,
+  the autonomous flow can be restarted from a saved state, two tolerances agree, and bad
+  horizons are refused.
+* One run from (a₀, b₀) = (10, 10) to t = 1e8 (module fixture, ~20–40 s) checked against
+  :func:`theory.asymptotics.flow_asymptotics`: the t^{1/4} law, the constant C with its
+  first correction, and the calibration relation a = b + 2 log b − ρ₁/b.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from numerics.flow import FlowStatus, integrate_flow
+from numerics.population import loss_and_gradient_float64
+from theory.asymptotics import flow_asymptotics
+from theory.symbols import b, t
+
+T_FINAL = 1e8
+START = (10.0, 10.0)
+
+
+@pytest.fixture(scope="module")
+def flow():
+    solution = integrate_flow(*START, T_FINAL)
+    assert solution.status is FlowStatus.SUCCESS, solution.status.message
+    return solution
+
+
+def _decade(solution, lo, hi):
+    """Mask of the saved points with lo ≤ t ≤ hi (0.1 % slack for the step grid)."""
+    return (solution.t >= lo * 0.999) & (solution.t <= hi * 1.001)
+
+
+# --------------------------------------------------------------------------------------
+# 9. integrator invariants
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("t_max", [0.0, -0.0, -1.0, math.inf, -math.inf, math.nan])
+def test_bad_t_max_raises(t_max):
+    with pytest.raises(ValueError):
+        integrate_flow(*START, t_max)
+
+
+def test_tiny_t_max_is_one_euler_step():
+    """z(τ) = z₀ − τ∇L(z₀) + O(τ²); at τ = 1e−9 the O(τ²) term is ~1e−20, far below the ulp
+    of 10 (1.8e−15), so the displacement must equal −τ∇L(z₀) to ~4 ulp / 1e−11 ≈ 1e−3."""
+    tau = 1e-9
+    solution = integrate_flow(*START, tau)
+    assert solution.status is FlowStatus.SUCCESS
+    assert solution.t[0] == 0.0 and solution.t[-1] == pytest.approx(tau, rel=1e-12)
+    assert (solution.a[0], solution.b[0]) == START
+    value, grad = loss_and_gradient_float64(*START)
+    assert solution.loss[0] == value
+    displacement = np.array([solution.a[-1] - START[0], solution.b[-1] - START[1]])
+    ulp = math.ulp(10.0)
+    assert np.all(np.abs(displacement + tau * grad) <= 4 * ulp), (displacement, -tau * grad)
+
+
+def test_loss_strictly_decreasing(flow):
+    assert np.all(np.diff(flow.t) > 0)
+    assert flow.t[0] == 0.0 and flow.t[-1] == pytest.approx(T_FINAL, rel=1e-12)
+    # per accepted step the loss falls by ≥ ~1e−5 relative, far above float64 noise (~1e−13)
+    assert np.all(np.diff(flow.loss) < 0), np.max(np.diff(flow.loss) / flow.loss[:-1])
+
+
+def test_saved_loss_and_gradient_are_the_models(flow):
+    for i in np.linspace(0, len(flow.t) - 1, 7).astype(int):
+        value, grad = loss_and_gradient_float64(flow.a[i], flow.b[i])
+        assert flow.loss[i] == value
+        np.testing.assert_array_equal(flow.grad[i], grad)
+
+
+def test_restart_from_saved_state(flow):
+    """The flow is autonomous: continuing from the saved z(t_k) for t_j − t_k must reproduce
+    z(t_j) up to the accumulated integration error (≤ 100·rtol for ~100 steps at rtol 1e−8)."""
+    k = int(np.argmin(np.abs(flow.t - 1e5)))
+    j = int(np.argmin(np.abs(flow.t - 1.1e5)))
+    assert j > k
+    rest = integrate_flow(flow.a[k], flow.b[k], flow.t[j] - flow.t[k])
+    assert rest.status is FlowStatus.SUCCESS
+    assert rest.a[-1] == pytest.approx(flow.a[j], rel=1e-6)
+    assert rest.b[-1] == pytest.approx(flow.b[j], rel=1e-6)
+
+
+def test_two_tolerances_agree(flow):
+    coarse = integrate_flow(*START, T_FINAL, rtol=1e-6)
+    assert coarse.status is FlowStatus.SUCCESS
+    assert coarse.steps < flow.steps
+    assert coarse.a[-1] == pytest.approx(flow.a[-1], rel=1e-5)
+    assert coarse.b[-1] == pytest.approx(flow.b[-1], rel=1e-5)
+
+
+# --------------------------------------------------------------------------------------
+# 10. the derived laws against the integrated flow
+# --------------------------------------------------------------------------------------
+
+def _two_term_scale_law():
+    """From db/dt = c₃/b³ + c₄/b⁴ (flow_asymptotics().db_dt): b = (Ct)^{1/4} + β + o(1).
+
+    Put T = (Ct)^{1/4}, b = T + β; then db/dt = dT/dt = C/(4T³) and
+    C/(4T³) − c₃/(T + β)³ − c₄/(T + β)⁴ = (C/4 − c₃)/T³ + (3c₃β − c₄)/T⁴ + O(T⁻⁵),
+    so C = 4c₃ and β = c₄/(3c₃). With c₃ = 1/2, c₄ = −κ, κ = 3ζ(3)/2 + 1/4:
+    C = 2 and b/(2t)^{1/4} = 1 + β/T ≈ 1 − 2κ/(3b) to first order.
+    """
+    fa = flow_asymptotics()
+    poly = sp.Poly(sp.expand(fa.db_dt * b**4), b)
+    assert poly.degree() == 1, fa.db_dt
+    c3, c4 = poly.coeff_monomial(b), poly.coeff_monomial(1)
+    C, beta, w = sp.symbols("C beta w")  # w = 1/T
+    residual = C / 4 * w**3 - fa.db_dt.subs(b, 1 / w + beta)
+    series = sp.expand(sp.series(residual, w, 0, 5).removeO())
+    solution = sp.solve([series.coeff(w, 3), series.coeff(w, 4)], [C, beta], dict=True)
+    assert len(solution) == 1
+    C_value, beta_value = sp.simplify(solution[0][C]), sp.simplify(solution[0][beta])
+    assert sp.simplify(C_value - 4 * c3) == 0 and sp.simplify(beta_value - c4 / (3 * c3)) == 0
+    return C_value, beta_value
+
+
+def test_two_term_law_derivation():
+    C_value, beta_value = _two_term_scale_law()
+    fa = flow_asymptotics()
+    kappa = 3 * sp.zeta(3) / 2 + sp.Rational(1, 4)
+    assert sp.simplify(C_value - fa.flow_constant_C) == 0
+    assert C_value == 2
+    assert sp.simplify(beta_value + 2 * kappa / 3) == 0
+    assert fa.calibration.lhs == sp.Symbol("a", real=True)
+    assert not fa.db_dt.has(t)
+
+
+def test_scale_exponent_over_last_decade(flow):
+    """(i) the least-squares exponent of b in t over [1e7, 1e8] is within 0.01 of 1/4, and
+    within 1e−3 of the exponent of the two-term law (2t)^{1/4} + β on the same saved times
+    (the 1/b correction moves it by ~4e−3 at b ≈ 90)."""
+    C_value, beta_value = (float(sp.N(x, 20)) for x in _two_term_scale_law())
+    m = _decade(flow, T_FINAL / 10, T_FINAL)
+    assert m.sum() >= 20
+    exponent = np.polyfit(np.log(flow.t[m]), np.log(flow.b[m]), 1)[0]
+    law = (C_value * flow.t[m]) ** 0.25 + beta_value
+    law_exponent = np.polyfit(np.log(flow.t[m]), np.log(law), 1)[0]
+    assert abs(exponent - 0.25) <= 0.01, exponent
+    assert abs(exponent - law_exponent) <= 1e-3, (exponent, law_exponent)
+
+
+def test_flow_constant_with_first_correction(flow):
+    """(ii) b/(Ct)^{1/4} at t = 1e8 equals 1 + β/b (= 1 − 2κ/(3b)) within 2e−3, and the gap
+    shrinks along the run (it is O(b⁻²))."""
+    C_value, beta_value = (float(sp.N(x, 20)) for x in _two_term_scale_law())
+    gaps = []
+    for target in (1e6, 1e7, T_FINAL):
+        i = int(np.argmin(np.abs(flow.t - target)))
+        ratio = flow.b[i] / (C_value * flow.t[i]) ** 0.25
+        gaps.append(abs(ratio - (1 + beta_value / flow.b[i])))
+    assert gaps[-1] <= 2e-3, gaps
+    assert gaps[0] > gaps[1] > gaps[2], gaps
+
+
+def test_calibration_relation_along_flow(flow):
+    """(iii) residual a − (b + 2 log b − ρ₁/b): at t = 1e8 below 0.2·ρ₁/b and ≥ 5× smaller
+    than the residual without the ρ₁/b term; its largest size per decade shrinks."""
+    fa = flow_asymptotics()
+    rho1 = float(sp.N(fa.rho1, 20))
+    calibrated = sp.lambdify(b, sp.N(fa.calibration.rhs, 20), "numpy")
+    residual = flow.a - calibrated(flow.b)
+    residual_without_rho1 = flow.a - (flow.b + 2 * np.log(flow.b))
+    final_b = flow.b[-1]
+    assert abs(residual[-1]) < 0.2 * rho1 / final_b, (residual[-1], rho1 / final_b)
+    assert 5 * abs(residual[-1]) <= abs(residual_without_rho1[-1]), (residual[-1], residual_without_rho1[-1])
+    previous = np.max(np.abs(residual[_decade(flow, T_FINAL / 100, T_FINAL / 10)]))
+    last = np.max(np.abs(residual[_decade(flow, T_FINAL / 10, T_FINAL)]))
+    assert last < previous, (last, previous)
