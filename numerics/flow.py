@@ -1,39 +1,28 @@
-"""Population gradient flow dz/dt = −∇L(z), z = (a, b), to very long times.
+"""Population gradient flow dz/dt = −∇L(z), z = (a, b): the simple entry point.
 
 Fixed steps in t cannot reach t ≈ 10¹² (MODEL.md §8): the flow is integrated
-in the time variable s = log(1 + t), in which b ∝ t^{1/4} grows linearly in s:
-dz/ds = −(1 + t)·∇L(z). The solver is the embedded Bogacki–Shampine 3(2) pair
-with a standard error-per-step controller on the mixed tolerance
-atol + rtol·|z|. ∇L is the float64 breakpoint quadrature of
-:func:`numerics.population.loss_and_gradient_float64`.
-
-This is the simple integrator the symbolic-core issue needs to check the
-calibration relation and C; the verified-numerics issue replaces it with a
-solver/controller/saveat design and a high-precision path.
+in s = log(1 + t), in which b ∝ t^{1/4} grows linearly in s, as
+dz/ds = −(1 + t)·∇L(z) (:class:`numerics.population_flow.PopulationFlowField`),
+by :func:`numerics.ode.diffeqsolve` with the Bogacki–Shampine 3(2) pair,
+saving every accepted step. :func:`numerics.population_flow.run_population_flow`
+adds the diagnostics, fits and the a-posteriori check.
 """
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from numerics.ode import Bosh3, PIController, SaveAt, Status, diffeqsolve
 from numerics.population import loss_and_gradient_float64
+from numerics.population_flow import PopulationFlowField
 
 __all__ = ["FlowStatus", "FlowSolution", "integrate_flow"]
 
-
-class FlowStatus(enum.Enum):
-    SUCCESS = "reached t_max"
-    MAX_STEPS = "stopped: the step budget ran out before t_max"
-    STEP_TOO_SMALL = "stopped: the tolerance could not be met (step size underflow)"
-    NONFINITE = "stopped: the gradient was not finite"
-
-    @property
-    def message(self) -> str:
-        return self.value
+#: The solve status (an alias of :class:`numerics.ode.Status`).
+FlowStatus = Status
 
 
 @dataclass
@@ -45,7 +34,7 @@ class FlowSolution:
     b: np.ndarray
     loss: np.ndarray
     grad: np.ndarray
-    status: FlowStatus
+    status: Status
     steps: int
     rejected: int
     gradient_evaluations: int
@@ -55,64 +44,25 @@ class FlowSolution:
 def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = 1e-8, atol: float = 1e-10,
                    save_every: int = 1, max_steps: int = 200_000, estimator: str = "one-head",
                    progress=None) -> FlowSolution:
-    """Integrate dz/dt = −∇L(z) from z(0) = (a0, b0) to t_max (> 0).
+    """Integrate dz/dt = −∇L(z) from z(0) = (a0, b0) to t_max (> 0), saving every step.
 
-    Saves every ``save_every``-th accepted step and the final point. ``progress``,
-    if given, is called with the current t after each accepted step.
+    ``save_every`` thins the saved steps (the start and the end are always kept).
+    ``progress``, if given, is called with the current t after each accepted step.
     """
     if not (math.isfinite(t_max) and t_max > 0):
         raise ValueError(f"t_max must be a finite positive time, got {t_max}")
-    evaluations = 0
-
-    def rhs(s, z):
-        nonlocal evaluations
-        evaluations += 1
-        value, grad = loss_and_gradient_float64(float(z[0]), float(z[1]), estimator=estimator)
-        return -math.exp(s) * grad, value, grad
-
-    s, s_end = 0.0, math.log1p(t_max)
-    z = np.array([a0, b0], dtype=float)
-    k1, value, grad = rhs(s, z)
-    saved = [(0.0, z.copy(), value, grad.copy())]
-    h = 1e-3
-    steps = rejected = 0
-    status = FlowStatus.SUCCESS
-    while s < s_end:
-        if steps + rejected >= max_steps:
-            status = FlowStatus.MAX_STEPS
-            break
-        h = min(h, s_end - s)
-        if h < 1e-14 * max(1.0, s):
-            status = FlowStatus.STEP_TOO_SMALL
-            break
-        try:
-            k2, _, _ = rhs(s + h / 2, z + h / 2 * k1)
-            k3, _, _ = rhs(s + 3 * h / 4, z + 3 * h / 4 * k2)
-            z_new = z + h * (2 * k1 + 3 * k2 + 4 * k3) / 9
-            k4, value_new, grad_new = rhs(s + h, z_new)
-        except ArithmeticError:
-            status = FlowStatus.NONFINITE
-            break
-        error = h * (-5 * k1 / 72 + k2 / 12 + k3 / 9 - k4 / 8)
-        scale = atol + rtol * np.maximum(np.abs(z), np.abs(z_new))
-        norm = float(np.sqrt(np.mean((error / scale) ** 2)))
-        if norm <= 1.0:
-            s += h
-            z, k1, value, grad = z_new, k4, value_new, grad_new
-            steps += 1
-            if steps % save_every == 0 or s >= s_end:
-                saved.append((math.expm1(s), z.copy(), value, grad.copy()))
-            if progress is not None:
-                progress(math.expm1(s))
-        else:
-            rejected += 1
-        h *= min(5.0, max(0.2, 0.9 * (norm if norm > 0 else 1e-10) ** (-1 / 3)))
-    if saved[-1][0] != math.expm1(s):
-        saved.append((math.expm1(s), z.copy(), value, grad.copy()))
-    t, zs, losses, grads = zip(*saved)
-    zs = np.array(zs)
-    return FlowSolution(t=np.array(t), a=zs[:, 0], b=zs[:, 1], loss=np.array(losses), grad=np.array(grads),
-                        status=status, steps=steps, rejected=rejected, gradient_evaluations=evaluations,
+    report = None if progress is None else (lambda s: progress(math.expm1(s)))
+    sol = diffeqsolve(PopulationFlowField(estimator), Bosh3, 0.0, math.log1p(t_max), [a0, b0],
+                      saveat=SaveAt(steps=True), controller=PIController(rtol=rtol, atol=atol),
+                      max_steps=max_steps, progress=report)
+    keep = np.zeros(len(sol.ts), dtype=bool)
+    keep[::max(1, save_every)] = True
+    keep[-1] = True
+    ts, ys = sol.ts[keep], sol.ys[keep]
+    evaluated = [loss_and_gradient_float64(float(a), float(b), estimator=estimator) for a, b in ys]
+    return FlowSolution(t=np.expm1(ts), a=ys[:, 0], b=ys[:, 1], loss=np.array([v for v, _ in evaluated]),
+                        grad=np.array([g for _, g in evaluated]), status=sol.status, steps=sol.accepted,
+                        rejected=sol.rejected, gradient_evaluations=sol.evaluations,
                         settings={"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": atol,
-                                  "time_variable": "s = log(1 + t)", "solver": "Bogacki-Shampine 3(2)",
+                                  "time_variable": "s = log(1 + t)", "solver": sol.info["solver"],
                                   "gradient": "float64 Gauss-Legendre (24 points) on model breakpoints"})
