@@ -32,7 +32,7 @@ from numerics.quadrature import breakpoints, breakpoints_float64, gauss_legendre
 
 __all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
            "loss", "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation",
-           "with_evidence"]
+           "with_evidence", "error_extrema"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 
@@ -173,3 +173,44 @@ def with_evidence(compute, dps: int) -> Evaluation:
         reference = tuple(compute())
         digits = min(agreeing_digits(v, r) for v, r in zip(values, reference))
     return Evaluation(values=values, dps=dps, check_dps=check_dps, agreeing_digits=digits)
+
+
+def error_extrema(a, b, *, lo=0, hi=1, estimator: str = "one-head", samples: int = 64):
+    """(inf e, θ_inf, sup e, θ_sup) over θ ∈ [lo, hi] at the current mpmath precision.
+
+    Evidence level *sampled*: e is evaluated on every θ-breakpoint in [lo, hi]
+    (they resolve every layer) plus ``samples`` points per piece' worth of an
+    even grid, and the best point of each is refined by golden-section search
+    on its neighbouring interval. A rigorous bound over a θ-ball is
+    :func:`numerics.certified.certified_error` with an interval θ.
+    """
+    check_parameters(a, b, lo)
+    check_parameters(a, b, hi)
+    lo, hi = _mpf(lo), _mpf(hi)
+    if not lo <= hi:
+        raise InputError(f"need lo <= hi, got [{lo}, {hi}]")
+    a, b = _mpf(a), _mpf(b)
+    f = getattr(gen_mp, f"error_{_tag(estimator)}")
+    grid = sorted(set([p for p in breakpoints(a, b, estimator=estimator) if lo <= p <= hi]
+                      + [lo + (hi - lo) * mpmath.mpf(i) / samples for i in range(samples + 1)]))
+    values = [f(a, b, th) for th in grid]
+
+    def refine(index, sign):
+        left, right = grid[max(index - 1, 0)], grid[min(index + 1, len(grid) - 1)]
+        golden = (mpmath.sqrt(5) - 1) / 2
+        for _ in range(80):
+            m1, m2 = right - golden * (right - left), left + golden * (right - left)
+            if sign * f(a, b, m1) > sign * f(a, b, m2):
+                right = m2
+            else:
+                left = m1
+        best = (left + right) / 2
+        candidates = [(sign * values[index], grid[index]), (sign * f(a, b, best), best)]
+        value, where = max(candidates)
+        return sign * value, where
+
+    i_max = max(range(len(grid)), key=lambda i: values[i])
+    i_min = min(range(len(grid)), key=lambda i: values[i])
+    sup, theta_sup = refine(i_max, 1)
+    inf, theta_inf = refine(i_min, -1)
+    return inf, theta_inf, sup, theta_sup
