@@ -92,8 +92,16 @@ def segments(estimator: str) -> list[Segment]:
 
 
 def segment_log_mass(seg: Segment) -> sp.Expr:
-    """ℓ = log ∫_{lo}^{hi} e^{α + βx} dx = α + β·lo + log(hi − lo) + Λ(−β(hi − lo))."""
+    """ℓ = log ∫_{lo}^{hi} e^{α + βx} dx, expanded about the segment's peak end.
+
+    β ≤ 0: ℓ = α + β·lo + log(hi − lo) + Λ(−β(hi − lo)) (peak at lo);
+    β > 0: ℓ = α + β·hi + log(hi − lo) + Λ(β(hi − lo)) (peak at hi).
+    Expanding about the other end would add and then cancel β(hi − lo), which
+    costs |β|·eps in floating point.
+    """
     length = seg.hi - seg.lo
+    if seg.slope.is_positive:
+        return seg.intercept + seg.slope * seg.hi + sp.log(length) + TruncExpLogMass(seg.slope * length)
     return seg.intercept + seg.slope * seg.lo + sp.log(length) + TruncExpLogMass(-seg.slope * length)
 
 

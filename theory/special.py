@@ -130,9 +130,17 @@ class TruncExpCumulant(sp.Function):
 class SoftmaxWeight(sp.Function):
     """w_j(ℓ₁, …, ℓ_n) = e^{ℓ_j} / Σ_i e^{ℓ_i}, the softmax weight of entry j (0-based).
 
-    Called as ``SoftmaxWeight(j, ℓ₁, …, ℓ_n)``. Its derivative is kept free of the
-    cancelling complement 1 − w_j: ∂w_j/∂ℓ_j = w_j·Σ_{i≠j} w_i and
-    ∂w_j/∂ℓ_i = −w_j·w_i (i ≠ j). Numerically w_j = exp(ℓ_j − max ℓ) / Σ exp(ℓ_i − max ℓ).
+    Called as ``SoftmaxWeight(j, ℓ₁, …, ℓ_n)``. Its derivative with respect to
+    any symbol p is taken in the form
+
+        ∂w_j/∂p = w_j · Σ_{i≠j} w_i · ∂(ℓ_j − ℓ_i)/∂p,
+
+    with each difference ℓ_j − ℓ_i differentiated after SymPy has cancelled
+    what the two log-masses share. This never forms the complement 1 − w_j, and
+    when several ℓ_i carry the same term (two pooled segments both contain a)
+    their contributions cancel symbolically instead of in floating point.
+    Numerically w_j = 1 / Σ_i exp(ℓ_i − ℓ_j), the differences again simplified
+    by SymPy before printing (see :mod:`theory.codegen`).
     """
 
     @classmethod
@@ -160,6 +168,19 @@ class SoftmaxWeight(sp.Function):
         if i == j:
             return self * sp.Add(*[w for n, w in enumerate(weights) if n != j])
         return -self * weights[i]
+
+    def _eval_derivative(self, symbol):
+        j = self.index
+        ells = self.log_masses
+        weights = [SoftmaxWeight(n, *ells) for n in range(len(ells))]
+        terms = []
+        for i, weight in enumerate(weights):
+            if i == j:
+                continue
+            slope = sp.diff(sp.expand(ells[j] - ells[i]), symbol)
+            if slope != 0:
+                terms.append(weight * slope)
+        return self * sp.Add(*terms)
 
     def _eval_rewrite_as_exp(self, index, *log_masses, **kwargs):
         return sp.exp(log_masses[int(index)]) / sp.Add(*[sp.exp(ell) for ell in log_masses])

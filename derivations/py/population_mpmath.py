@@ -48,7 +48,7 @@ def _special(order, beta):
         return mpmath.fsum(mpmath.mpf(p) / q * beta**n for n, (p, q) in enumerate(_EXACT_TAYLOR[order]))
     guard = 20
     if abs(beta) < 1:
-        guard += (order + 2) * int(-mpmath.floor(mpmath.log(abs(beta), 2)))
+        guard += (2 * order + 2) * int(-mpmath.floor(mpmath.log(abs(beta), 2)))
     with mpmath.workprec(prec + guard):
         value = _exp_form(order, beta)
     return +value
@@ -73,399 +73,401 @@ def softmax_weight(index, *log_masses):
     return mpmath.exp(ells[index] - top) / mpmath.fsum(mpmath.exp(ell - top) for ell in ells)
 
 
+def softmax_weight_differences(*differences):
+    """1 / Σ exp(d_i) for d_i = ℓ_i − ℓ_j (one d_i is 0): the softmax weight of j."""
+    ds = [mpmath.mpf(d) for d in differences]
+    top = max(ds)
+    if top == mpmath.inf:
+        return mpmath.mpf(0)
+    return mpmath.exp(-top) / mpmath.fsum(mpmath.exp(d - top) for d in ds)
+
+
 def error_one_head(a, b, theta):
     """e(θ) for the one-head estimator."""
     _x0 = b*theta
     _x1 = -_x0
-    _x2 = mpmath.log(theta) + trunc_exp_log_mass(_x0)
+    _x2 = _x1 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + mpmath.log1p(-theta)
     _x3 = 1 - theta
-    _x4 = _x3*b
-    _x5 = _x1 + a + trunc_exp_log_mass(_x4) + mpmath.log1p(-theta)
-    return _x3*softmax_weight(1, _x2, _x5)*trunc_exp_cumulant(1, _x4) - theta*softmax_weight(0, _x2, _x5)*trunc_exp_cumulant(1, _x1)
+    return _x3*softmax_weight_differences(-_x2, 0)*trunc_exp_cumulant(1, _x3*b) - theta*softmax_weight_differences(0, _x2)*trunc_exp_cumulant(1, _x1)
 
 
 def error_gradient_one_head(a, b, theta):
     """(∂e/∂a, ∂e/∂b) for the one-head estimator."""
     _x0 = b*theta
-    _x1 = mpmath.log(theta) + trunc_exp_log_mass(_x0)
-    _x2 = -_x0
-    _x3 = 1 - theta
-    _x4 = _x3*b
-    _x5 = _x2 + a + trunc_exp_log_mass(_x4) + mpmath.log1p(-theta)
-    _x6 = softmax_weight(0, _x1, _x5)
-    _x7 = softmax_weight(1, _x1, _x5)
-    _x8 = _x6*_x7
-    _x9 = theta*trunc_exp_cumulant(1, _x2)
-    _x10 = trunc_exp_cumulant(1, _x4)
-    _x11 = _x10*_x3
-    _x12 = _x8*theta*trunc_exp_cumulant(1, _x0) + _x8*(-_x11 - theta)
-    return (_x11*_x8 + _x8*_x9, _x10*_x12*_x3 + _x12*_x9 - _x3**2*_x7*trunc_exp_cumulant(2, _x4) - _x6*theta**2*trunc_exp_cumulant(2, _x2),)
+    _x1 = -_x0
+    _x2 = -_x0 + b
+    _x3 = _x1 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(_x2) + mpmath.log1p(-theta)
+    _x4 = softmax_weight_differences(0, _x3)
+    _x5 = softmax_weight_differences(-_x3, 0)
+    _x6 = _x4*_x5
+    _x7 = _x6*theta*trunc_exp_cumulant(1, _x1)
+    _x8 = 1 - theta
+    _x9 = _x8*b
+    _x10 = trunc_exp_cumulant(1, _x9)
+    _x11 = _x8*trunc_exp_cumulant(1, _x2) - theta*trunc_exp_cumulant(1, _x0) + theta
+    return (_x10*_x6*_x8 + _x7, -_x10*_x11*_x4*_x5*_x8 - _x11*_x7 - _x4*theta**2*trunc_exp_cumulant(2, _x1) - _x5*_x8**2*trunc_exp_cumulant(2, _x9),)
 
 
 def error_hessian_one_head(a, b, theta):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator."""
     _x0 = b*theta
     _x1 = -_x0
-    _x2 = theta*trunc_exp_cumulant(1, _x1)
-    _x3 = mpmath.log(theta) + trunc_exp_log_mass(_x0)
-    _x4 = 1 - theta
-    _x5 = _x4*b
-    _x6 = _x1 + a + trunc_exp_log_mass(_x5) + mpmath.log1p(-theta)
-    _x7 = softmax_weight(1, _x3, _x6)
-    _x8 = softmax_weight(0, _x3, _x6)
-    _x9 = _x7*_x8**2
-    _x10 = _x7**2*_x8
-    _x11 = trunc_exp_cumulant(1, _x5)
-    _x12 = _x11*_x4
-    _x13 = trunc_exp_cumulant(2, _x1)
-    _x14 = theta**2
-    _x15 = _x7*_x8
-    _x16 = _x14*_x15
-    _x17 = _x4**2*trunc_exp_cumulant(2, _x5)
-    _x18 = _x15*_x17
-    _x19 = theta*trunc_exp_cumulant(1, _x0)
-    _x20 = -_x12 - theta
-    _x21 = _x20*_x8
-    _x22 = _x15*_x19 + _x21*_x7
-    _x23 = _x22*_x8
-    _x24 = -_x22
-    _x25 = _x24*_x7
-    _x26 = -_x16*trunc_exp_cumulant(2, _x0) + _x18 + _x19*_x23 + _x19*_x25 + _x20*_x25 + _x21*_x22
-    return (-_x10*_x12 - _x10*_x2 + _x12*_x9 + _x2*_x9, _x12*_x23 + _x12*_x25 + _x13*_x16 - _x18 + _x2*_x23 + _x2*_x25, _x11*_x26*_x4 - 2*_x13*_x14*_x24 - 2*_x17*_x22 + _x2*_x26 + _x4**3*_x7*trunc_exp_cumulant(3, _x5) - _x8*theta**3*trunc_exp_cumulant(3, _x1),)
+    _x2 = -_x0 + b
+    _x3 = _x1 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(_x2) + mpmath.log1p(-theta)
+    _x4 = softmax_weight_differences(-_x3, 0)
+    _x5 = softmax_weight_differences(0, _x3)
+    _x6 = _x5**2
+    _x7 = _x4*_x6
+    _x8 = theta*trunc_exp_cumulant(1, _x1)
+    _x9 = _x7*_x8
+    _x10 = _x4**2
+    _x11 = _x10*_x5
+    _x12 = _x11*_x8
+    _x13 = 1 - theta
+    _x14 = _x13*b
+    _x15 = trunc_exp_cumulant(1, _x14)
+    _x16 = _x13*_x15
+    _x17 = _x16*_x7
+    _x18 = _x11*_x16
+    _x19 = theta**2
+    _x20 = _x4*_x5
+    _x21 = _x19*_x20*trunc_exp_cumulant(2, _x1)
+    _x22 = _x13**2
+    _x23 = _x20*_x22*trunc_exp_cumulant(2, _x14)
+    _x24 = _x13*trunc_exp_cumulant(1, _x2) - theta*trunc_exp_cumulant(1, _x0) + theta
+    _x25 = -_x24
+    _x26 = _x25*_x9
+    _x27 = _x19*trunc_exp_cumulant(2, _x0) - _x22*trunc_exp_cumulant(2, _x2)
+    return (-_x12 + _x17 - _x18 + _x9, _x12*_x24 + _x17*_x25 + _x18*_x24 + _x21 - _x23 + _x26, _x10*_x13*_x15*_x24*_x25*_x5 - _x12*_x24**2 + _x13**3*_x4*trunc_exp_cumulant(3, _x14) + _x13*_x15*_x25**2*_x4*_x6 - _x13*_x15*_x27*_x4*_x5 - _x20*_x27*_x8 - 2*_x21*_x24 - 2*_x23*_x25 - _x24*_x26 - _x5*theta**3*trunc_exp_cumulant(3, _x1),)
 
 
 def error_reflected(a, b, theta):
     """e(θ) for the reflected estimator."""
     _x0 = b*theta
-    _x1 = -b
-    _x2 = _x1 + a + mpmath.log(theta) + trunc_exp_log_mass(-_x0)
+    _x1 = _x0 - b
+    _x2 = _x1 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(-_x1) - mpmath.log1p(-theta)
     _x3 = 1 - theta
-    _x4 = -_x3*b
-    _x5 = _x0 + _x1 + trunc_exp_log_mass(_x4) + mpmath.log1p(-theta)
-    return _x3*softmax_weight(1, _x2, _x5)*trunc_exp_cumulant(1, _x4) - theta*softmax_weight(0, _x2, _x5)*trunc_exp_cumulant(1, _x0)
+    return _x3*softmax_weight_differences(_x2, 0)*trunc_exp_cumulant(1, -_x3*b) - theta*softmax_weight_differences(0, -_x2)*trunc_exp_cumulant(1, _x0)
 
 
 def error_gradient_reflected(a, b, theta):
     """(∂e/∂a, ∂e/∂b) for the reflected estimator."""
-    _x0 = -b
-    _x1 = b*theta
-    _x2 = -_x1
-    _x3 = _x0 + a + mpmath.log(theta) + trunc_exp_log_mass(_x2)
+    _x0 = b*theta
+    _x1 = theta*trunc_exp_cumulant(1, _x0)
+    _x2 = _x0 - b
+    _x3 = -_x2
     _x4 = -theta
-    _x5 = theta - 1
-    _x6 = -_x5
-    _x7 = -_x6*b
-    _x8 = _x0 + _x1 + trunc_exp_log_mass(_x7) + mpmath.log1p(_x4)
-    _x9 = softmax_weight(0, _x3, _x8)
-    _x10 = softmax_weight(1, _x3, _x8)
-    _x11 = _x10*_x9
-    _x12 = theta*trunc_exp_cumulant(1, _x1)
-    _x13 = trunc_exp_cumulant(1, _x7)
-    _x14 = _x13*_x6
-    _x15 = -_x10*_x9*(-_x13*_x5 - _x4 - 1) + _x11*(theta*trunc_exp_cumulant(1, _x2) - 1)
-    return (-_x11*_x12 - _x11*_x14, -_x10*_x5*_x6*trunc_exp_cumulant(2, _x7) - _x12*_x15 - _x14*_x15 + _x9*theta**2*trunc_exp_cumulant(2, _x1),)
+    _x5 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x3) - mpmath.log1p(_x4)
+    _x6 = softmax_weight_differences(0, -_x5)
+    _x7 = softmax_weight_differences(_x5, 0)
+    _x8 = _x6*_x7
+    _x9 = _x1*_x8
+    _x10 = theta - 1
+    _x11 = -_x10
+    _x12 = -_x11*b
+    _x13 = _x11*_x8*trunc_exp_cumulant(1, _x12)
+    _x14 = _x1 - _x11*trunc_exp_cumulant(1, _x3) + _x4 + 1
+    return (-_x13 - _x9, -_x10*_x11*_x7*trunc_exp_cumulant(2, _x12) + _x13*_x14 + _x14*_x9 + _x6*theta**2*trunc_exp_cumulant(2, _x0),)
 
 
 def error_hessian_reflected(a, b, theta):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the reflected estimator."""
     _x0 = b*theta
     _x1 = theta*trunc_exp_cumulant(1, _x0)
-    _x2 = -b
-    _x3 = -_x0
-    _x4 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x3)
-    _x5 = -theta
-    _x6 = theta - 1
-    _x7 = -_x6
-    _x8 = -_x7*b
-    _x9 = _x0 + _x2 + trunc_exp_log_mass(_x8) + mpmath.log1p(_x5)
-    _x10 = softmax_weight(1, _x4, _x9)
-    _x11 = softmax_weight(0, _x4, _x9)
-    _x12 = _x10*_x11**2
-    _x13 = _x10**2*_x11
-    _x14 = trunc_exp_cumulant(1, _x8)
-    _x15 = _x14*_x7
-    _x16 = theta**2
-    _x17 = trunc_exp_cumulant(2, _x0)
-    _x18 = trunc_exp_cumulant(2, _x8)
-    _x19 = theta*trunc_exp_cumulant(1, _x3) - 1
-    _x20 = _x10*_x11
-    _x21 = -_x14*_x6 - _x5 - 1
-    _x22 = _x19*_x20 - _x20*_x21
-    _x23 = -_x22
-    _x24 = _x11*_x23
-    _x25 = _x10*_x22
-    _x26 = _x6**2
-    _x27 = -_x10*_x11*_x18*_x26 - _x10*_x21*_x22 - _x11*_x21*_x23 + _x16*_x20*trunc_exp_cumulant(2, _x3) + _x19*_x24 + _x19*_x25
-    return (_x1*_x12 - _x1*_x13 + _x12*_x15 - _x13*_x15, -_x1*_x24 - _x1*_x25 + _x10*_x11*_x16*_x17 + _x10*_x11*_x18*_x6*_x7 - _x15*_x24 - _x15*_x25, -_x1*_x27 + _x10*_x26*_x7*trunc_exp_cumulant(3, _x8) - _x11*theta**3*trunc_exp_cumulant(3, _x0) - _x14*_x27*_x7 + 2*_x16*_x17*_x22 - 2*_x18*_x23*_x6*_x7,)
+    _x2 = _x0 - b
+    _x3 = -_x2
+    _x4 = -theta
+    _x5 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x3) - mpmath.log1p(_x4)
+    _x6 = softmax_weight_differences(0, -_x5)
+    _x7 = _x6**2
+    _x8 = softmax_weight_differences(_x5, 0)
+    _x9 = _x7*_x8
+    _x10 = _x1*_x9
+    _x11 = _x8**2
+    _x12 = _x11*_x6
+    _x13 = _x1*_x12
+    _x14 = theta - 1
+    _x15 = -_x14
+    _x16 = -_x15*b
+    _x17 = trunc_exp_cumulant(1, _x16)
+    _x18 = _x15*_x17
+    _x19 = _x18*_x9
+    _x20 = _x12*_x18
+    _x21 = theta**2
+    _x22 = trunc_exp_cumulant(2, _x0)
+    _x23 = trunc_exp_cumulant(2, _x16)
+    _x24 = _x1 - _x15*trunc_exp_cumulant(1, _x3) + _x4 + 1
+    _x25 = -_x24
+    _x26 = _x10*_x24
+    _x27 = -_x15**2*trunc_exp_cumulant(2, _x3) + _x21*_x22
+    _x28 = _x6*_x8
+    return (_x10 - _x13 + _x19 - _x20, -_x13*_x25 + _x14*_x15*_x23*_x6*_x8 - _x19*_x24 - _x20*_x25 + _x21*_x22*_x6*_x8 - _x26, -_x1*_x27*_x28 + _x11*_x15*_x17*_x24*_x25*_x6 - _x13*_x25**2 + _x14**2*_x15*_x8*trunc_exp_cumulant(3, _x16) - 2*_x14*_x15*_x23*_x24*_x28 + _x15*_x17*_x24**2*_x7*_x8 - _x15*_x17*_x27*_x6*_x8 + 2*_x21*_x22*_x25*_x6*_x8 - _x25*_x26 - _x6*theta**3*trunc_exp_cumulant(3, _x0),)
 
 
 def error_averaged(a, b, theta):
     """e(θ) for the averaged estimator."""
-    _x0 = mpmath.log(theta)
-    _x1 = b*theta
-    _x2 = _x0 + trunc_exp_log_mass(_x1)
-    _x3 = -_x1
-    _x4 = mpmath.log1p(-theta)
-    _x5 = 1 - theta
-    _x6 = _x5*b
-    _x7 = _x3 + _x4 + a + trunc_exp_log_mass(_x6)
+    _x0 = b*theta
+    _x1 = -_x0
+    _x2 = mpmath.log(theta)
+    _x3 = mpmath.log1p(-theta)
+    _x4 = trunc_exp_log_mass(_x0)
+    _x5 = _x0 - b
+    _x6 = trunc_exp_log_mass(-_x5)
+    _x7 = _x1 - _x2 + _x3 - _x4 + _x6 + a
     _x8 = (mpmath.mpf(1)/mpmath.mpf(2))*theta
-    _x9 = -b
-    _x10 = _x0 + _x9 + a + trunc_exp_log_mass(_x3)
-    _x11 = -_x6
-    _x12 = _x1 + _x4 + _x9 + trunc_exp_log_mass(_x11)
-    return (mpmath.mpf(1)/mpmath.mpf(2))*_x5*softmax_weight(1, _x10, _x12)*trunc_exp_cumulant(1, _x11) + (mpmath.mpf(1)/mpmath.mpf(2))*_x5*softmax_weight(1, _x2, _x7)*trunc_exp_cumulant(1, _x6) - _x8*softmax_weight(0, _x10, _x12)*trunc_exp_cumulant(1, _x1) - _x8*softmax_weight(0, _x2, _x7)*trunc_exp_cumulant(1, _x3)
+    _x9 = _x2 - _x3 + _x4 + _x5 - _x6 + a
+    _x10 = 1 - theta
+    _x11 = _x10*b
+    return (mpmath.mpf(1)/mpmath.mpf(2))*_x10*softmax_weight_differences(-_x7, 0)*trunc_exp_cumulant(1, _x11) + (mpmath.mpf(1)/mpmath.mpf(2))*_x10*softmax_weight_differences(_x9, 0)*trunc_exp_cumulant(1, -_x11) - _x8*softmax_weight_differences(0, _x7)*trunc_exp_cumulant(1, _x1) - _x8*softmax_weight_differences(0, -_x9)*trunc_exp_cumulant(1, _x0)
 
 
 def error_gradient_averaged(a, b, theta):
     """(∂e/∂a, ∂e/∂b) for the averaged estimator."""
-    _x0 = mpmath.log(theta)
-    _x1 = b*theta
-    _x2 = _x0 + trunc_exp_log_mass(_x1)
-    _x3 = -_x1
-    _x4 = -theta
-    _x5 = mpmath.log1p(_x4)
-    _x6 = theta - 1
+    _x0 = b*theta
+    _x1 = -_x0
+    _x2 = mpmath.log(theta)
+    _x3 = -theta
+    _x4 = mpmath.log1p(_x3)
+    _x5 = trunc_exp_log_mass(_x0)
+    _x6 = _x0 - b
     _x7 = -_x6
-    _x8 = _x7*b
-    _x9 = _x3 + _x5 + a + trunc_exp_log_mass(_x8)
-    _x10 = softmax_weight(0, _x2, _x9)
-    _x11 = softmax_weight(1, _x2, _x9)
-    _x12 = _x10*_x11
-    _x13 = theta*trunc_exp_cumulant(1, _x3)
-    _x14 = (mpmath.mpf(1)/mpmath.mpf(2))*_x13
-    _x15 = trunc_exp_cumulant(1, _x8)
-    _x16 = _x15*_x7
-    _x17 = -b
-    _x18 = _x0 + _x17 + a + trunc_exp_log_mass(_x3)
-    _x19 = -_x8
-    _x20 = _x1 + _x17 + _x5 + trunc_exp_log_mass(_x19)
-    _x21 = softmax_weight(0, _x18, _x20)
-    _x22 = softmax_weight(1, _x18, _x20)
-    _x23 = _x21*_x22
-    _x24 = theta*trunc_exp_cumulant(1, _x1)
-    _x25 = (mpmath.mpf(1)/mpmath.mpf(2))*_x24
-    _x26 = trunc_exp_cumulant(1, _x19)
-    _x27 = (mpmath.mpf(1)/mpmath.mpf(2))*_x7
+    _x8 = trunc_exp_log_mass(_x7)
+    _x9 = _x1 - _x2 + _x4 - _x5 + _x8 + a
+    _x10 = softmax_weight_differences(0, _x9)
+    _x11 = softmax_weight_differences(-_x9, 0)
+    _x12 = (mpmath.mpf(1)/mpmath.mpf(2))*_x11
+    _x13 = _x10*_x12
+    _x14 = _x13*theta*trunc_exp_cumulant(1, _x1)
+    _x15 = theta*trunc_exp_cumulant(1, _x0)
+    _x16 = _x2 - _x4 + _x5 + _x6 - _x8 + a
+    _x17 = softmax_weight_differences(0, -_x16)
+    _x18 = softmax_weight_differences(_x16, 0)
+    _x19 = (mpmath.mpf(1)/mpmath.mpf(2))*_x18
+    _x20 = _x17*_x19
+    _x21 = _x15*_x20
+    _x22 = theta - 1
+    _x23 = -_x22
+    _x24 = _x23*b
+    _x25 = trunc_exp_cumulant(1, _x24)
+    _x26 = -_x24
+    _x27 = trunc_exp_cumulant(1, _x26)
     _x28 = theta**2
-    _x29 = _x12*_x24 + _x12*(-_x16 - theta)
-    _x30 = -_x21*_x22*(-_x26*_x6 - _x4 - 1) + _x23*(_x13 - 1)
-    return (_x12*_x14 + (mpmath.mpf(1)/mpmath.mpf(2))*_x12*_x16 - _x23*_x25 - _x23*_x26*_x27, -mpmath.mpf(1)/mpmath.mpf(2)*_x10*_x28*trunc_exp_cumulant(2, _x3) - mpmath.mpf(1)/mpmath.mpf(2)*_x11*_x7**2*trunc_exp_cumulant(2, _x8) + _x14*_x29 + (mpmath.mpf(1)/mpmath.mpf(2))*_x15*_x29*_x7 + (mpmath.mpf(1)/mpmath.mpf(2))*_x21*_x28*trunc_exp_cumulant(2, _x1) - _x22*_x27*_x6*trunc_exp_cumulant(2, _x19) - _x25*_x30 - mpmath.mpf(1)/mpmath.mpf(2)*_x26*_x30*_x7,)
+    _x29 = _x23*trunc_exp_cumulant(1, _x7)
+    _x30 = -_x15 + _x29 + theta
+    _x31 = _x15 - _x29 + _x3 + 1
+    return (_x13*_x23*_x25 + _x14 - _x20*_x23*_x27 - _x21, -mpmath.mpf(1)/mpmath.mpf(2)*_x10*_x11*_x23*_x25*_x30 - mpmath.mpf(1)/mpmath.mpf(2)*_x10*_x28*trunc_exp_cumulant(2, _x1) - _x12*_x23**2*trunc_exp_cumulant(2, _x24) - _x14*_x30 + (mpmath.mpf(1)/mpmath.mpf(2))*_x17*_x18*_x23*_x27*_x31 + (mpmath.mpf(1)/mpmath.mpf(2))*_x17*_x28*trunc_exp_cumulant(2, _x0) - _x19*_x22*_x23*trunc_exp_cumulant(2, _x26) + _x21*_x31,)
 
 
 def error_hessian_averaged(a, b, theta):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the averaged estimator."""
     _x0 = b*theta
     _x1 = -_x0
-    _x2 = theta*trunc_exp_cumulant(1, _x1)
-    _x3 = (mpmath.mpf(1)/mpmath.mpf(2))*_x2
-    _x4 = mpmath.log(theta)
-    _x5 = _x4 + trunc_exp_log_mass(_x0)
-    _x6 = -theta
-    _x7 = mpmath.log1p(_x6)
-    _x8 = theta - 1
-    _x9 = -_x8
-    _x10 = _x9*b
-    _x11 = _x1 + _x7 + a + trunc_exp_log_mass(_x10)
-    _x12 = softmax_weight(0, _x5, _x11)
-    _x13 = softmax_weight(1, _x5, _x11)
-    _x14 = _x12*_x13**2
-    _x15 = (mpmath.mpf(1)/mpmath.mpf(2))*_x12**2*_x13
-    _x16 = trunc_exp_cumulant(1, _x10)
-    _x17 = _x16*_x9
-    _x18 = (mpmath.mpf(1)/mpmath.mpf(2))*_x17
-    _x19 = theta*trunc_exp_cumulant(1, _x0)
-    _x20 = (mpmath.mpf(1)/mpmath.mpf(2))*_x19
-    _x21 = -b
-    _x22 = _x21 + _x4 + a + trunc_exp_log_mass(_x1)
-    _x23 = -_x10
-    _x24 = _x0 + _x21 + _x7 + trunc_exp_log_mass(_x23)
-    _x25 = softmax_weight(0, _x22, _x24)
-    _x26 = softmax_weight(1, _x22, _x24)
-    _x27 = _x25*_x26**2
-    _x28 = _x25**2*_x26
-    _x29 = trunc_exp_cumulant(1, _x23)
-    _x30 = (mpmath.mpf(1)/mpmath.mpf(2))*_x9
-    _x31 = _x29*_x30
-    _x32 = theta**2
-    _x33 = _x32*trunc_exp_cumulant(2, _x1)
-    _x34 = _x12*_x13
-    _x35 = _x9**2*trunc_exp_cumulant(2, _x10)
-    _x36 = _x34*_x35
-    _x37 = _x25*_x26
-    _x38 = trunc_exp_cumulant(2, _x0)
-    _x39 = _x32*_x38
-    _x40 = trunc_exp_cumulant(2, _x23)
-    _x41 = -_x17 - theta
-    _x42 = _x12*_x41
-    _x43 = _x13*_x42 + _x19*_x34
-    _x44 = _x12*_x43
-    _x45 = -_x43
-    _x46 = _x13*_x45
-    _x47 = _x2 - 1
-    _x48 = -_x29*_x8 - _x6 - 1
-    _x49 = _x37*_x47 - _x37*_x48
-    _x50 = -_x49
-    _x51 = _x25*_x50
-    _x52 = _x26*_x49
-    _x53 = (mpmath.mpf(1)/mpmath.mpf(2))*theta**3
-    _x54 = _x8**2
-    _x55 = _x19*_x44 + _x19*_x46 - _x34*_x39 + _x36 + _x41*_x46 + _x42*_x43
-    _x56 = -_x25*_x26*_x40*_x54 - _x25*_x48*_x50 - _x26*_x48*_x49 + _x33*_x37 + _x47*_x51 + _x47*_x52
-    return (-_x14*_x18 - _x14*_x3 + _x15*_x17 + _x15*_x2 - _x20*_x27 + _x20*_x28 - _x27*_x31 + _x28*_x31, _x18*_x44 + _x18*_x46 - _x20*_x51 - _x20*_x52 + _x3*_x44 + _x3*_x46 + _x30*_x37*_x40*_x8 - _x31*_x51 - _x31*_x52 + (mpmath.mpf(1)/mpmath.mpf(2))*_x33*_x34 - mpmath.mpf(1)/mpmath.mpf(2)*_x36 + (mpmath.mpf(1)/mpmath.mpf(2))*_x37*_x39, -_x12*_x53*trunc_exp_cumulant(3, _x1) + (mpmath.mpf(1)/mpmath.mpf(2))*_x13*_x9**3*trunc_exp_cumulant(3, _x10) + (mpmath.mpf(1)/mpmath.mpf(2))*_x16*_x55*_x9 - _x20*_x56 - _x25*_x53*trunc_exp_cumulant(3, _x0) + (mpmath.mpf(1)/mpmath.mpf(2))*_x26*_x54*_x9*trunc_exp_cumulant(3, _x23) - mpmath.mpf(1)/mpmath.mpf(2)*_x29*_x56*_x9 + _x3*_x55 + _x32*_x38*_x49 - _x33*_x45 - _x35*_x43 - _x40*_x50*_x8*_x9,)
+    _x2 = mpmath.log(theta)
+    _x3 = -theta
+    _x4 = mpmath.log1p(_x3)
+    _x5 = trunc_exp_log_mass(_x0)
+    _x6 = _x0 - b
+    _x7 = -_x6
+    _x8 = trunc_exp_log_mass(_x7)
+    _x9 = _x1 - _x2 + _x4 - _x5 + _x8 + a
+    _x10 = softmax_weight_differences(0, _x9)
+    _x11 = theta*trunc_exp_cumulant(1, _x1)
+    _x12 = _x10*_x11
+    _x13 = softmax_weight_differences(-_x9, 0)
+    _x14 = _x13**2
+    _x15 = (mpmath.mpf(1)/mpmath.mpf(2))*_x14
+    _x16 = _x12*_x15
+    _x17 = _x10**2
+    _x18 = (mpmath.mpf(1)/mpmath.mpf(2))*_x13
+    _x19 = _x17*_x18
+    _x20 = _x11*_x19
+    _x21 = theta*trunc_exp_cumulant(1, _x0)
+    _x22 = (mpmath.mpf(1)/mpmath.mpf(2))*_x21
+    _x23 = _x2 - _x4 + _x5 + _x6 - _x8 + a
+    _x24 = softmax_weight_differences(0, -_x23)
+    _x25 = softmax_weight_differences(_x23, 0)
+    _x26 = _x25**2
+    _x27 = _x24*_x26
+    _x28 = _x22*_x27
+    _x29 = _x24**2
+    _x30 = _x25*_x29
+    _x31 = _x22*_x30
+    _x32 = theta - 1
+    _x33 = -_x32
+    _x34 = _x33*b
+    _x35 = trunc_exp_cumulant(1, _x34)
+    _x36 = _x33*_x35
+    _x37 = _x10*_x15*_x36
+    _x38 = _x19*_x36
+    _x39 = -_x34
+    _x40 = trunc_exp_cumulant(1, _x39)
+    _x41 = (mpmath.mpf(1)/mpmath.mpf(2))*_x33
+    _x42 = _x40*_x41
+    _x43 = _x27*_x42
+    _x44 = _x30*_x42
+    _x45 = _x10*_x18
+    _x46 = theta**2
+    _x47 = _x46*trunc_exp_cumulant(2, _x1)
+    _x48 = trunc_exp_cumulant(2, _x0)
+    _x49 = _x46*_x48
+    _x50 = _x24*_x25
+    _x51 = _x33**2
+    _x52 = _x51*trunc_exp_cumulant(2, _x34)
+    _x53 = _x32*_x50*trunc_exp_cumulant(2, _x39)
+    _x54 = _x33*trunc_exp_cumulant(1, _x7)
+    _x55 = -_x21 + _x54 + theta
+    _x56 = -_x55
+    _x57 = _x20*_x56
+    _x58 = _x21 + _x3 - _x54 + 1
+    _x59 = -_x58
+    _x60 = _x31*_x58
+    _x61 = (mpmath.mpf(1)/mpmath.mpf(2))*theta**3
+    _x62 = _x10*_x13
+    _x63 = _x49 - _x51*trunc_exp_cumulant(2, _x7)
+    _x64 = -_x63
+    return (-_x16 + _x20 - _x28 + _x31 - _x37 + _x38 - _x43 + _x44, _x16*_x55 - _x28*_x59 + _x37*_x55 + _x38*_x56 + _x41*_x53 - _x43*_x59 - _x44*_x58 + _x45*_x47 - _x45*_x52 + (mpmath.mpf(1)/mpmath.mpf(2))*_x49*_x50 + _x57 - _x60, (mpmath.mpf(1)/mpmath.mpf(2))*_x10*_x13*_x33*_x35*_x64 + (mpmath.mpf(1)/mpmath.mpf(2))*_x10*_x14*_x33*_x35*_x55*_x56 - _x10*_x61*trunc_exp_cumulant(3, _x1) - _x12*_x18*_x63 + (mpmath.mpf(1)/mpmath.mpf(2))*_x13*_x17*_x33*_x35*_x56**2 + (mpmath.mpf(1)/mpmath.mpf(2))*_x13*_x33**3*trunc_exp_cumulant(3, _x34) - _x16*_x55**2 - _x22*_x50*_x63 + (mpmath.mpf(1)/mpmath.mpf(2))*_x24*_x25*_x33*_x40*_x64 + _x24*_x25*_x46*_x48*_x59 + (mpmath.mpf(1)/mpmath.mpf(2))*_x24*_x26*_x33*_x40*_x58*_x59 - _x24*_x61*trunc_exp_cumulant(3, _x0) + (mpmath.mpf(1)/mpmath.mpf(2))*_x25*_x29*_x33*_x40*_x58**2 + (mpmath.mpf(1)/mpmath.mpf(2))*_x25*_x32**2*_x33*trunc_exp_cumulant(3, _x39) - _x28*_x59**2 - _x33*_x53*_x58 - _x47*_x55*_x62 - _x52*_x56*_x62 - _x55*_x57 - _x59*_x60,)
 
 
 def error_pooled(a, b, theta):
     """e(θ) for the pooled estimator."""
     _x0 = b*theta
-    _x1 = mpmath.log(theta)
-    _x2 = _x1 + trunc_exp_log_mass(_x0)
-    _x3 = -_x0
-    _x4 = mpmath.log1p(-theta)
-    _x5 = 1 - theta
-    _x6 = _x5*b
-    _x7 = _x3 + _x4 + a + trunc_exp_log_mass(_x6)
-    _x8 = -b
-    _x9 = _x1 + _x8 + a + trunc_exp_log_mass(_x3)
-    _x10 = -_x6
-    _x11 = _x0 + _x4 + _x8 + trunc_exp_log_mass(_x10)
-    return _x5*softmax_weight(1, _x2, _x7, _x9, _x11)*trunc_exp_cumulant(1, _x6) + _x5*softmax_weight(3, _x2, _x7, _x9, _x11)*trunc_exp_cumulant(1, _x10) - theta*softmax_weight(0, _x2, _x7, _x9, _x11)*trunc_exp_cumulant(1, _x3) - theta*softmax_weight(2, _x2, _x7, _x9, _x11)*trunc_exp_cumulant(1, _x0)
+    _x1 = -_x0
+    _x2 = trunc_exp_log_mass(_x0)
+    _x3 = mpmath.log(theta)
+    _x4 = -b
+    _x5 = _x0 + _x4
+    _x6 = trunc_exp_log_mass(-_x5)
+    _x7 = mpmath.log1p(-theta)
+    _x8 = _x1 + a
+    _x9 = -_x2 - _x3 + _x6 + _x7 + _x8
+    _x10 = _x5 + a
+    _x11 = _x2 + _x3 - _x6 - _x7
+    _x12 = 2*_x0 + _x11 + _x4
+    _x13 = _x10 + _x11
+    _x14 = 1 - theta
+    _x15 = _x14*b
+    return _x14*softmax_weight_differences(_x11, _x8, _x13, 0)*trunc_exp_cumulant(1, -_x15) + _x14*softmax_weight_differences(-_x9, 0, _x12, -_x8)*trunc_exp_cumulant(1, _x15) - theta*softmax_weight_differences(0, _x9, _x10, -_x11)*trunc_exp_cumulant(1, _x1) - theta*softmax_weight_differences(-_x10, -_x12, 0, -_x13)*trunc_exp_cumulant(1, _x0)
 
 
 def error_gradient_pooled(a, b, theta):
     """(∂e/∂a, ∂e/∂b) for the pooled estimator."""
-    _x0 = mpmath.log(theta)
-    _x1 = b*theta
-    _x2 = _x0 + trunc_exp_log_mass(_x1)
-    _x3 = -_x1
-    _x4 = -theta
-    _x5 = mpmath.log1p(_x4)
-    _x6 = theta - 1
-    _x7 = -_x6
-    _x8 = _x7*b
-    _x9 = _x3 + _x5 + a + trunc_exp_log_mass(_x8)
-    _x10 = -b
-    _x11 = _x0 + _x10 + a + trunc_exp_log_mass(_x3)
-    _x12 = -_x8
-    _x13 = _x1 + _x10 + _x5 + trunc_exp_log_mass(_x12)
-    _x14 = softmax_weight(0, _x2, _x9, _x11, _x13)
-    _x15 = softmax_weight(1, _x2, _x9, _x11, _x13)
-    _x16 = _x14*_x15
-    _x17 = softmax_weight(2, _x2, _x9, _x11, _x13)
-    _x18 = _x14*_x17
-    _x19 = theta*trunc_exp_cumulant(1, _x3)
-    _x20 = trunc_exp_cumulant(1, _x12)
-    _x21 = softmax_weight(3, _x2, _x9, _x11, _x13)
-    _x22 = _x15*_x21
-    _x23 = _x17*_x21
-    _x24 = _x15*_x17
-    _x25 = -_x24
-    _x26 = _x14 + _x21
-    _x27 = _x17*(_x15 + _x26)
-    _x28 = theta*trunc_exp_cumulant(1, _x1)
-    _x29 = trunc_exp_cumulant(1, _x8)
-    _x30 = _x15*(_x17 + _x26)
+    _x0 = b*theta
+    _x1 = trunc_exp_log_mass(_x0)
+    _x2 = mpmath.log(theta)
+    _x3 = -b
+    _x4 = _x0 + _x3
+    _x5 = -_x4
+    _x6 = trunc_exp_log_mass(_x5)
+    _x7 = -theta
+    _x8 = mpmath.log1p(_x7)
+    _x9 = -_x0
+    _x10 = _x9 + a
+    _x11 = -_x1 + _x10 - _x2 + _x6 + _x8
+    _x12 = _x4 + a
+    _x13 = _x1 + _x2 - _x6 - _x8
+    _x14 = softmax_weight_differences(0, _x11, _x12, -_x13)
+    _x15 = _x12 + _x13
+    _x16 = softmax_weight_differences(_x13, _x10, _x15, 0)
+    _x17 = _x14 + _x16
+    _x18 = 2*_x0 + _x13 + _x3
+    _x19 = softmax_weight_differences(-_x12, -_x18, 0, -_x15)
+    _x20 = theta*trunc_exp_cumulant(1, _x0)
+    _x21 = _x19*_x20
+    _x22 = theta - 1
+    _x23 = -_x22
+    _x24 = _x23*b
+    _x25 = trunc_exp_cumulant(1, _x24)
+    _x26 = softmax_weight_differences(-_x11, 0, _x18, -_x10)
+    _x27 = -_x19 - _x26
+    _x28 = _x14*theta*trunc_exp_cumulant(1, _x9)
+    _x29 = -_x24
+    _x30 = trunc_exp_cumulant(1, _x29)
     _x31 = theta**2
-    _x32 = -_x20*_x6 - _x4 - 1
-    _x33 = -_x29*_x7 - theta
-    _x34 = _x19 - 1
-    _x35 = _x21*_x32
-    _x36 = _x15 + _x17
-    _x37 = _x14*_x28
-    return (-_x19*(-_x16 - _x18) + _x20*_x7*(-_x22 - _x23) - _x28*(_x25 + _x27) + _x29*_x7*(_x25 + _x30), -_x14*_x31*trunc_exp_cumulant(2, _x3) - _x15*_x7**2*trunc_exp_cumulant(2, _x8) + _x17*_x31*trunc_exp_cumulant(2, _x1) - _x19*(-_x14*_x35 - _x16*_x33 - _x18*_x34 - _x37*(_x21 + _x36)) + _x20*_x7*(_x21*_x37 - _x22*_x33 - _x23*_x34 + _x35*(_x14 + _x36)) - _x21*_x6*_x7*trunc_exp_cumulant(2, _x12) - _x28*(_x18*_x28 - _x23*_x32 - _x24*_x33 + _x27*_x34) + _x29*_x7*(_x16*_x28 - _x22*_x32 - _x24*_x34 + _x30*_x33),)
+    _x32 = _x23*trunc_exp_cumulant(1, _x5)
+    _x33 = _x20 - _x32
+    _x34 = -_x20 + _x32 + theta
+    _x35 = _x33 + 1
+    _x36 = _x35 + _x7
+    _x37 = _x35 - 2*theta
+    return (_x16*_x23*_x27*_x30 - _x17*_x21 + _x17*_x23*_x25*_x26 - _x27*_x28, -_x14*_x31*trunc_exp_cumulant(2, _x9) - _x16*_x22*_x23*trunc_exp_cumulant(2, _x29) + _x16*_x23*_x30*(_x14*_x33 + _x19*_x36 + _x26*theta) + _x19*_x31*trunc_exp_cumulant(2, _x0) - _x21*(_x14*_x22 - _x16*_x36 - _x26*_x37) - _x23**2*_x26*trunc_exp_cumulant(2, _x24) + _x23*_x25*_x26*(-_x14*_x34 - _x16*theta + _x19*_x37) - _x28*(-_x16*_x33 + _x19*_x23 + _x26*_x34),)
 
 
 def error_hessian_pooled(a, b, theta):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the pooled estimator."""
-    _x0 = mpmath.log(theta)
-    _x1 = b*theta
-    _x2 = _x0 + trunc_exp_log_mass(_x1)
-    _x3 = -_x1
-    _x4 = -theta
-    _x5 = mpmath.log1p(_x4)
-    _x6 = theta - 1
-    _x7 = -_x6
-    _x8 = _x7*b
-    _x9 = _x3 + _x5 + a + trunc_exp_log_mass(_x8)
-    _x10 = -b
-    _x11 = _x0 + _x10 + a + trunc_exp_log_mass(_x3)
-    _x12 = -_x8
-    _x13 = _x1 + _x10 + _x5 + trunc_exp_log_mass(_x12)
-    _x14 = softmax_weight(1, _x2, _x9, _x11, _x13)
-    _x15 = softmax_weight(0, _x2, _x9, _x11, _x13)
-    _x16 = _x14*_x15
-    _x17 = softmax_weight(2, _x2, _x9, _x11, _x13)
-    _x18 = _x15*_x17
-    _x19 = _x16 + _x18
-    _x20 = -_x19
-    _x21 = _x14*_x17
-    _x22 = -_x21
-    _x23 = softmax_weight(3, _x2, _x9, _x11, _x13)
-    _x24 = _x15 + _x23
-    _x25 = _x14 + _x24
-    _x26 = _x17*_x25
-    _x27 = _x22 + _x26
-    _x28 = _x17 + _x24
-    _x29 = _x14*_x28
-    _x30 = _x22 + _x29
-    _x31 = theta*trunc_exp_cumulant(1, _x3)
-    _x32 = trunc_exp_cumulant(1, _x12)
-    _x33 = _x14*_x23
-    _x34 = _x17*_x23
-    _x35 = _x33 + _x34
-    _x36 = -_x35
-    _x37 = _x14*_x27
-    _x38 = _x17*_x30
-    _x39 = _x19 + _x21 + _x35
-    _x40 = trunc_exp_cumulant(1, _x1)
-    _x41 = _x40*theta
-    _x42 = trunc_exp_cumulant(1, _x8)
-    _x43 = theta**2
-    _x44 = trunc_exp_cumulant(2, _x3)
-    _x45 = _x43*_x44
-    _x46 = trunc_exp_cumulant(2, _x12)
-    _x47 = _x46*_x6*_x7
-    _x48 = trunc_exp_cumulant(2, _x1)
-    _x49 = _x7**2
-    _x50 = trunc_exp_cumulant(2, _x8)
-    _x51 = _x49*_x50
-    _x52 = _x31 - 1
-    _x53 = _x21*_x52
-    _x54 = -_x32*_x6 - _x4 - 1
-    _x55 = _x33*_x54
-    _x56 = -_x42*_x7 - theta
-    _x57 = _x16*_x41 + _x29*_x56 - _x53 - _x55
-    _x58 = _x15*_x57
-    _x59 = _x34*_x54
-    _x60 = _x21*_x56
-    _x61 = _x18*_x41 + _x26*_x52 - _x59 - _x60
-    _x62 = _x15*_x61
-    _x63 = _x23*_x54
-    _x64 = _x14 + _x17
-    _x65 = _x23 + _x64
-    _x66 = _x15*_x41
-    _x67 = _x15*_x63 + _x16*_x56 + _x18*_x52 + _x65*_x66
-    _x68 = -_x67
-    _x69 = _x14*_x68
-    _x70 = _x17*_x68
-    _x71 = _x23*_x57
-    _x72 = _x23*_x61
-    _x73 = _x34*_x52
-    _x74 = _x33*_x56
-    _x75 = _x15 + _x64
-    _x76 = _x23*_x66 + _x63*_x75 - _x73 - _x74
-    _x77 = _x14*_x76
-    _x78 = _x17*_x76
-    _x79 = -_x15*_x23*_x40*theta - _x23*_x54*_x75 + _x67 + _x73 + _x74
-    _x80 = -_x14*_x15*_x40*theta - _x14*_x28*_x56 + _x53 + _x55
-    _x81 = -_x79 - _x80
-    _x82 = _x14*_x61
-    _x83 = _x17*_x57
-    _x84 = -_x82 - _x83
-    _x85 = -_x15*_x17*_x40*theta - _x17*_x25*_x52 + _x59 + _x60
-    _x86 = -_x79 - _x85
-    _x87 = theta**3
-    _x88 = _x6**2
-    _x89 = _x43*_x48
-    _x90 = _x46*_x88
-    return (-_x31*(-_x14*_x20 - _x15*_x27 - _x15*_x30 - _x17*_x20) + _x32*_x7*(-_x14*_x36 - _x17*_x36 - _x23*_x27 - _x23*_x30) - _x41*(_x17*(_x14*_x28 - _x39) + _x25*_x27 - _x37 - _x38) + _x42*_x7*(_x14*(_x17*_x25 - _x39) + _x28*_x30 - _x37 - _x38), -_x20*_x45 + _x27*_x43*_x48 - _x30*_x51 - _x31*(-_x58 - _x62 - _x69 - _x70) + _x32*_x7*(-_x71 - _x72 - _x77 - _x78) - _x36*_x47 - _x41*(_x17*_x81 + _x25*_x61 + _x84) + _x42*_x7*(_x14*_x86 + _x28*_x57 + _x84), _x14*_x7**3*trunc_exp_cumulant(3, _x8) - _x15*_x87*trunc_exp_cumulant(3, _x3) - _x17*_x87*trunc_exp_cumulant(3, _x1) + _x23*_x7*_x88*trunc_exp_cumulant(3, _x12) - _x31*(-_x15*_x23*_x90 + _x15*_x43*_x48*_x65 - _x15*_x54*_x76 - _x16*_x51 - _x18*_x45 - _x41*_x65*_x68 - _x52*_x62 - _x52*_x70 - _x56*_x58 - _x56*_x69 - _x63*_x68 - _x66*(_x57 + _x61 + _x76)) + _x32*_x7*(-_x15*_x23*_x89 + _x15*_x40*_x76*theta + _x23*_x40*_x68*theta + _x23*_x46*_x75*_x88 + _x23*_x54*(-_x67 - _x80 - _x85) - _x33*_x51 - _x34*_x45 - _x52*_x72 - _x52*_x78 + _x54*_x75*_x76 - _x56*_x71 - _x56*_x77) - _x41*(_x15*_x40*_x61*theta + _x17*_x25*_x43*_x44 + _x17*_x40*_x68*theta + _x17*_x52*_x81 - _x18*_x89 - _x21*_x51 + _x25*_x52*_x61 - _x34*_x90 - _x54*_x72 - _x54*_x78 - _x56*_x82 - _x56*_x83) + _x42*_x7*(_x14*_x28*_x49*_x50 + _x14*_x40*_x68*theta + _x14*_x56*_x86 + _x15*_x40*_x57*theta - _x16*_x89 - _x21*_x45 + _x28*_x56*_x57 - _x33*_x90 - _x52*_x82 - _x52*_x83 - _x54*_x71 - _x54*_x77) + 2*_x43*_x48*_x61 - 2*_x45*_x68 - 2*_x47*_x76 - 2*_x51*_x57,)
+    _x0 = b*theta
+    _x1 = trunc_exp_log_mass(_x0)
+    _x2 = mpmath.log(theta)
+    _x3 = -b
+    _x4 = _x0 + _x3
+    _x5 = -_x4
+    _x6 = trunc_exp_log_mass(_x5)
+    _x7 = -theta
+    _x8 = mpmath.log1p(_x7)
+    _x9 = -_x0
+    _x10 = _x9 + a
+    _x11 = -_x1 + _x10 - _x2 + _x6 + _x8
+    _x12 = _x4 + a
+    _x13 = _x1 + _x2 - _x6 - _x8
+    _x14 = softmax_weight_differences(0, _x11, _x12, -_x13)
+    _x15 = _x12 + _x13
+    _x16 = softmax_weight_differences(_x13, _x10, _x15, 0)
+    _x17 = _x14 + _x16
+    _x18 = _x17**2
+    _x19 = 2*_x0 + _x13 + _x3
+    _x20 = softmax_weight_differences(-_x12, -_x19, 0, -_x15)
+    _x21 = theta*trunc_exp_cumulant(1, _x0)
+    _x22 = _x20*_x21
+    _x23 = theta - 1
+    _x24 = -_x23
+    _x25 = _x24*b
+    _x26 = trunc_exp_cumulant(1, _x25)
+    _x27 = softmax_weight_differences(-_x11, 0, _x19, -_x10)
+    _x28 = -_x20 - _x27
+    _x29 = _x28**2
+    _x30 = theta*trunc_exp_cumulant(1, _x9)
+    _x31 = _x14*_x30
+    _x32 = -_x25
+    _x33 = trunc_exp_cumulant(1, _x32)
+    _x34 = _x17*_x27
+    _x35 = _x17*_x20
+    _x36 = -_x34 - _x35
+    _x37 = _x14*_x28
+    _x38 = _x16*_x28
+    _x39 = _x37 + _x38
+    _x40 = theta**2
+    _x41 = trunc_exp_cumulant(2, _x0)
+    _x42 = _x24**2
+    _x43 = _x42*trunc_exp_cumulant(2, _x25)
+    _x44 = _x40*trunc_exp_cumulant(2, _x9)
+    _x45 = _x23*trunc_exp_cumulant(2, _x32)
+    _x46 = _x24*trunc_exp_cumulant(1, _x5)
+    _x47 = _x21 - _x46
+    _x48 = _x47 + 1
+    _x49 = _x48 + _x7
+    _x50 = -_x49
+    _x51 = _x48 - 2*theta
+    _x52 = -_x27*_x51
+    _x53 = _x14*_x23 + _x16*_x50 + _x52
+    _x54 = -_x21 + _x46 + theta
+    _x55 = -_x54
+    _x56 = _x14*_x55 - _x16*theta + _x20*_x51
+    _x57 = _x20*_x24
+    _x58 = -_x47
+    _x59 = _x27*_x54
+    _x60 = _x16*_x58 + _x57 + _x59
+    _x61 = _x27*theta
+    _x62 = _x14*_x47
+    _x63 = _x20*_x49
+    _x64 = _x61 + _x62 + _x63
+    _x65 = _x16*_x64
+    _x66 = _x14*_x60
+    _x67 = _x65 + _x66
+    _x68 = _x27*_x56
+    _x69 = _x20*_x53
+    _x70 = -_x68 - _x69
+    _x71 = theta**3
+    _x72 = _x40*_x41 - _x42*trunc_exp_cumulant(2, _x5)
+    _x73 = _x16*_x72 + _x27*_x72
+    _x74 = -_x72
+    _x75 = _x14*_x74 + _x20*_x74
+    return (_x16*_x24*_x29*_x33 + _x16*_x24*_x33*_x36 - _x18*_x22 + _x18*_x24*_x26*_x27 - _x22*_x39 + _x24*_x26*_x27*_x39 - _x29*_x31 - _x31*_x36, _x16*_x24*_x28*_x33*_x64 + _x16*_x24*_x33*_x70 + _x17*_x20*_x40*_x41 + _x17*_x24*_x26*_x27*_x56 - _x21*_x35*_x53 - _x22*_x67 + _x24*_x26*_x27*_x67 - _x24*_x38*_x45 - _x30*_x37*_x60 - _x31*_x70 - _x34*_x43 - _x37*_x44, -_x14*_x71*trunc_exp_cumulant(3, _x9) + _x16*_x23**2*_x24*trunc_exp_cumulant(3, _x32) + _x16*_x24*_x33*_x64**2 + _x16*_x24*_x33*(_x53*_x63 + _x56*_x61 + _x60*_x62 + _x75) + 2*_x20*_x40*_x41*_x53 - _x20*_x71*trunc_exp_cumulant(3, _x0) - _x22*_x53**2 - _x22*(_x23*_x66 + _x50*_x65 + _x52*_x56 + _x73) + _x24**3*_x27*trunc_exp_cumulant(3, _x25) + _x24*_x26*_x27*_x56**2 + _x24*_x26*_x27*(_x51*_x69 + _x55*_x66 - _x65*theta + _x75) - 2*_x24*_x45*_x65 - _x31*_x60**2 - _x31*(_x53*_x57 + _x56*_x59 + _x58*_x65 + _x73) - 2*_x43*_x68 - 2*_x44*_x66,)
