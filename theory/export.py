@@ -25,12 +25,17 @@ from pathlib import Path
 import sympy as sp
 
 from theory import loss, model
+from theory.asymptotic_codegen import asymptotics_module_source
 from theory.codegen import function_source, special_functions_source
 from theory.results import results
 from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
 from theory.symbols import a, b, theta
 
-__all__ = ["FORMATS", "export", "generated_module_source", "load_json", "GENERATED_MODULES"]
+__all__ = ["FORMATS", "export", "generated_module_source", "load_json", "GENERATED_MODULES",
+           "ASYMPTOTICS_MODULE"]
+
+#: The generated module of the large-scale results (numpy only).
+ASYMPTOTICS_MODULE = "asymptotics_numpy.py"
 
 FORMATS = ("tex", "json", "py", "all")
 GENERATED_MODULES = {"numpy": "population_numpy.py", "mpmath": "population_mpmath.py",
@@ -176,6 +181,14 @@ def export(out_dir: str | Path = "derivations", fmt: str = "all", *, package_dir
                 target_path.parent.mkdir(parents=True, exist_ok=True)
                 target_path.write_text(source, encoding="utf-8")
                 written.append(target_path)
+        source = asymptotics_module_source()
+        write(f"py/{ASYMPTOTICS_MODULE}", source,
+              "generated Python (numpy): calibration relation, its residual, leading loss, progress "
+              "direction, db/dt, C and the two-term scale b(t)")
+        if package_dir is not None:
+            target_path = Path(package_dir) / ASYMPTOTICS_MODULE
+            target_path.write_text(source, encoding="utf-8")
+            written.append(target_path)
     if fmt == "all":
         entries.append(("README.md", "this index"))
         readme = out / "README.md"
