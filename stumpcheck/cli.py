@@ -71,7 +71,11 @@ def export(out_dir: str, fmt: str, update_package: bool) -> None:
 @click.option("--dps", default="30", show_default=True, help="Significant digits, 15 to 10000.")
 @click.option("--estimator", default="one-head", show_default=True,
               type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
-def eval_command(quantity, a_text, b_text, theta_text, dps, estimator) -> None:
+@click.option("--certified", is_flag=True,
+              help="Print a rigorous Arb enclosure [mid +/- rad] instead (error, loss, grad).")
+@click.option("--rel-width", "rel_width_text", default=None,
+              help="With --certified: fail (exit 1) unless rad/|mid| is at most this.")
+def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified, rel_width_text) -> None:
     """Evaluate e(θ), L, ∇L or ∇²L from the derived expressions at --dps digits.
 
     The value is computed twice (at --dps and at a higher precision) and the
@@ -95,6 +99,11 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator) -> None:
     else:
         theta = None
     population.check_parameters(a, b, theta)
+    if rel_width_text is not None and not certified:
+        raise InputError("--rel-width only applies with --certified")
+    if certified:
+        _eval_certified(quantity, a_text, b_text, theta_text, digits, estimator, rel_width_text)
+        return
 
     def compute():
         av, bv = mpmath.mpf(str(a)), mpmath.mpf(str(b))
@@ -116,6 +125,38 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator) -> None:
                f"agrees with a {result.check_dps}-digit evaluation to {agreement}")
     for name, value in zip(names, result.values):
         click.echo(f"{name} = {mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-3, max_fixed=3)}")
+
+
+def _eval_certified(quantity, a_text, b_text, theta_text, digits, estimator, rel_width_text) -> None:
+    from numerics import certified as cert
+    from numerics.precision import parse_decimal
+
+    rel_width = None
+    if rel_width_text is not None:
+        rel_width = float(parse_decimal(rel_width_text, "rel-width"))
+        if not rel_width > 0:
+            raise InputError(f"--rel-width must be > 0, got {rel_width_text}")
+    a, b = str(parse_decimal(a_text, "a")), str(parse_decimal(b_text, "b"))
+    try:
+        if quantity == "error":
+            values = [("e", cert.certified_error(a, b, str(parse_decimal(theta_text, "theta")),
+                                                 estimator=estimator, dps=digits, rel_width=rel_width))]
+        elif quantity == "loss":
+            values = [("L", cert.certified_loss(a, b, estimator=estimator, dps=digits, rel_width=rel_width))]
+        elif quantity == "grad":
+            grad = cert.certified_loss_gradient(a, b, estimator=estimator, dps=digits, rel_width=rel_width)
+            values = list(zip(("dL/da", "dL/db"), grad))
+        else:
+            raise InputError("--certified supports error, loss and grad (not hessian yet)")
+    except cert.EnclosureTooWide as exc:
+        raise click.ClickException(f"certified enclosure too wide: {exc}") from None
+    where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if quantity == "error" else "")
+    click.echo(f"# {quantity}, estimator {estimator}, {where}; {digits} digits, evidence certified "
+               f"(python-flint/Arb ball arithmetic, rigorous enclosure)")
+    for name, enclosure in values:
+        if not enclosure.is_finite:
+            raise click.ClickException(f"{name}: the enclosure is not finite {enclosure}")
+        click.echo(f"{name} = {enclosure}")
 
 
 def _positive_float(text: str, name: str) -> float:

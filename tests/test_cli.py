@@ -106,3 +106,52 @@ def test_eval_grad_prints_both_components_at_the_requested_digits(capsys):
     _, reference = loss_and_gradient_float64(10.0, 10.0)
     assert grad_a == pytest.approx(reference[0], rel=1e-12)
     assert grad_b == pytest.approx(reference[1], rel=1e-12)
+
+
+def _ball(out: str, name: str):
+    line = next(line for line in out.splitlines() if line.startswith(f"{name} = ["))
+    mid, rad = line.split("[", 1)[1].rstrip("]").split(" +/- ")
+    with mpmath.workdps(80):  # parse the printed digits exactly enough
+        return mpmath.mpf(mid), mpmath.mpf(rad)
+
+
+def test_eval_loss_certified_encloses_the_high_precision_value(capsys):
+    """The interior-layer case of issue 3: a = 600, b = 1000."""
+    status, out, _ = run(["eval", "loss", "--a", "600", "--b", "1000", "--dps", "30", "--certified"], capsys)
+    assert status == 0
+    assert "evidence certified" in out
+    mid, rad = _ball(out, "L")
+    with mpmath.workdps(45):
+        from numerics.population import loss
+
+        reference = loss(600, 1000)
+        assert abs(reference - mid) <= rad
+    assert rad / abs(mid) < mpmath.mpf(10) ** -25
+
+
+def test_eval_error_certified_encloses_the_independent_quadrature(capsys):
+    status, out, _ = run(["eval", "error", "--a", "25", "--b", "20", "--theta", "0.95", "--dps", "40",
+                          "--certified"], capsys)
+    assert status == 0
+    mid, rad = _ball(out, "e")
+    with mpmath.workdps(60):
+        reference = _independent_error(mpmath.mpf(25), mpmath.mpf(20), mpmath.mpf("0.95"))
+        assert abs(reference - mid) <= rad
+    assert rad < mpmath.mpf(10) ** -38
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["eval", "hessian", "--a", "1", "--b", "2", "--certified"], "not hessian"),
+    (["eval", "loss", "--a", "1", "--b", "2", "--rel-width", "1e-5"], "only applies with --certified"),
+    (["eval", "loss", "--a", "1", "--b", "2", "--certified", "--rel-width", "-1"], "must be > 0"),
+])
+def test_certified_bad_input_exits_2(argv, fragment, capsys):
+    status, out, err = run(argv, capsys)
+    assert status == 2 and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_too_narrow_a_certified_request_fails_with_status_1(capsys):
+    status, out, err = run(["eval", "loss", "--a", "10", "--b", "10", "--dps", "15", "--certified",
+                            "--rel-width", "1e-300"], capsys)
+    assert status == 1
+    assert "too wide" in err and len(err.strip().splitlines()) == 1
