@@ -221,6 +221,15 @@ def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_c
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
 
 
+def _register_certify() -> None:
+    from stumpcheck.certify_command import certify
+
+    cli.add_command(certify)
+
+
+_register_certify()
+
+
 def main(argv=None) -> int:
     """Entry point: run the CLI, turning input errors into status 2 and one line."""
     try:

@@ -155,3 +155,12 @@ def test_too_narrow_a_certified_request_fails_with_status_1(capsys):
                             "--rel-width", "1e-300"], capsys)
     assert status == 1
     assert "too wide" in err and len(err.strip().splitlines()) == 1
+
+
+def test_certify_is_registered_and_bad_boxes_exit_2(capsys):
+    status, out, err = run(["certify", "--predicate", "error_abs_le_c_over_b", "--a", "1,2", "--b", "-1,2",
+                            "--param", "c=2"], capsys)
+    assert status == 2 and "b must be > 0" in err and len(err.strip().splitlines()) == 1
+    status, out, err = run(["certify", "--predicate", "error_abs_le_c_over_b", "--a", "109.2,111.3",
+                            "--b", "100,101", "--theta", "0.05,0.95", "--param", "c=2"], capsys)
+    assert status == 0 and "PROVED" in out

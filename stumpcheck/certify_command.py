@@ -1,0 +1,85 @@
+"""``stumpcheck certify``: prove a predicate over a box of (a, b, θ) (see :mod:`numerics.certify`).
+
+Registered in :mod:`stumpcheck.cli`. Exit status 0 if the predicate is proved,
+1 if it failed or is undecided; bad input raises
+:class:`numerics.precision.InputError` (the CLI turns it into exit 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from numerics.precision import InputError
+
+__all__ = ["certify"]
+
+
+def _interval(text, name: str):
+    if text is None:
+        return None
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise InputError(f"--{name} must be LO,HI (two decimals separated by a comma), got {text!r}")
+    return tuple(parts)
+
+
+def _params(items) -> dict:
+    params = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise InputError(f"--param must be NAME=VALUE, got {item!r}")
+        if name.strip() in params:
+            raise InputError(f"--param {name.strip()} given twice")
+        params[name.strip()] = value.strip()
+    return params
+
+
+def _int(text, name: str) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise InputError(f"--{name} must be an integer, got {text!r}") from None
+
+
+@click.command("certify")
+@click.option("--predicate", "predicate", required=True,
+              help="error_abs_le_c_over_b (needs --param c=...), error_gradient_b_negative or dLdb_negative.")
+@click.option("--a", "a_text", required=True, help="Label score interval LO,HI (decimals, parsed exactly).")
+@click.option("--b", "b_text", required=True, help="Attention scale interval LO,HI, b > 0.")
+@click.option("--theta", "theta_text", default=None, help="Threshold interval LO,HI within [0, 1] (default 0,1).")
+@click.option("--param", "param_items", multiple=True, help="Predicate parameter NAME=VALUE (repeatable).")
+@click.option("--dps", default="30", show_default=True, help="Significant digits, 15 to 10000.")
+@click.option("--max-boxes", "max_boxes", default="10000", show_default=True, help="Most boxes to examine.")
+@click.option("--estimator", default="one-head", show_default=True,
+              type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
+@click.option("--out", "out_file", default=None, type=click.Path(dir_okay=False),
+              help="Write the certificate (JSON) to this file.")
+def certify(predicate, a_text, b_text, theta_text, param_items, dps, max_boxes, estimator, out_file) -> None:
+    """Prove a predicate on a box of (a, b, θ) by Arb interval evaluation and bisection.
+
+    Prints the verdict and the number of boxes; exits 0 if proved, 1 if the
+    predicate failed (it is certainly false on some box) or is undecided.
+    """
+    from numerics.certify import Box, certify as run_certify
+
+    theta = _interval(theta_text, "theta") or ("0", "1")
+    box = Box(a=_interval(a_text, "a"), b=_interval(b_text, "b"), theta=theta)
+    certificate = run_certify(predicate, box, params=_params(param_items), dps=_int(dps, "dps"),
+                              max_boxes=_int(max_boxes, "max-boxes"), estimator=estimator)
+    click.echo(certificate.verdict())
+    click.echo(f"boxes {certificate.boxes} (proved leaves {len(certificate.leaves)}), "
+               f"evaluations {certificate.evaluations}, {certificate.prec_bits} bits, {certificate.seconds} s")
+    bad = certificate.failure_box or certificate.undecided_box
+    if bad is not None:
+        label = "failure box" if certificate.failure_box else "undecided box"
+        click.echo(f"{label}: a {bad['a']}, b {bad['b']}, theta {bad['theta']}, bounds {bad['bounds']}")
+    if out_file is not None:
+        try:
+            Path(out_file).write_text(certificate.to_json() + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
+        click.echo(f"wrote {out_file}")
+    click.get_current_context().exit(0 if certificate.proved else 1)
