@@ -14,8 +14,11 @@ large-rate forms beyond, and the softmax weights are printed without the
 logarithms of θ and 1 − θ, so e(θ) is finite at θ = 0 and θ = 1.
 
 L = ∫₀¹ ½ e² dθ and ∇L = ∫₀¹ e ∇e dθ are integrated with Arb's rigorous
-integrator ``acb.integral`` on the pieces of :func:`numerics.quadrature.breakpoints`
-(converted exactly to binary ball endpoints). Its contract (see
+integrator ``acb.integral`` on the model's breakpoint pieces
+(:func:`numerics.quadrature.breakpoints_float64`, or the mpmath
+:func:`~numerics.quadrature.breakpoints` if that fails), taken as exact binary
+endpoints: any exact tiling of [0, 1] gives a rigorous result, the breakpoints
+only save the integrator work. Its contract (see
 ``help(flint.acb.integral)``): called with ``analytic=True``, the integrand
 must return a non-finite ball wherever it is not analytic on the input ball.
 
@@ -66,8 +69,14 @@ __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_wid
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 _LOG2_10 = math.log2(10)
-#: How many times a missed ``rel_width`` triggers a re-evaluation at a higher precision.
+#: How many times a missed ``rel_width`` triggers a re-evaluation at a higher precision
+#: (pointwise, and for the θ-integrals, whose attempts cost far more).
 _MAX_ATTEMPTS = 6
+_MAX_INTEGRAL_ATTEMPTS = 4
+#: The θ-integrals give up (EnclosureTooWide) beyond this many times the initial precision:
+#: a component that is 0 or exponentially small (∂L/∂a of the pooled head at large b is
+#: ~1e-217178) has no relative width worth grinding for.
+_MAX_INTEGRAL_BITS_FACTOR = 8
 #: Never raise the working precision beyond this many bits.
 _MAX_BITS = 200_000
 
@@ -296,21 +305,36 @@ def _parameters(a, b):
     return a_ball, b_ball
 
 
+def _unit_ball(value, name: str) -> arb:
+    """A ball for a θ value, checked to lie in [0, 1] exactly.
+
+    Binary inputs convert exactly and are compared exactly; a decimal is
+    compared as a Decimal and its ball (which may stick out of [0, 1] when it
+    is within a rounding of an end) is cut back to [0, 1], θ's domain (up to
+    the radius rounding of the new ball, which the generated code tolerates).
+    """
+    ball = to_arb(value, name)
+    if isinstance(value, (str, Decimal)):
+        if not 0 <= Decimal(str(value).strip()) <= 1:
+            raise InputError(f"{name} must lie in [0, 1], got {value}")
+        if ball.lower() >= 0 and ball.upper() <= 1:
+            return ball
+        return arb(ball.lower()).max(arb(0)).union(arb(ball.upper()).min(arb(1)))
+    if not (ball.lower() >= 0 and ball.upper() <= 1):
+        raise InputError(f"{name} must lie in [0, 1], got {value}")
+    return ball
+
+
 def _threshold(theta):
     """θ ⊆ [0, 1] as a ball (a number or an arb ball) or as exact ends (lo, hi) of an interval."""
     if isinstance(theta, (tuple, list)):
         if len(theta) != 2:
             raise InputError(f"a theta interval must be (lo, hi), got {theta!r}")
-        lo, hi = to_arb(theta[0], "theta lo"), to_arb(theta[1], "theta hi")
+        lo, hi = _unit_ball(theta[0], "theta"), _unit_ball(theta[1], "theta")
         if not lo <= hi:
             raise InputError(f"a theta interval needs lo <= hi, got {theta!r}")
-        ends = (arb(lo.lower()), arb(hi.upper()))
-        if not (ends[0] >= 0 and ends[1] <= 1):
-            raise InputError(f"theta must lie in [0, 1], got [{theta[0]}, {theta[1]}]")
-        return ends
-    ball = to_arb(theta, "theta")
-    if not (ball.lower() >= 0 and ball.upper() <= 1):
-        raise InputError(f"theta must lie in [0, 1], got {theta}")
+        return (arb(lo.lower()), arb(hi.upper()))
+    ball = _unit_ball(theta, "theta")
     if isinstance(theta, arb) and not ball.rad().is_zero():
         return (arb(ball.lower()), arb(ball.upper()))
     return ball
@@ -514,7 +538,8 @@ def _certified_integrals(components, count: int, a, b, estimator: str, dps: int,
     wanted = list(range(count))
     balls: list = [None] * count
     enclosures: list = [None] * count
-    for _ in range(_MAX_ATTEMPTS):
+    most_bits = _MAX_INTEGRAL_BITS_FACTOR * bits
+    for _ in range(_MAX_INTEGRAL_ATTEMPTS):
         with ctx.workprec(bits):
             a_ball, b_ball = _parameters(a, b)
             pieces = _pieces(a_ball, b_ball, estimator, bits)
@@ -535,9 +560,9 @@ def _certified_integrals(components, count: int, a, b, estimator: str, dps: int,
             enclosures[k] = Enclosure.from_ball(balls[k], prec_bits=bits, digits=dps)
         wanted = [k for k in range(count) if not enclosures[k].is_finite
                   or (rel_width is not None and enclosures[k].relative_radius > rel_width)]
-        if not wanted or rel_width is None:
+        if not wanted or rel_width is None or bits >= most_bits:
             break
-        bits = max(_next_bits(bits, balls[k], rel_width) for k in wanted)
+        bits = min(most_bits, max(_next_bits(bits, balls[k], rel_width) for k in wanted))
         for k in wanted:
             scales[k] = _rescaled(balls[k], goal, scales[k])
     return [require_relative_width(enclosure, rel_width) for enclosure in enclosures]

@@ -37,8 +37,8 @@ from numerics.certified import (Enclosure, EnclosureTooWide, certified_error, ce
 from numerics.generated import population_arb as gen_arb
 from numerics.precision import InputError
 from tests.strategies import parameters, rates, scales
-from theory.codegen import (ArbModelPrinter, FactoredSoftmaxWeight, cumulants_from_moments, factor_softmax_weights,
-                            moment_series_coefficient)
+from theory.codegen import (ArbModelPrinter, FactoredSoftmaxWeight, canonical_rates, cumulants_from_moments,
+                            factor_softmax_weights, moment_series_coefficient)
 from theory.loss import error as symbolic_error
 from theory.model import closed_form_error
 from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass, cumulant_exp_form, log_mass_exp_form
@@ -115,6 +115,18 @@ def test_factored_softmax_weight_equals_the_softmax_weight():
         assert gen_arb.softmax_weight_factored(3, factors, exponents).real.is_zero()  # F = 0: weight 0 exactly
 
 
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_canonical_rates_is_the_same_function(estimator):
+    """canonical_rates only applies proven reflections: both forms agree at a real point."""
+    original = symbolic_error(estimator)
+    rewritten = canonical_rates(original)
+    assert not any(node.args[-1].could_extract_minus_sign()
+                   for node in rewritten.atoms(TruncExpLogMass, TruncExpCumulant))
+    point = {a_sym: sp.Rational(37, 3), b_sym: sp.Rational(29, 2), theta_sym: sp.Rational(3, 7)}
+    values = [sp.N(expr.rewrite(sp.exp).subs(point), 40) for expr in (original, rewritten)]
+    assert abs(values[0] - values[1]) < sp.Float(10) ** -35
+
+
 def test_moment_series_coefficient_is_sympys_integral():
     """Symbolic coefficient vs the integral of each monomial (exact rationals) and vs M_j(β) numerically."""
     j, n, coefficient = moment_series_coefficient()
@@ -182,6 +194,26 @@ def test_series_tail_bound_is_part_of_the_radius():
         ball = gen_arb._moments(acb("0.9"), 1)[0]
     exact = (1 - mpmath.exp(-mpmath.mpf("0.9"))) / mpmath.mpf("0.9")
     assert Enclosure.from_ball(ball.real, prec_bits=20).contains(exact)
+
+
+@settings(max_examples=25, deadline=None)
+@given(point=parameters(min_b=1e-2, max_b=1e4), estimator=st.sampled_from(ESTIMATORS))
+@example(point=(1e4 + 2 * math.log(1e4), 1e4, 0.3), estimator="pooled").via("pooled ∂e/∂b in the bulk")
+@example(point=(0.5, 0.01, 2.0**-40), estimator="reflected").via("tiny rates: κ₃ from the moment series")
+def test_generated_gradient_and_hessian_enclose_the_mpmath_values(point, estimator):
+    a, b, theta = point
+    tag = estimator.replace("-", "_")
+    with ctx.workprec(140):
+        balls = [*getattr(gen_arb, f"error_gradient_{tag}")(a, b, theta),
+                 *getattr(gen_arb, f"error_hessian_{tag}")(a, b, theta)]
+    references = []
+    for digits in (60, 80):
+        with mpmath.workdps(digits):
+            references.append([*population.error_gradient(a, b, theta, estimator=estimator),
+                               *population.error_hessian(a, b, theta, estimator=estimator)])
+    for ball, low, high in zip(balls, *references):
+        enclosure = Enclosure.from_ball(ball.real, prec_bits=140)
+        assert _encloses(enclosure, high, slack=2 * abs(high - low)), (enclosure, high)
 
 
 # --------------------------------------------------------------------------------------------
@@ -270,6 +302,15 @@ def test_a_decimal_input_is_enclosed_as_a_decimal():
         reference = population.error(mpmath.mpf(25), mpmath.mpf(20), mpmath.mpf("0.95"))
     assert _encloses(enclosure, reference)
     assert str(enclosure).startswith("[0.01730411415985853363604594295")
+
+
+@pytest.mark.parametrize("theta", ["0." + "9" * 60, "0." + "0" * 59 + "1", "1", "0"])
+def test_decimal_theta_within_a_rounding_of_an_end_is_accepted_and_enclosed(theta):
+    enclosure = certified_error(25, 20, theta, dps=30)
+    with mpmath.workdps(80):
+        reference = population.error(mpmath.mpf(25), mpmath.mpf(20), mpmath.mpf(theta))
+    assert _encloses(enclosure, reference), (enclosure, reference)
+    assert enclosure.relative_radius <= 1e-25
 
 
 # --------------------------------------------------------------------------------------------
@@ -469,5 +510,6 @@ def test_pinned_references_are_the_mpmath_values():
         with mpmath.workdps(50):
             for value, text in zip(population.loss_gradient(a, b, estimator=estimator), texts):
                 assert mpmath.almosteq(value, mpmath.mpf(text), rel_eps=1e-48)
-    with mpmath.workdps(30):
-        assert mpmath.nstr(population.loss(600, 1000), 30) == CLI_LOSS_600_1000
+    # what `stumpcheck eval loss --a 600 --b 1000 --dps 30` prints (30 digits plus its guard bits)
+    (value,) = population.with_evidence(lambda: (population.loss(600, 1000),), 30).values
+    assert mpmath.nstr(value, 30, strip_zeros=False, min_fixed=-3, max_fixed=3) == CLI_LOSS_600_1000

@@ -26,7 +26,7 @@ import sympy as sp
 
 from theory import loss, model
 from theory.asymptotic_codegen import asymptotics_module_source
-from theory.codegen import function_source, special_functions_source
+from theory.codegen import canonical_rates, function_source, special_functions_source
 from theory.results import results
 from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
 from theory.symbols import a, b, theta
@@ -60,7 +60,7 @@ Domain: a real, b > 0, θ ∈ [0, 1]. {target_note}
 _TARGET_NOTES = {
     "numpy": "Arguments may be numpy arrays (broadcast); float64 throughout.",
     "mpmath": "Evaluated at the current mpmath precision (mpmath.mp), with guard bits where the\nnamed functions need them; pass mpf values or decimal strings.",
-    "arb": "Rigorous: arguments are python-flint acb or arb balls (or\nexact numbers), every function returns an acb ball containing the exact value\nfor every point of the argument balls, at the current flint.ctx.prec. Each\nfunction also takes ``analytic=False``: with ``analytic=True`` it returns a\nnon-finite ball wherever a logarithm it evaluates may leave its domain of\nanalyticity, as acb.integral requires of its integrand. The softmax weights\nare printed as F_j / Σ_i F_i e^{m_i − m_j} (θ and 1 − θ as factors, no\nlogarithms), so the functions are finite at θ = 0 and θ = 1.",
+    "arb": "Rigorous: arguments are python-flint acb or arb balls (or\nexact numbers), every function returns an acb ball containing the exact value\nfor every point of the argument balls in the domain, at the current flint.ctx.prec.\nEach function also takes ``analytic=False``: with ``analytic=True`` it returns a\nnon-finite ball wherever a logarithm it evaluates may leave its domain of\nanalyticity, as acb.integral requires of its integrand. The softmax weights\nare printed as F_j e^{m_j} / Σ_i F_i e^{m_i} with the largest m_i shifted out (θ and\n1 − θ as factors, no logarithms), so the functions are finite at θ = 0 and θ = 1;\nfor real balls a weight is enclosed from the ends of its terms' intervals (it is\nmonotone in each), the factors being nonnegative on the domain.",
 }
 
 _IMPORTS = {
@@ -77,17 +77,32 @@ _WHAT = {
 }
 
 
+def _derived(estimator: str, target: str):
+    """(e, ∇e, ∇²e) as printed for ``target``.
+
+    numpy and mpmath print :mod:`theory.loss`'s expressions. The Arb target
+    first writes e with sign-free rates (:func:`theory.codegen.canonical_rates`)
+    and differentiates that form with SymPy, so that ball arithmetic does not
+    meet the cancellations the other form has at large b.
+    """
+    if target != "arb":
+        return loss.error(estimator), loss.error_gradient(estimator), loss.error_hessian(estimator)
+    error = canonical_rates(loss.error(estimator))
+    gradient = tuple(sp.diff(error, p) for p in loss.PARAMETERS)
+    daa, dab, dbb = sp.diff(gradient[0], a), sp.diff(gradient[0], b), sp.diff(gradient[1], b)
+    return error, gradient, ((daa, dab), (dab, dbb))
+
+
 def generated_module_source(target: str) -> str:
     """Source text of the generated numpy, mpmath or Arb module."""
     parts = [_HEADER.format(sympy=sp.__version__, target_note=_TARGET_NOTES[target], imports=_IMPORTS[target]),
              special_functions_source(target)]
     for estimator in model.ESTIMATORS:
         tag = estimator.replace("-", "_")
-        hess = loss.error_hessian(estimator)
-        parts.append("\n" + function_source(f"error_{tag}", (a, b, theta), loss.error(estimator), target,
+        error, gradient, hess = _derived(estimator, target)
+        parts.append("\n" + function_source(f"error_{tag}", (a, b, theta), error, target,
                                             f"e(θ) for the {estimator} estimator."))
-        parts.append("\n" + function_source(f"error_gradient_{tag}", (a, b, theta),
-                                            loss.error_gradient(estimator), target,
+        parts.append("\n" + function_source(f"error_gradient_{tag}", (a, b, theta), gradient, target,
                                             f"(∂e/∂a, ∂e/∂b) for the {estimator} estimator."))
         parts.append("\n" + function_source(f"error_hessian_{tag}", (a, b, theta),
                                             (hess[0][0], hess[0][1], hess[1][1]), target,

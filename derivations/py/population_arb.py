@@ -10,12 +10,14 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 
 Domain: a real, b > 0, θ ∈ [0, 1]. Rigorous: arguments are python-flint acb or arb balls (or
 exact numbers), every function returns an acb ball containing the exact value
-for every point of the argument balls, at the current flint.ctx.prec. Each
-function also takes ``analytic=False``: with ``analytic=True`` it returns a
+for every point of the argument balls in the domain, at the current flint.ctx.prec.
+Each function also takes ``analytic=False``: with ``analytic=True`` it returns a
 non-finite ball wherever a logarithm it evaluates may leave its domain of
 analyticity, as acb.integral requires of its integrand. The softmax weights
-are printed as F_j / Σ_i F_i e^{m_i − m_j} (θ and 1 − θ as factors, no
-logarithms), so the functions are finite at θ = 0 and θ = 1.
+are printed as F_j e^{m_j} / Σ_i F_i e^{m_i} with the largest m_i shifted out (θ and
+1 − θ as factors, no logarithms), so the functions are finite at θ = 0 and θ = 1;
+for real balls a weight is enclosed from the ends of its terms' intervals (it is
+monotone in each), the factors being nonnegative on the domain.
 """
 
 import math
@@ -233,9 +235,8 @@ def error_one_head(a, b, theta, analytic=False):
     _x0 = b*one_minus_theta
     _x1 = b*theta
     _x2 = trunc_exp_log_mass(_x1, analytic)
-    _x3 = -_x1
-    _x4 = _x3 + a + trunc_exp_log_mass(_x0, analytic)
-    return one_minus_theta*softmax_weight_factored(1, (theta, one_minus_theta,), (_x2, _x4,))*trunc_exp_cumulant(1, _x0, analytic) - theta*softmax_weight_factored(0, (theta, one_minus_theta,), (_x2, _x4,))*trunc_exp_cumulant(1, _x3, analytic)
+    _x3 = -_x1 + a + trunc_exp_log_mass(_x0, analytic)
+    return one_minus_theta*softmax_weight_factored(1, (theta, one_minus_theta,), (_x2, _x3,))*trunc_exp_cumulant(1, _x0, analytic) - theta*(1 - trunc_exp_cumulant(1, _x1, analytic))*softmax_weight_factored(0, (theta, one_minus_theta,), (_x2, _x3,))
 
 
 def error_gradient_one_head(a, b, theta, analytic=False):
@@ -244,62 +245,60 @@ def error_gradient_one_head(a, b, theta, analytic=False):
     one_minus_theta = 1 - theta
     _x0 = b*one_minus_theta
     _x1 = trunc_exp_cumulant(1, _x0, analytic)
-    _x2 = b*theta
-    _x3 = trunc_exp_log_mass(_x2, analytic)
-    _x4 = -_x2
-    _x5 = _x4 + a + trunc_exp_log_mass(_x0, analytic)
-    _x6 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x3, _x5,))
-    _x7 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x3, _x5,))
+    _x2 = _x1*one_minus_theta
+    _x3 = b*theta
+    _x4 = trunc_exp_log_mass(_x3, analytic)
+    _x5 = -_x3 + a + trunc_exp_log_mass(_x0, analytic)
+    _x6 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x5,))
+    _x7 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x5,))
     _x8 = _x6*_x7
-    _x9 = _x8*theta*trunc_exp_cumulant(1, _x4, analytic)
-    _x10 = one_minus_theta*trunc_exp_cumulant(1, -_x2 + b, analytic) - theta*trunc_exp_cumulant(1, _x2, analytic) + theta
-    return (_x1*_x8*one_minus_theta + _x9, -_x1*_x10*_x6*_x7*one_minus_theta - _x10*_x9 - _x6*one_minus_theta**2*trunc_exp_cumulant(2, _x0, analytic) - _x7*theta**2*trunc_exp_cumulant(2, _x4, analytic),)
+    _x9 = trunc_exp_cumulant(1, _x3, analytic)
+    _x10 = _x8*theta*(1 - _x9)
+    _x11 = _x2 - _x9*theta + theta
+    return (_x10 + _x2*_x8, -_x1*_x11*_x6*_x7*one_minus_theta - _x10*_x11 - _x6*one_minus_theta**2*trunc_exp_cumulant(2, _x0, analytic) - _x7*theta**2*trunc_exp_cumulant(2, _x3, analytic),)
 
 
 def error_hessian_one_head(a, b, theta, analytic=False):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*theta
-    _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = -_x0
-    _x3 = b*one_minus_theta
-    _x4 = _x2 + a + trunc_exp_log_mass(_x3, analytic)
-    _x5 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x4,))
-    _x6 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x4,))
-    _x7 = _x6**2
-    _x8 = _x5*_x7
-    _x9 = trunc_exp_cumulant(1, _x3, analytic)
-    _x10 = _x9*one_minus_theta
-    _x11 = _x10*_x8
-    _x12 = _x5**2
-    _x13 = _x12*_x6
-    _x14 = _x10*_x13
-    _x15 = theta*trunc_exp_cumulant(1, _x2, analytic)
-    _x16 = _x15*_x8
-    _x17 = _x13*_x15
-    _x18 = one_minus_theta**2
-    _x19 = _x5*_x6
-    _x20 = _x18*_x19*trunc_exp_cumulant(2, _x3, analytic)
-    _x21 = theta**2
-    _x22 = _x19*_x21*trunc_exp_cumulant(2, _x2, analytic)
-    _x23 = -_x0 + b
-    _x24 = one_minus_theta*trunc_exp_cumulant(1, _x23, analytic) - theta*trunc_exp_cumulant(1, _x0, analytic) + theta
-    _x25 = -_x24
-    _x26 = _x16*_x25
-    _x27 = _x18*trunc_exp_cumulant(2, _x23, analytic) - _x21*trunc_exp_cumulant(2, _x0, analytic)
-    return (_x11 - _x14 + _x16 - _x17, _x11*_x25 + _x14*_x24 + _x17*_x24 - _x20 + _x22 + _x26, _x12*_x24*_x25*_x6*_x9*one_minus_theta + _x15*_x19*_x27 - _x17*_x24**2 - 2*_x20*_x25 - 2*_x22*_x24 - _x24*_x26 + _x25**2*_x5*_x7*_x9*one_minus_theta + _x27*_x5*_x6*_x9*one_minus_theta + _x5*one_minus_theta**3*trunc_exp_cumulant(3, _x3, analytic) - _x6*theta**3*trunc_exp_cumulant(3, _x2, analytic),)
+    _x0 = b*one_minus_theta
+    _x1 = one_minus_theta*trunc_exp_cumulant(1, _x0, analytic)
+    _x2 = b*theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = -_x2 + a + trunc_exp_log_mass(_x0, analytic)
+    _x5 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x3, _x4,))
+    _x6 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x3, _x4,))
+    _x7 = _x5*_x6**2
+    _x8 = _x1*_x7
+    _x9 = _x5**2*_x6
+    _x10 = _x1*_x9
+    _x11 = trunc_exp_cumulant(1, _x2, analytic)
+    _x12 = theta*(1 - _x11)
+    _x13 = _x12*_x7
+    _x14 = _x12*_x9
+    _x15 = theta**2*trunc_exp_cumulant(2, _x2, analytic)
+    _x16 = _x5*_x6
+    _x17 = _x15*_x16
+    _x18 = one_minus_theta**2*trunc_exp_cumulant(2, _x0, analytic)
+    _x19 = _x16*_x18
+    _x20 = _x1 - _x11*theta + theta
+    _x21 = _x10*_x20
+    _x22 = -_x20
+    _x23 = _x13*_x22
+    _x24 = -_x15 + _x18
+    return (-_x10 + _x13 - _x14 + _x8, _x14*_x20 + _x17 - _x19 + _x21 + _x22*_x8 + _x23, _x1*_x16*_x24 + _x12*_x16*_x24 - _x14*_x20**2 - 2*_x17*_x20 - 2*_x19*_x22 - _x20*_x23 + _x21*_x22 + _x22**2*_x8 + _x5*one_minus_theta**3*trunc_exp_cumulant(3, _x0, analytic) + _x6*theta**3*trunc_exp_cumulant(3, _x2, analytic),)
 
 
 def error_reflected(a, b, theta, analytic=False):
     """e(θ) for the reflected estimator."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*one_minus_theta
-    _x1 = b*theta
-    _x2 = _x1 + a - b + trunc_exp_log_mass(_x1, analytic)
-    _x3 = trunc_exp_log_mass(_x0, analytic)
-    return one_minus_theta*softmax_weight_factored(1, (theta, one_minus_theta,), (_x2, _x3,))*trunc_exp_cumulant(1, -_x0, analytic) - theta*softmax_weight_factored(0, (theta, one_minus_theta,), (_x2, _x3,))*trunc_exp_cumulant(1, _x1, analytic)
+    _x0 = b*theta
+    _x1 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    return one_minus_theta*(1 - trunc_exp_cumulant(1, _x2, analytic))*softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,)) - theta*softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))*trunc_exp_cumulant(1, _x0, analytic)
 
 
 def error_gradient_reflected(a, b, theta, analytic=False):
@@ -308,18 +307,17 @@ def error_gradient_reflected(a, b, theta, analytic=False):
     one_minus_theta = 1 - theta
     _x0 = b*theta
     _x1 = trunc_exp_cumulant(1, _x0, analytic)
-    _x2 = _x0 - b
-    _x3 = _x2 + a + trunc_exp_log_mass(_x0, analytic)
-    _x4 = b*one_minus_theta
-    _x5 = trunc_exp_log_mass(_x4, analytic)
-    _x6 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x3, _x5,))
-    _x7 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x3, _x5,))
-    _x8 = _x6*_x7
-    _x9 = _x1*_x8*theta
-    _x10 = -_x4
-    _x11 = _x8*one_minus_theta*trunc_exp_cumulant(1, _x10, analytic)
-    _x12 = -_x1*theta + one_minus_theta*trunc_exp_cumulant(1, -_x2, analytic) + theta - 1
-    return (-_x11 - _x9, -_x11*_x12 - _x12*_x9 + _x6*one_minus_theta**2*trunc_exp_cumulant(2, _x10, analytic) + _x7*theta**2*trunc_exp_cumulant(2, _x0, analytic),)
+    _x2 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
+    _x3 = b*one_minus_theta
+    _x4 = trunc_exp_log_mass(_x3, analytic)
+    _x5 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x2, _x4,))
+    _x6 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x2, _x4,))
+    _x7 = _x5*_x6
+    _x8 = _x1*_x7*theta
+    _x9 = trunc_exp_cumulant(1, _x3, analytic)
+    _x10 = _x7*one_minus_theta*(1 - _x9)
+    _x11 = -_x1*theta + _x9*one_minus_theta + theta - 1
+    return (-_x10 - _x8, -_x10*_x11 - _x11*_x8 + _x5*one_minus_theta**2*trunc_exp_cumulant(2, _x3, analytic) + _x6*theta**2*trunc_exp_cumulant(2, _x0, analytic),)
 
 
 def error_hessian_reflected(a, b, theta, analytic=False):
@@ -329,33 +327,33 @@ def error_hessian_reflected(a, b, theta, analytic=False):
     _x0 = b*theta
     _x1 = trunc_exp_cumulant(1, _x0, analytic)
     _x2 = _x1*theta
-    _x3 = _x0 - b
-    _x4 = _x3 + a + trunc_exp_log_mass(_x0, analytic)
-    _x5 = b*one_minus_theta
-    _x6 = trunc_exp_log_mass(_x5, analytic)
-    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x6,))
-    _x8 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x6,))
-    _x9 = _x7*_x8**2
+    _x3 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
+    _x4 = b*one_minus_theta
+    _x5 = trunc_exp_log_mass(_x4, analytic)
+    _x6 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x3, _x5,))
+    _x7 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x3, _x5,))
+    _x8 = _x7**2
+    _x9 = _x6*_x8
     _x10 = _x2*_x9
-    _x11 = -_x5
-    _x12 = one_minus_theta*trunc_exp_cumulant(1, _x11, analytic)
-    _x13 = _x12*_x9
-    _x14 = _x7**2*_x8
-    _x15 = _x14*_x2
-    _x16 = _x12*_x14
-    _x17 = one_minus_theta**2
-    _x18 = _x7*_x8
-    _x19 = _x17*_x18*trunc_exp_cumulant(2, _x11, analytic)
-    _x20 = theta**2
-    _x21 = trunc_exp_cumulant(2, _x0, analytic)
-    _x22 = -_x3
-    _x23 = -_x1*theta + one_minus_theta*trunc_exp_cumulant(1, _x22, analytic) + theta - 1
-    _x24 = _x16*_x23
-    _x25 = -_x23
-    _x26 = _x10*_x25
-    _x27 = _x20*_x21
-    _x28 = _x17*trunc_exp_cumulant(2, _x22, analytic) - _x27
-    return (_x10 + _x13 - _x15 - _x16, -_x13*_x25 - _x15*_x23 - _x19 + _x20*_x21*_x7*_x8 - _x24 - _x26, _x12*_x18*_x28 + _x13*_x25**2 - _x15*_x23**2 + _x18*_x2*_x28 + 2*_x18*_x23*_x27 + 2*_x19*_x25 - _x23*_x26 + _x24*_x25 + _x7*one_minus_theta**3*trunc_exp_cumulant(3, _x11, analytic) - _x8*theta**3*trunc_exp_cumulant(3, _x0, analytic),)
+    _x11 = _x6**2
+    _x12 = _x11*_x7
+    _x13 = _x12*_x2
+    _x14 = trunc_exp_cumulant(1, _x4, analytic)
+    _x15 = 1 - _x14
+    _x16 = _x15*one_minus_theta
+    _x17 = _x16*_x9
+    _x18 = _x12*_x16
+    _x19 = one_minus_theta**2
+    _x20 = trunc_exp_cumulant(2, _x4, analytic)
+    _x21 = _x19*_x20
+    _x22 = _x6*_x7
+    _x23 = theta**2
+    _x24 = trunc_exp_cumulant(2, _x0, analytic)
+    _x25 = -_x1*theta + _x14*one_minus_theta + theta - 1
+    _x26 = -_x25
+    _x27 = _x10*_x26
+    _x28 = _x21 - _x23*_x24
+    return (_x10 - _x13 + _x17 - _x18, -_x13*_x25 - _x17*_x26 - _x18*_x25 - _x21*_x22 + _x23*_x24*_x6*_x7 - _x27, _x11*_x15*_x25*_x26*_x7*one_minus_theta - _x13*_x25**2 + _x15*_x26**2*_x6*_x8*one_minus_theta + _x15*_x28*_x6*_x7*one_minus_theta + 2*_x19*_x20*_x26*_x6*_x7 + _x2*_x22*_x28 + 2*_x23*_x24*_x25*_x6*_x7 - _x25*_x27 - _x6*one_minus_theta**3*trunc_exp_cumulant(3, _x4, analytic) - _x7*theta**3*trunc_exp_cumulant(3, _x0, analytic),)
 
 
 def error_averaged(a, b, theta, analytic=False):
@@ -364,14 +362,15 @@ def error_averaged(a, b, theta, analytic=False):
     one_minus_theta = 1 - theta
     _x0 = b*theta
     _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = -_x0
-    _x3 = b*one_minus_theta
-    _x4 = trunc_exp_log_mass(_x3, analytic)
-    _x5 = _x2 + _x4 + a
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = -_x0 + _x3 + a
+    _x5 = trunc_exp_cumulant(1, _x2, analytic)
     _x6 = ((acb(1)/2))*one_minus_theta
-    _x7 = ((acb(1)/2))*theta
-    _x8 = _x0 + _x1 + a - b
-    return _x6*softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x5,))*trunc_exp_cumulant(1, _x3, analytic) + _x6*softmax_weight_factored(1, (theta, one_minus_theta,), (_x8, _x4,))*trunc_exp_cumulant(1, -_x3, analytic) - _x7*softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x5,))*trunc_exp_cumulant(1, _x2, analytic) - _x7*softmax_weight_factored(0, (theta, one_minus_theta,), (_x8, _x4,))*trunc_exp_cumulant(1, _x0, analytic)
+    _x7 = _x0 + _x1 + a - b
+    _x8 = trunc_exp_cumulant(1, _x0, analytic)
+    _x9 = ((acb(1)/2))*theta
+    return _x5*_x6*softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x4,)) + _x6*(1 - _x5)*softmax_weight_factored(1, (theta, one_minus_theta,), (_x7, _x3,)) - _x8*_x9*softmax_weight_factored(0, (theta, one_minus_theta,), (_x7, _x3,)) - _x9*(1 - _x8)*softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x4,))
 
 
 def error_gradient_averaged(a, b, theta, analytic=False):
@@ -382,28 +381,26 @@ def error_gradient_averaged(a, b, theta, analytic=False):
     _x1 = trunc_exp_cumulant(1, _x0, analytic)
     _x2 = b*theta
     _x3 = trunc_exp_log_mass(_x2, analytic)
-    _x4 = -_x2
-    _x5 = trunc_exp_log_mass(_x0, analytic)
-    _x6 = _x4 + _x5 + a
-    _x7 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x3, _x6,))
-    _x8 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x3, _x6,))
-    _x9 = trunc_exp_cumulant(1, _x4, analytic)
-    _x10 = trunc_exp_cumulant(1, _x2, analytic)
-    _x11 = _x2 - b
-    _x12 = _x11 + _x3 + a
-    _x13 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x12, _x5,))
-    _x14 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x12, _x5,))
-    _x15 = _x13*_x14
-    _x16 = ((acb(1)/2))*_x10*_x15*theta
-    _x17 = -_x0
-    _x18 = ((acb(1)/2))*one_minus_theta
-    _x19 = _x15*_x18*trunc_exp_cumulant(1, _x17, analytic)
-    _x20 = ((acb(1)/2))*one_minus_theta**2
-    _x21 = ((acb(1)/2))*theta**2
-    _x22 = -_x10*theta + one_minus_theta*trunc_exp_cumulant(1, -_x11, analytic) + theta
-    _x23 = _x7*_x8
-    _x24 = _x22 - 1
-    return (((acb(1)/2))*_x1*_x7*_x8*one_minus_theta - _x16 - _x19 + ((acb(1)/2))*_x7*_x8*_x9*theta, -_x1*_x18*_x22*_x23 + _x13*_x20*trunc_exp_cumulant(2, _x17, analytic) + _x14*_x21*trunc_exp_cumulant(2, _x2, analytic) - _x16*_x24 - _x19*_x24 - _x20*_x8*trunc_exp_cumulant(2, _x0, analytic) - _x21*_x7*trunc_exp_cumulant(2, _x4, analytic) - (acb(1)/2)*_x22*_x23*_x9*theta,)
+    _x4 = trunc_exp_log_mass(_x0, analytic)
+    _x5 = -_x2 + _x4 + a
+    _x6 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x3, _x5,))
+    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x3, _x5,))
+    _x8 = trunc_exp_cumulant(1, _x2, analytic)
+    _x9 = 1 - _x8
+    _x10 = _x2 + _x3 + a - b
+    _x11 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x10, _x4,))
+    _x12 = ((acb(1)/2))*softmax_weight_factored(1, (theta, one_minus_theta,), (_x10, _x4,))
+    _x13 = _x11*_x12
+    _x14 = _x13*_x8*theta
+    _x15 = _x13*one_minus_theta*(1 - _x1)
+    _x16 = one_minus_theta**2*trunc_exp_cumulant(2, _x0, analytic)
+    _x17 = ((acb(1)/2))*_x7
+    _x18 = ((acb(1)/2))*theta**2*trunc_exp_cumulant(2, _x2, analytic)
+    _x19 = _x1*one_minus_theta
+    _x20 = _x19 - _x8*theta + theta
+    _x21 = _x17*_x6
+    _x22 = _x20 - 1
+    return (((acb(1)/2))*_x1*_x6*_x7*one_minus_theta - _x14 - _x15 + ((acb(1)/2))*_x6*_x7*_x9*theta, _x11*_x18 + _x12*_x16 - _x14*_x22 - _x15*_x22 - _x16*_x17 - _x18*_x6 - _x19*_x20*_x21 - _x20*_x21*_x9*theta,)
 
 
 def error_hessian_averaged(a, b, theta, analytic=False):
@@ -412,60 +409,60 @@ def error_hessian_averaged(a, b, theta, analytic=False):
     one_minus_theta = 1 - theta
     _x0 = b*one_minus_theta
     _x1 = trunc_exp_cumulant(1, _x0, analytic)
-    _x2 = ((acb(1)/2))*one_minus_theta
-    _x3 = _x1*_x2
-    _x4 = b*theta
-    _x5 = trunc_exp_log_mass(_x4, analytic)
-    _x6 = -_x4
-    _x7 = trunc_exp_log_mass(_x0, analytic)
-    _x8 = _x6 + _x7 + a
-    _x9 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x5, _x8,))
-    _x10 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x5, _x8,))
-    _x11 = _x10**2
-    _x12 = _x11*_x9
-    _x13 = _x12*_x3
-    _x14 = _x9**2
-    _x15 = _x10*_x14
-    _x16 = _x15*_x3
-    _x17 = trunc_exp_cumulant(1, _x6, analytic)
-    _x18 = ((acb(1)/2))*_x17*theta
-    _x19 = _x12*_x18
-    _x20 = _x15*_x18
-    _x21 = trunc_exp_cumulant(1, _x4, analytic)
-    _x22 = ((acb(1)/2))*_x21*theta
-    _x23 = _x4 - b
-    _x24 = _x23 + _x5 + a
-    _x25 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x24, _x7,))
-    _x26 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x24, _x7,))
-    _x27 = _x25*_x26**2
-    _x28 = _x22*_x27
-    _x29 = _x25**2*_x26
-    _x30 = _x22*_x29
-    _x31 = -_x0
-    _x32 = _x2*trunc_exp_cumulant(1, _x31, analytic)
-    _x33 = _x27*_x32
+    _x2 = _x1*one_minus_theta
+    _x3 = b*theta
+    _x4 = trunc_exp_log_mass(_x3, analytic)
+    _x5 = trunc_exp_log_mass(_x0, analytic)
+    _x6 = -_x3 + _x5 + a
+    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x6,))
+    _x8 = _x7**2
+    _x9 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x6,))
+    _x10 = ((acb(1)/2))*_x8*_x9
+    _x11 = _x9**2
+    _x12 = ((acb(1)/2))*_x7
+    _x13 = _x11*_x12
+    _x14 = trunc_exp_cumulant(1, _x3, analytic)
+    _x15 = 1 - _x14
+    _x16 = _x15*theta
+    _x17 = _x10*_x16
+    _x18 = _x13*_x16
+    _x19 = _x14*theta
+    _x20 = _x3 + _x4 + a - b
+    _x21 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x20, _x5,))
+    _x22 = _x21**2
+    _x23 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x20, _x5,))
+    _x24 = ((acb(1)/2))*_x23
+    _x25 = _x22*_x24
+    _x26 = _x19*_x25
+    _x27 = _x23**2
+    _x28 = ((acb(1)/2))*_x21
+    _x29 = _x27*_x28
+    _x30 = _x19*_x29
+    _x31 = 1 - _x1
+    _x32 = _x31*one_minus_theta
+    _x33 = _x25*_x32
     _x34 = _x29*_x32
-    _x35 = _x10*_x9
-    _x36 = one_minus_theta**2
-    _x37 = _x36*trunc_exp_cumulant(2, _x0, analytic)
-    _x38 = theta**2
-    _x39 = trunc_exp_cumulant(2, _x6, analytic)
-    _x40 = trunc_exp_cumulant(2, _x4, analytic)
-    _x41 = _x25*_x26
-    _x42 = _x36*trunc_exp_cumulant(2, _x31, analytic)
-    _x43 = -_x23
-    _x44 = -_x21*theta + one_minus_theta*trunc_exp_cumulant(1, _x43, analytic) + theta
+    _x35 = one_minus_theta**2
+    _x36 = trunc_exp_cumulant(2, _x0, analytic)
+    _x37 = _x35*_x36
+    _x38 = _x12*_x9
+    _x39 = theta**2
+    _x40 = trunc_exp_cumulant(2, _x3, analytic)
+    _x41 = _x23*_x28
+    _x42 = -_x14*theta + _x2 + theta
+    _x43 = -_x42
+    _x44 = _x42 - 1
     _x45 = -_x44
-    _x46 = _x44 - 1
-    _x47 = _x33*_x46
-    _x48 = -_x46
-    _x49 = _x30*_x48
-    _x50 = ((acb(1)/2))*one_minus_theta**3
-    _x51 = ((acb(1)/2))*theta**3
-    _x52 = _x38*_x40
-    _x53 = _x36*trunc_exp_cumulant(2, _x43, analytic) - _x52
+    _x46 = _x30*_x45
+    _x47 = one_minus_theta**3
+    _x48 = trunc_exp_cumulant(3, _x0, analytic)
+    _x49 = theta**3
+    _x50 = trunc_exp_cumulant(3, _x3, analytic)
+    _x51 = _x39*_x40
+    _x52 = _x7*_x9
+    _x53 = _x37 - _x51
     _x54 = -_x53
-    return (-_x13 + _x16 - _x19 + _x20 - _x28 + _x30 - _x33 + _x34, ((acb(1)/2))*_x1*_x10*_x14*_x45*one_minus_theta + ((acb(1)/2))*_x1*_x11*_x44*_x9*one_minus_theta + ((acb(1)/2))*_x10*_x14*_x17*_x45*theta + ((acb(1)/2))*_x10*_x38*_x39*_x9 + ((acb(1)/2))*_x11*_x17*_x44*_x9*theta + ((acb(1)/2))*_x25*_x26*_x38*_x40 - _x28*_x46 - _x34*_x48 - (acb(1)/2)*_x35*_x37 - (acb(1)/2)*_x41*_x42 - _x47 - _x49, _x10*_x50*trunc_exp_cumulant(3, _x0, analytic) + _x13*_x44*_x45 + _x16*_x45**2 - _x18*_x35*_x54 - _x19*_x44**2 - _x20*_x44*_x45 - _x22*_x41*_x54 - _x25*_x51*trunc_exp_cumulant(3, _x4, analytic) + _x26*_x50*trunc_exp_cumulant(3, _x31, analytic) - _x28*_x46**2 + _x3*_x35*_x53 + _x32*_x41*_x53 + _x34*_x48**2 - _x35*_x37*_x45 - _x35*_x38*_x39*_x44 + _x41*_x42*_x48 + _x41*_x46*_x52 - _x46*_x49 + _x47*_x48 - _x51*_x9*trunc_exp_cumulant(3, _x6, analytic),)
+    return (-_x10*_x2 + _x13*_x2 - _x17 + _x18 - _x26 + _x30 - _x33 + _x34, ((acb(1)/2))*_x1*_x11*_x43*_x7*one_minus_theta + ((acb(1)/2))*_x1*_x42*_x8*_x9*one_minus_theta + ((acb(1)/2))*_x11*_x15*_x43*_x7*theta + ((acb(1)/2))*_x15*_x42*_x8*_x9*theta + ((acb(1)/2))*_x21*_x23*_x39*_x40 - _x26*_x44 - _x33*_x44 - _x34*_x45 - _x37*_x38 - _x37*_x41 + ((acb(1)/2))*_x39*_x40*_x7*_x9 - _x46, ((acb(1)/2))*_x1*_x11*_x43**2*_x7*one_minus_theta + ((acb(1)/2))*_x1*_x42*_x43*_x8*_x9*one_minus_theta + ((acb(1)/2))*_x1*_x53*_x7*_x9*one_minus_theta - _x16*_x38*_x54 - _x17*_x42**2 - _x18*_x42*_x43 - _x19*_x41*_x54 + ((acb(1)/2))*_x21*_x23*_x31*_x53*one_minus_theta + _x21*_x23*_x35*_x36*_x45 + _x21*_x23*_x39*_x40*_x44 + ((acb(1)/2))*_x21*_x27*_x31*_x45**2*one_minus_theta + ((acb(1)/2))*_x22*_x23*_x31*_x44*_x45*one_minus_theta - _x24*_x49*_x50 - _x26*_x44**2 - _x28*_x47*_x48 - _x37*_x43*_x52 - _x42*_x51*_x52 - _x44*_x46 + ((acb(1)/2))*_x47*_x48*_x7 + ((acb(1)/2))*_x49*_x50*_x9,)
 
 
 def error_pooled(a, b, theta, analytic=False):
@@ -473,13 +470,14 @@ def error_pooled(a, b, theta, analytic=False):
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
     _x0 = b*one_minus_theta
-    _x1 = b*theta
-    _x2 = trunc_exp_log_mass(_x1, analytic)
-    _x3 = -_x1
+    _x1 = trunc_exp_cumulant(1, _x0, analytic)
+    _x2 = b*theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
     _x4 = trunc_exp_log_mass(_x0, analytic)
-    _x5 = _x3 + _x4 + a
-    _x6 = _x1 + _x2 + a - b
-    return one_minus_theta*softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x2, _x5, _x6, _x4,))*trunc_exp_cumulant(1, _x0, analytic) + one_minus_theta*softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x2, _x5, _x6, _x4,))*trunc_exp_cumulant(1, -_x0, analytic) - theta*softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x2, _x5, _x6, _x4,))*trunc_exp_cumulant(1, _x3, analytic) - theta*softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x2, _x5, _x6, _x4,))*trunc_exp_cumulant(1, _x1, analytic)
+    _x5 = -_x2 + _x4 + a
+    _x6 = _x2 + _x3 + a - b
+    _x7 = trunc_exp_cumulant(1, _x2, analytic)
+    return _x1*one_minus_theta*softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x3, _x5, _x6, _x4,)) - _x7*theta*softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x3, _x5, _x6, _x4,)) + one_minus_theta*(1 - _x1)*softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x3, _x5, _x6, _x4,)) - theta*(1 - _x7)*softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x3, _x5, _x6, _x4,))
 
 
 def error_gradient_pooled(a, b, theta, analytic=False):
@@ -488,31 +486,31 @@ def error_gradient_pooled(a, b, theta, analytic=False):
     one_minus_theta = 1 - theta
     _x0 = b*theta
     _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = -_x0
-    _x3 = b*one_minus_theta
-    _x4 = trunc_exp_log_mass(_x3, analytic)
-    _x5 = _x2 + _x4 + a
-    _x6 = _x0 - b
-    _x7 = _x1 + _x6 + a
-    _x8 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x9 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x10 = _x8 + _x9
-    _x11 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x12 = trunc_exp_cumulant(1, _x3, analytic)
-    _x13 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x14 = trunc_exp_cumulant(1, _x0, analytic)
-    _x15 = _x13*_x14*theta
-    _x16 = -_x11 - _x13
-    _x17 = -_x3
-    _x18 = trunc_exp_cumulant(1, _x17, analytic)
-    _x19 = _x8*theta*trunc_exp_cumulant(1, _x2, analytic)
-    _x20 = one_minus_theta**2
-    _x21 = theta**2
-    _x22 = -_x14*theta + one_minus_theta*trunc_exp_cumulant(1, -_x6, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = -_x0 + _x3 + a
+    _x5 = _x0 + _x1 + a - b
+    _x6 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x7 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x8 = _x6 + _x7
+    _x9 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x10 = trunc_exp_cumulant(1, _x2, analytic)
+    _x11 = _x10*one_minus_theta
+    _x12 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x13 = trunc_exp_cumulant(1, _x0, analytic)
+    _x14 = _x12*_x13*theta
+    _x15 = -_x12 - _x9
+    _x16 = 1 - _x10
+    _x17 = _x6*theta*(1 - _x13)
+    _x18 = one_minus_theta**2
+    _x19 = trunc_exp_cumulant(2, _x2, analytic)
+    _x20 = theta**2
+    _x21 = trunc_exp_cumulant(2, _x0, analytic)
+    _x22 = _x11 - _x13*theta
     _x23 = _x22 + theta
     _x24 = _x23 - 1
     _x25 = _x22 + 2*theta - 1
-    return (_x10*_x11*_x12*one_minus_theta - _x10*_x15 + _x16*_x18*_x9*one_minus_theta - _x16*_x19, _x11*_x12*one_minus_theta*(-_x13*_x25 - _x23*_x8 - _x9*theta) - _x11*_x20*trunc_exp_cumulant(2, _x3, analytic) + _x13*_x21*trunc_exp_cumulant(2, _x0, analytic) - _x15*(_x11*_x25 + _x24*_x9 - _x8*one_minus_theta) + _x18*_x9*one_minus_theta*(_x11*theta - _x13*_x24 - _x22*_x8) - _x19*(_x11*_x23 + _x13*one_minus_theta + _x22*_x9) + _x20*_x9*trunc_exp_cumulant(2, _x17, analytic) - _x21*_x8*trunc_exp_cumulant(2, _x2, analytic),)
+    return (_x11*_x8*_x9 - _x14*_x8 + _x15*_x16*_x7*one_minus_theta - _x15*_x17, _x10*_x9*one_minus_theta*(-_x12*_x25 - _x23*_x6 - _x7*theta) + _x12*_x20*_x21 - _x14*(_x24*_x7 + _x25*_x9 - _x6*one_minus_theta) + _x16*_x7*one_minus_theta*(-_x12*_x24 - _x22*_x6 + _x9*theta) - _x17*(_x12*one_minus_theta + _x22*_x7 + _x23*_x9) + _x18*_x19*_x7 - _x18*_x19*_x9 - _x20*_x21*_x6,)
 
 
 def error_hessian_pooled(a, b, theta, analytic=False):
@@ -521,68 +519,67 @@ def error_hessian_pooled(a, b, theta, analytic=False):
     one_minus_theta = 1 - theta
     _x0 = b*theta
     _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = -_x0
-    _x3 = b*one_minus_theta
-    _x4 = trunc_exp_log_mass(_x3, analytic)
-    _x5 = _x2 + _x4 + a
-    _x6 = _x0 - b
-    _x7 = _x1 + _x6 + a
-    _x8 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x9 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x10 = _x8 + _x9
-    _x11 = _x10**2
-    _x12 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x13 = trunc_exp_cumulant(1, _x3, analytic)
-    _x14 = _x12*_x13*one_minus_theta
-    _x15 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x5, _x7, _x4,))
-    _x16 = theta*trunc_exp_cumulant(1, _x0, analytic)
-    _x17 = _x15*_x16
-    _x18 = -_x12 - _x15
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = -_x0 + _x3 + a
+    _x5 = _x0 + _x1 + a - b
+    _x6 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x7 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x8 = _x6 + _x7
+    _x9 = _x8**2
+    _x10 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x11 = trunc_exp_cumulant(1, _x2, analytic)
+    _x12 = _x11*one_minus_theta
+    _x13 = _x10*_x12
+    _x14 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x15 = trunc_exp_cumulant(1, _x0, analytic)
+    _x16 = _x15*theta
+    _x17 = _x14*_x16
+    _x18 = -_x10 - _x14
     _x19 = _x18**2
-    _x20 = -_x3
-    _x21 = trunc_exp_cumulant(1, _x20, analytic)
-    _x22 = _x21*_x9*one_minus_theta
-    _x23 = theta*trunc_exp_cumulant(1, _x2, analytic)
-    _x24 = _x23*_x8
-    _x25 = _x10*_x12
-    _x26 = _x10*_x15
-    _x27 = -_x25 - _x26
-    _x28 = _x18*_x8
-    _x29 = _x18*_x9 + _x28
-    _x30 = one_minus_theta**2
-    _x31 = _x30*trunc_exp_cumulant(2, _x3, analytic)
+    _x20 = 1 - _x11
+    _x21 = _x20*_x7*one_minus_theta
+    _x22 = theta*(1 - _x15)
+    _x23 = _x22*_x6
+    _x24 = _x10*_x8
+    _x25 = _x14*_x8
+    _x26 = -_x24 - _x25
+    _x27 = _x18*_x6
+    _x28 = _x18*_x7 + _x27
+    _x29 = one_minus_theta**2
+    _x30 = trunc_exp_cumulant(2, _x2, analytic)
+    _x31 = _x29*_x30
     _x32 = theta**2
     _x33 = trunc_exp_cumulant(2, _x0, analytic)
-    _x34 = _x32*trunc_exp_cumulant(2, _x2, analytic)
-    _x35 = trunc_exp_cumulant(2, _x20, analytic)
-    _x36 = _x15*one_minus_theta
-    _x37 = -_x6
-    _x38 = -_x16 + one_minus_theta*trunc_exp_cumulant(1, _x37, analytic)
-    _x39 = _x38*_x9
-    _x40 = _x38 + theta
-    _x41 = _x12*_x40
-    _x42 = _x36 + _x39 + _x41
-    _x43 = _x40 - 1
-    _x44 = _x38 + 2*theta - 1
-    _x45 = _x12*_x44 + _x43*_x9 - _x8*one_minus_theta
-    _x46 = -_x40
-    _x47 = -_x15*_x44
-    _x48 = _x46*_x8 + _x47 - _x9*theta
-    _x49 = _x12*theta
-    _x50 = -_x38
-    _x51 = -_x15*_x43
-    _x52 = _x49 + _x50*_x8 + _x51
-    _x53 = _x42*_x8
-    _x54 = _x52*_x9
-    _x55 = _x53 + _x54
-    _x56 = _x15*_x45
-    _x57 = _x12*_x48
-    _x58 = -_x56 - _x57
-    _x59 = one_minus_theta**3
-    _x60 = theta**3
-    _x61 = _x32*_x33
-    _x62 = _x30*trunc_exp_cumulant(2, _x37, analytic) - _x61
-    _x63 = _x15*_x62 + _x62*_x8
-    _x64 = -_x62
-    _x65 = _x12*_x64 + _x64*_x9
-    return (_x11*_x14 - _x11*_x17 + _x14*_x29 - _x17*_x29 + _x19*_x22 - _x19*_x24 + _x22*_x27 - _x24*_x27, _x10*_x12*_x13*_x48*one_minus_theta + _x10*_x15*_x32*_x33 + _x12*_x13*_x55*one_minus_theta - _x16*_x26*_x45 - _x17*_x55 + _x18*_x21*_x52*_x9*one_minus_theta + _x18*_x30*_x35*_x9 + _x21*_x58*_x9*one_minus_theta - _x23*_x28*_x42 - _x24*_x58 - _x25*_x31 - _x28*_x34, _x12*_x59*trunc_exp_cumulant(3, _x3, analytic) + _x14*_x48**2 + _x14*(_x45*_x47 + _x46*_x53 - _x54*theta + _x63) - _x15*_x60*trunc_exp_cumulant(3, _x0, analytic) - _x17*_x45**2 - _x17*(_x43*_x54 + _x44*_x57 - _x53*one_minus_theta + _x65) + _x22*_x52**2 + _x22*(_x45*_x51 + _x48*_x49 + _x50*_x53 + _x63) - _x24*_x42**2 - _x24*(_x36*_x45 + _x39*_x52 + _x41*_x48 + _x65) + 2*_x30*_x35*_x54 - 2*_x31*_x57 - 2*_x34*_x53 + 2*_x56*_x61 + _x59*_x9*trunc_exp_cumulant(3, _x20, analytic) - _x60*_x8*trunc_exp_cumulant(3, _x2, analytic),)
+    _x34 = _x32*_x33
+    _x35 = _x6*one_minus_theta
+    _x36 = _x12 - _x16
+    _x37 = _x36 + theta
+    _x38 = _x37 - 1
+    _x39 = _x38*_x7
+    _x40 = _x36 + 2*theta - 1
+    _x41 = _x10*_x40 - _x35 + _x39
+    _x42 = _x7*theta
+    _x43 = -_x37*_x6
+    _x44 = -_x14*_x40
+    _x45 = -_x42 + _x43 + _x44
+    _x46 = _x36*_x7
+    _x47 = _x10*_x37 + _x14*one_minus_theta + _x46
+    _x48 = -_x36
+    _x49 = -_x38
+    _x50 = _x10*theta + _x14*_x49 + _x48*_x6
+    _x51 = _x47*_x6
+    _x52 = _x50*_x7
+    _x53 = _x51 + _x52
+    _x54 = _x14*_x41
+    _x55 = _x10*_x45
+    _x56 = -_x54 - _x55
+    _x57 = one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic)
+    _x58 = theta**3*trunc_exp_cumulant(3, _x0, analytic)
+    _x59 = 2*_x34
+    _x60 = 2*_x31
+    _x61 = _x31 - _x34
+    _x62 = _x14*_x61 + _x6*_x61
+    _x63 = -_x61
+    _x64 = _x10*_x63 + _x63*_x7
+    return (_x13*_x28 + _x13*_x9 - _x17*_x28 - _x17*_x9 + _x19*_x21 - _x19*_x23 + _x21*_x26 - _x23*_x26, _x10*_x11*_x45*_x8*one_minus_theta + _x10*_x11*_x53*one_minus_theta + _x14*_x32*_x33*_x8 - _x16*_x25*_x41 - _x17*_x53 + _x18*_x20*_x50*_x7*one_minus_theta + _x18*_x29*_x30*_x7 + _x20*_x56*_x7*one_minus_theta - _x22*_x27*_x47 - _x23*_x56 - _x24*_x31 - _x27*_x34, _x10*_x57 + _x13*_x45**2 + _x13*(_x41*_x44 - _x42*_x50 + _x43*_x47 + _x62) - _x14*_x58 - _x17*_x41**2 - _x17*(-_x35*_x47 + _x39*_x50 + _x40*_x55 + _x64) + _x21*_x50**2 + _x21*(_x48*_x51 + _x49*_x54 + _x55*theta + _x62) - _x23*_x47**2 - _x23*(_x37*_x55 + _x46*_x50 + _x54*one_minus_theta + _x64) - _x51*_x59 + _x52*_x60 + _x54*_x59 - _x55*_x60 - _x57*_x7 + _x58*_x6,)
