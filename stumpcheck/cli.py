@@ -159,7 +159,7 @@ def _eval_certified(quantity, a_text, b_text, theta_text, digits, estimator, rel
         click.echo(f"{name} = {enclosure}")
 
 
-def _positive_float(text: str, name: str) -> float:
+def _decimal_float(text: str, name: str) -> float:
     from numerics.precision import parse_decimal
 
     value = float(parse_decimal(text, name))
@@ -191,11 +191,11 @@ def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_c
 
     if dps is not None:
         raise InputError("--dps: the high-precision flow is not implemented yet; omit it for float64")
-    a0 = _positive_float(a0_text, "a0")
-    b0 = _positive_float(b0_text, "b0")
-    t_max = _positive_float(t_max_text, "t-max")
-    rtol = _positive_float(rtol_text, "rtol")
-    delta = _positive_float(delta_text, "delta")
+    a0 = _decimal_float(a0_text, "a0")
+    b0 = _decimal_float(b0_text, "b0")
+    t_max = _decimal_float(t_max_text, "t-max")
+    rtol = _decimal_float(rtol_text, "rtol")
+    delta = _decimal_float(delta_text, "delta")
     from tqdm import tqdm
 
     bar = tqdm(total=1000, desc="flow (fraction of log t_max)", disable=quiet, file=sys.stderr,
