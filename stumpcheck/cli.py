@@ -221,13 +221,22 @@ def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_c
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
 
 
-def _register_certify() -> None:
-    from stumpcheck.certify_command import certify
+# Commands that live in their own modules, as "module:click_object". Each
+# issue's commands get a module of their own; add a line here to register one.
+COMMAND_MODULES = (
+    "stumpcheck.certify_command:certify",
+)
 
-    cli.add_command(certify)
+
+def _register_commands() -> None:
+    import importlib
+
+    for spec in COMMAND_MODULES:
+        module_name, attribute = spec.split(":")
+        cli.add_command(getattr(importlib.import_module(module_name), attribute))
 
 
-_register_certify()
+_register_commands()
 
 
 def main(argv=None) -> int:
