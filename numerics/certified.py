@@ -65,7 +65,7 @@ from numerics.precision import InputError, guard_bits, validate_dps
 from numerics.quadrature import breakpoints, breakpoints_float64
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "error_ball", "certified_error",
-           "certified_loss", "certified_loss_gradient", "to_arb", "working_bits", "ESTIMATORS"]
+           "certified_loss", "certified_loss_gradient", "certified_loss_hessian", "to_arb", "working_bits", "ESTIMATORS"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 _LOG2_10 = math.log2(10)
@@ -613,3 +613,44 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
 
     return tuple(_certified_integrals(components, 2, a, b, estimator, dps, rel_width,
                                       estimate[1:] if estimate else None))
+
+
+def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30,
+                           rel_width=None) -> tuple[Enclosure, Enclosure, Enclosure]:
+    """Certified enclosures of (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ.
+
+    Same rigorous integration as :func:`certified_loss_gradient`; the three
+    integrands are analytic wherever e and its derivatives are. Tolerances are
+    scaled by a float64 estimate of the Hessian (never part of the result).
+    """
+    dps = validate_dps(dps)
+    rel_width = _validate_rel_width(rel_width)
+    tag = _tag(estimator)
+    gradient = getattr(gen_arb, f"error_gradient_{tag}")
+    hessian = getattr(gen_arb, f"error_hessian_{tag}")
+    error = getattr(gen_arb, f"error_{tag}")
+
+    def components(a_ball, b_ball, t, analytic):
+        e = error(a_ball, b_ball, t, analytic)
+        g = gradient(a_ball, b_ball, t, analytic)
+        h = hessian(a_ball, b_ball, t, analytic)
+        return (g[0] * g[0] + e * h[0], g[0] * g[1] + e * h[1], g[1] * g[1] + e * h[2])
+
+    return tuple(_certified_integrals(components, 3, a, b, estimator, dps, rel_width,
+                                      _float_hessian_estimate(a, b, estimator)))
+
+
+def _float_hessian_estimate(a, b, estimator):
+    """(H_aa, H_ab, H_bb) in float64, only to scale tolerances (never part of a result)."""
+    try:
+        from numerics.population import loss_gradient_hessian_float64
+
+        _, _, hessian = loss_gradient_hessian_float64(_as_float(a), _as_float(b), estimator=estimator)
+        import numpy as np
+
+        hessian = np.asarray(hessian, dtype=float)
+        if hessian.shape == (2, 2):
+            hessian = hessian[0, 0], hessian[0, 1], hessian[1, 1]
+        return tuple(float(h) for h in hessian)
+    except (ArithmeticError, ValueError, TypeError, ImportError):
+        return None
