@@ -1,0 +1,175 @@
+"""``stumpcheck train``: constant-step GD on a corpus loss L̂ (see :mod:`numerics.training`).
+
+Registered in :mod:`stumpcheck.cli`. The corpus is a file (``--corpus``) or
+sampled (``--m --n --seed``). Defaults (MODEL.md §4): a₀ = b₀ = 10, η from the
+curvature at the start (η = 1/‖∇²L̂(a₀, b₀)‖₂, printed with its rule), and
+``--steps 1000`` when neither --steps nor --t-max is given (--b-target only
+adds an earlier stop). Writes trajectory.csv,
+trajectory.json, frozen.json, training.png and checkpoints/checkpoint.npz into
+--out. Bad input raises :class:`numerics.precision.InputError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from numerics.precision import InputError
+
+__all__ = ["train", "DEFAULT_STEPS"]
+
+DEFAULT_STEPS = 1000
+
+
+def _number(text, name: str, *, positive: bool = False) -> float | None:
+    if text is None:
+        return None
+    from numerics.precision import parse_decimal
+
+    value = float(parse_decimal(text, f"--{name}"))
+    if not math.isfinite(value):
+        raise InputError(f"--{name} is out of the float64 range, got {text!r}")
+    if positive and not value > 0:
+        raise InputError(f"--{name} must be > 0, got {text!r}")
+    return value
+
+
+def _integer(text, name: str, *, minimum: int = 1) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise InputError(f"--{name} must be an integer, got {text!r}") from None
+    if value < minimum:
+        raise InputError(f"--{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _load_corpus(corpus_file, m_text, n_text, seed_text):
+    from numerics.corpus import load_corpus, make_corpus
+
+    sampled = [t is not None for t in (m_text, n_text, seed_text)]
+    if corpus_file is not None:
+        if any(sampled):
+            raise InputError("give either --corpus FILE or --m M --n N --seed S, not both")
+        corpus = load_corpus(corpus_file)
+        return corpus, {"source": str(corpus_file)}
+    if not all(sampled):
+        missing = [f"--{k}" for k, s in zip(("m", "n", "seed"), sampled) if not s]
+        raise InputError(f"give --corpus FILE, or all of --m, --n, --seed (missing {', '.join(missing)})")
+    corpus = make_corpus(_integer(m_text, "m"), _integer(n_text, "n"), seed=_integer(seed_text, "seed", minimum=0))
+    return corpus, {"source": "sampled"}
+
+
+@click.command("train")
+@click.option("--corpus", "corpus_file", default=None, type=click.Path(dir_okay=False),
+              help="Corpus .npz file (from `stumpcheck corpus`); or use --m --n --seed.")
+@click.option("--m", "m_text", default=None, help="Number of tasks of a sampled corpus.")
+@click.option("--n", "n_text", default=None, help="Points per task of a sampled corpus.")
+@click.option("--seed", "seed_text", default=None, help="Seed of a sampled corpus (non-negative integer).")
+@click.option("--steps", "steps_text", default=None,
+              help=f"Number of GD steps (default {DEFAULT_STEPS} unless --t-max is given).")
+@click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps).")
+@click.option("--b-target", "b_target_text", default=None, help="Also stop once b >= B.")
+@click.option("--eta", "eta_text", default=None,
+              help="Step size (default: 1/||Hess L̂(a0, b0)||_2, the curvature at the start).")
+@click.option("--a0", "a0_text", default="10", show_default=True, help="Initial label score a0.")
+@click.option("--b0", "b0_text", default="10", show_default=True,
+              help="Initial attention scale b0 > 0 (large-resolution start).")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--resume", is_flag=True, help="Continue from the checkpoint in --out (same corpus and settings).")
+@click.option("--estimator", default="one-head", show_default=True,
+              type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
+@click.option("--checkpoint-every", "checkpoint_every_text", default="1000", show_default=True,
+              help="Write a checkpoint every K steps.")
+@click.option("--record-every", "record_every_text", default="1", show_default=True,
+              help="Record (step, t, a, b, L̂) every K steps (and at the last step).")
+@click.option("--method", default="dense", show_default=True, type=click.Choice(["dense", "pruned"]),
+              help="How L̂ and its gradient are summed (numerics.empirical).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_target_text, eta_text, a0_text,
+          b0_text, out_dir, resume, estimator, checkpoint_every_text, record_every_text, method, quiet) -> None:
+    """Constant-step gradient descent z ← z − η ∇L̂(z) on a corpus, z = (a, b).
+
+    Prints η and its rule and a table of the trajectory, and writes
+    trajectory.csv/.json, frozen.json (the frozen a, b), training.png and a
+    checkpoint into --out; --resume continues an interrupted run and ends with
+    the same numbers as an uninterrupted one.
+    """
+    from tqdm import tqdm
+
+    from numerics.provenance import provenance
+    from numerics.training import default_eta, train_gd
+    from numerics.training_checkpoint import CHECKPOINT_NAME, read_checkpoint
+    from numerics.training_report import training_table, write_training_outputs
+
+    steps = _integer(steps_text, "steps")
+    t_max = _number(t_max_text, "t-max", positive=True)
+    b_target = _number(b_target_text, "b-target", positive=True)
+    if steps is not None and t_max is not None:
+        raise InputError("give --steps or --t-max, not both")
+    if steps is None and t_max is None:
+        steps = DEFAULT_STEPS
+    eta = _number(eta_text, "eta", positive=True)
+    a0 = _number(a0_text, "a0")
+    b0 = _number(b0_text, "b0", positive=True)
+    checkpoint_every = _integer(checkpoint_every_text, "checkpoint-every")
+    record_every = _integer(record_every_text, "record-every")
+    corpus, source = _load_corpus(corpus_file, m_text, n_text, seed_text)
+    out = Path(out_dir)
+    checkpoint_dir = out / "checkpoints"
+    if not resume and (checkpoint_dir / CHECKPOINT_NAME).exists():
+        raise InputError(f"{out} already holds a checkpoint: pass --resume to continue it, or choose another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create {out}: {exc.strerror or exc}") from None
+
+    shown_eta = eta if eta is not None else default_eta(corpus.x, corpus.theta, a0, b0, estimator=estimator)[0]
+    total = steps if steps is not None else (math.ceil(t_max / shown_eta) if t_max is not None else None)
+    bar = tqdm(total=total, desc="GD steps", disable=quiet, file=sys.stderr, mininterval=0.5, unit="step")
+    shown = {"time": 0.0}
+
+    def progress(step, a, b, loss):
+        bar.update(step - bar.n)
+        now = time.monotonic()
+        if now - shown["time"] > 0.5:
+            shown["time"] = now
+            bar.set_postfix_str(f"b={b:.4g} L={loss:.4e}", refresh=False)
+
+    try:
+        result = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, eta=eta, steps=steps, b_target=b_target,
+                          t_max=t_max, estimator=estimator, checkpoint_dir=checkpoint_dir,
+                          checkpoint_every=checkpoint_every, resume=resume, progress=progress,
+                          record_every=record_every, method=method)
+    except KeyboardInterrupt:
+        bar.close()
+        try:
+            kept = f"the checkpoint at step {read_checkpoint(checkpoint_dir).step} in {checkpoint_dir} is kept"
+        except InputError:
+            kept = "no checkpoint was written"
+        click.echo(f"stumpcheck train: interrupted; {kept}; rerun with --resume to continue", err=True)
+        raise
+    finally:
+        bar.close()
+    click.echo(f"corpus: m={corpus.m}, n={corpus.n}, seed={corpus.seed}, prior={corpus.prior}, "
+               f"sampler={corpus.sampler_name} ({source['source']}); estimator {estimator}; float64")
+    click.echo(f"step size: {result.eta_rule}")
+    if result.resumed_from_step is not None:
+        click.echo(f"resumed from the checkpoint at step {result.resumed_from_step}")
+    click.echo(training_table(result))
+    click.echo(f"stopped because: {result.stopped_because}; {result.steps} steps, final a = {result.a!r}, "
+               f"b = {result.b!r}, L̂ = {result.loss:.6e}")
+    corpus_info = {"m": corpus.m, "n": corpus.n, "seed": corpus.seed, "prior": corpus.prior,
+                   "sampler": corpus.sampler_name, **source}
+    try:
+        paths = write_training_outputs(result, out, corpus=corpus_info,
+                                       provenance=provenance(seed=corpus.seed, precision="float64"))
+    except OSError as exc:
+        raise InputError(f"cannot write into {out}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {', '.join(p.name for p in paths)} and checkpoints/{CHECKPOINT_NAME} to {out}")

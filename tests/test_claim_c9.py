@@ -1,0 +1,44 @@
+"""Claim C9: GD is a descent method below the computed step bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from numerics.claim_c9 import ABOVE_FACTORS, ROUNDING_ULPS, check_c9, loss_increases
+from numerics.corpus import make_corpus
+from numerics.training import step_bound
+
+
+def test_loss_increases_counts_only_beyond_the_rounding_level():
+    loss = np.array([1.0, 0.5, 0.5 * (1 + 2.0**-52), 0.4, 0.45, 0.3])
+    counts = loss_increases(loss)
+    assert counts["increases"] == 1 and counts["raw_increases"] == 2
+    assert counts["at_step"] == 3 and counts["max_relative_increase"] == pytest.approx(0.125)
+    assert loss_increases(np.array([1.0, 1.0 + ROUNDING_ULPS * 2.0**-52 * 2]))["increases"] == 1
+    assert loss_increases(np.array([3.0, 2.0, 1.0]))["increases"] == 0
+
+
+def test_check_c9_quick(tmp_path):
+    result = check_c9(quick=True, seed=0, out_dir=tmp_path)
+    d = result.details
+    assert result.id == "C9" and result.evidence == "sampled"
+    assert result.status == ("PASS" if d["eta"] < d["bound"] and d["below_bound"]["increases"] == 0 else "FAIL")
+    assert result.passed, result.figure
+    assert d["seed"] == 0 and d["m"] == 64 and d["n"] == 64 and d["precision"] == "float64"
+    assert d["bound"] * d["max_curvature"] == pytest.approx(2.0, rel=1e-15)
+    assert d["curvature_points"] == 2 * d["steps"] + 1  # iterates and segment midpoints
+    assert [entry["eta_over_bound"] for entry in d["above_bound"]] == list(ABOVE_FACTORS)
+    assert d["plots"] == ["c9_descent.png"] and (tmp_path / "c9_descent.png").stat().st_size > 1000
+    # the bound is recomputable from the reported maximiser
+    corpus = make_corpus(64, 64, seed=0)
+    again = step_bound(corpus.x, corpus.theta, [d["attempts"][-1]["at"][0]], [d["attempts"][-1]["at"][1]])
+    assert again.bound == d["bound"]
+
+
+@pytest.mark.slow
+def test_check_c9_full_mode(tmp_path):
+    """m = n = 256, 2000 steps (about 4 minutes on 2 shared cores)."""
+    result = check_c9(quick=False, seed=0, out_dir=tmp_path)
+    assert result.details["m"] == 256 and result.details["steps"] == 2000
+    assert result.passed, result.figure
