@@ -153,7 +153,7 @@ def _validated(cell: dict) -> dict:
                                                         and 0 <= t <= 1 for t in thetas)):
         raise InputError(f"thetas must be a non-empty list of numbers in [0, 1], got {thetas!r}")
     if min(cell["m"], cell["n"]) < 8:
-        raise InputError(f"m ∧ n must be >= 8 (b0 = (m∧n)/8 > 0 and a corpus to train on), got m={cell['m']}, "
+        raise InputError(f"m ∧ n must be >= 8 (a corpus to run C5 and train on), got m={cell['m']}, "
                          f"n={cell['n']}")
     return cell
 
