@@ -72,7 +72,7 @@ def export(out_dir: str, fmt: str, update_package: bool) -> None:
 @click.option("--estimator", default="one-head", show_default=True,
               type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
 @click.option("--certified", is_flag=True,
-              help="Print a rigorous Arb enclosure [mid +/- rad] instead (error, loss, grad).")
+              help="Print a rigorous Arb enclosure [mid +/- rad] instead.")
 @click.option("--rel-width", "rel_width_text", default=None,
               help="With --certified: fail (exit 1) unless rad/|mid| is at most this.")
 def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified, rel_width_text) -> None:
@@ -147,7 +147,8 @@ def _eval_certified(quantity, a_text, b_text, theta_text, digits, estimator, rel
             grad = cert.certified_loss_gradient(a, b, estimator=estimator, dps=digits, rel_width=rel_width)
             values = list(zip(("dL/da", "dL/db"), grad))
         else:
-            raise InputError("--certified supports error, loss and grad (not hessian yet)")
+            hessian = cert.certified_loss_hessian(a, b, estimator=estimator, dps=digits, rel_width=rel_width)
+            values = list(zip(("d2L/da2", "d2L/dadb", "d2L/db2"), hessian))
     except cert.EnclosureTooWide as exc:
         raise click.ClickException(f"certified enclosure too wide: {exc}") from None
     where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if quantity == "error" else "")
@@ -224,7 +225,13 @@ def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_c
 # Commands that live in their own modules, as "module:click_object". Each
 # issue's commands get a module of their own; add a line here to register one.
 COMMAND_MODULES = (
+    "stumpcheck.fresh_command:fresh",
+    "stumpcheck.fresh_command:sweep",
     "stumpcheck.certify_command:certify",
+    "stumpcheck.verify_command:verify",
+    "stumpcheck.corpus_command:corpus",
+    "stumpcheck.corpus_command:grad",
+    "stumpcheck.train_command:train",
 )
 
 
@@ -242,7 +249,8 @@ _register_commands()
 def main(argv=None) -> int:
     """Entry point: run the CLI, turning input errors into status 2 and one line."""
     try:
-        cli.main(args=argv, prog_name="stumpcheck", standalone_mode=False)
+        # without standalone mode click returns what a command's ctx.exit(code) asked for
+        status = cli.main(args=argv, prog_name="stumpcheck", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
@@ -266,7 +274,7 @@ def main(argv=None) -> int:
         click.echo(f"stumpcheck: internal error ({type(exc).__name__}): {exc}; "
                    "rerun with STUMPCHECK_DEBUG=1 for the traceback", err=True)
         return 1
-    return 0
+    return status if isinstance(status, int) else 0
 
 
 if __name__ == "__main__":

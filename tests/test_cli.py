@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,6 +61,19 @@ def test_eval_error_agrees_with_independent_quadrature_to_35_digits(capsys):
         digits = -mpmath.log10(abs(mpmath.mpf(printed) - reference) / abs(reference))
     assert digits >= 35, f"only {float(digits):.1f} digits agree"
     assert "high-precision" in out
+
+
+def test_eval_hessian_certified_prints_three_balls_that_agree_with_the_float64_hessian(capsys):
+    from numerics.population import loss_gradient_hessian_float64
+
+    status, out, _ = run(["eval", "hessian", "--a", "25", "--b", "20", "--dps", "30", "--certified"], capsys)
+    assert status == 0 and "evidence certified" in out
+    _, _, hessian = loss_gradient_hessian_float64(25.0, 20.0)
+    hessian = [hessian[0][0], hessian[0][1], hessian[1][1]]
+    for name, value in zip(("d2L/da2", "d2L/dadb", "d2L/db2"), hessian):
+        mid, rad = _ball(out, name)
+        assert rad < abs(mid) * mpmath.mpf(10) ** -28
+        assert abs(float(mid) - value) <= 1e-10 * abs(value), (name, mid, value)
 
 
 @pytest.mark.parametrize("argv, fragment", [
@@ -141,7 +155,7 @@ def test_eval_error_certified_encloses_the_independent_quadrature(capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["eval", "hessian", "--a", "1", "--b", "2", "--certified"], "not hessian"),
+    (["eval", "hessian", "--a", "1", "--b", "0", "--certified"], "b must be"),
     (["eval", "loss", "--a", "1", "--b", "2", "--rel-width", "1e-5"], "only applies with --certified"),
     (["eval", "loss", "--a", "1", "--b", "2", "--certified", "--rel-width", "-1"], "must be > 0"),
 ])
@@ -164,3 +178,10 @@ def test_certify_is_registered_and_bad_boxes_exit_2(capsys):
     status, out, err = run(["certify", "--predicate", "error_abs_le_c_over_b", "--a", "109.2,111.3",
                             "--b", "100,101", "--theta", "0.05,0.95", "--param", "c=2"], capsys)
     assert status == 0 and "PROVED" in out
+
+
+def test_a_command_that_exits_1_makes_main_return_1(capsys):
+    """click's ctx.exit(1) must reach the shell: certify of a false bound |e| ≤ 0.5/b exits 1."""
+    status, out, _ = run(["certify", "--predicate", "error_abs_le_c_over_b", "--a", "109.2,111.3",
+                          "--b", "100,101", "--theta", "0.05,0.95", "--param", "c=0.5"], capsys)
+    assert status == 1 and "failure box" in out

@@ -1,0 +1,343 @@
+"""Built-in registry entries: the claims C1–C9 and the lemmas derived in ``theory/``.
+
+Importing this module registers them (:func:`stumpcheck.lemmas.registry` does).
+
+**Claims** (MODEL.md §7), each ``(*, quick, seed, out_dir) -> ClaimResult``:
+C1 :func:`numerics.claims.check_c1` (quick: 12 random points, full: 40);
+C2–C4 :func:`numerics.claims.check_c2`/``c3``/``c4`` on one shared population
+flow run from (a₀, b₀) = (10, 10) to t = 10¹² at rtol 10⁻⁸ (full: plus the
+a-posteriori second solve at rtol/10); C5 ``numerics.claim_c5:check_c5``, C6–C8
+``numerics.claims_finite:check_c6/7/8`` (with ``scheduler=``), C9
+``numerics.claim_c9:check_c9``, imported by name when run.
+
+**Lemmas** (margin ≥ 0 means the statement holds at the point). With
+ε = 1/b, v = b(1 − θ), u = bθ, λ = a − b, r = e^{b−a} = e^{−λ}, Y = e^v:
+
+* ``bulk_error``: |b·e(θ) − 1| ≤ (v + u·r)·e^{−v}/(1 − e^{−v}) for θ ∈ [0.05, 0.95].
+  Derivation: splitting E[x e^s]/E[e^s] at θ gives the exact identity
+  b·e − 1 = −[w₁·v/(e^v − 1) + (1 − w₁)·u/(1 − e^{−u})] with w₁ the softmax
+  mass right of θ and 1 − w₁ ≤ e^{u−a}/(1 − e^{−v}); since u·e^{u−a} = u·r·e^{−v},
+  this is the bound. It is the bulk law e = 1/b + O((v + br)e^{−v}) of
+  :func:`theory.asymptotics.bulk_error`, whose first correction is −(v(1 − r) + br)/Y.
+* ``right_layer``: |e(θ) − e_R(θ)| ≤ 2·e^{−bθ}·r(v + rb)/(b(Y − 1 + r)²) for
+  θ ∈ [1/2, 1], a ≥ b, b ≥ 2, with e_R = :func:`theory.asymptotics.right_layer_error`
+  (lambdified). Exact: e − e_R = δ(1 − b·e_R)/(D₀ + bδ), δ = r·e^{−bθ},
+  D₀ = −b(Y − 1 + r), and 1/(1 − e^{−bθ}) ≤ 2 for bθ ≥ 1.
+* ``leading_loss``: along the calibration relation a = calibration_a(b) (generated),
+  |L/L₀ − 1| ≤ 3/b² for b ≥ 20, L₀ = 1/(2b²) + (1/2 − ζ(3))/b³ (generated
+  ``leading_loss``); the next term is 2c₄/b² with 2c₄ = 3/2 − 3ζ(3) ≈ −2.11.
+* ``progress_direction``: along it, max_i |2b³·(−∇L)_i − 1| ≤ 5/b for b ≥ 20
+  (generated ``progress_direction`` is (1/(2b³), 1/(2b³))).
+* ``interior_error_bound``: |e(θ)| ≤ 2/b for θ ∈ [0.05, 0.95], |a − calibration_a(b)| ≤ 1;
+  sampled for b ∈ [20, 10⁴], certified on boxes with :func:`numerics.certify.certify`.
+* ``label_encoding``: the {−1, +1} label encoding with label score a/2 gives the
+  same θ̂ as the {0, 1} encoding with label score a, on any context: the scores
+  differ by the common shift a/2, which softmax ignores (MODEL.md §1).
+
+Float64 margins (L, ∇L by Gauss–Legendre on the model's breakpoints, e from the
+generated numpy code) are evaluated in float64; the mpmath margins raise the
+precision by the digits the compared quantities need (stated per lemma).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+
+import mpmath
+from hypothesis import strategies as st
+
+from stumpcheck import strategies as sc
+from stumpcheck.lemmas import ClaimCheck, lemma, register
+
+__all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "clear_flow_cache"]
+
+CLAIM_IDS = tuple(f"C{i}" for i in range(1, 10))
+LEMMA_NAMES = ("bulk_error", "right_layer", "leading_loss", "progress_direction", "interior_error_bound",
+               "label_encoding")
+#: the constants stated by the lemmas (see the module doc)
+INTERIOR_C = 2
+LOSS_K = 3
+PROGRESS_K = 5
+#: relative rounding allowance for the exact-bound lemmas (evaluated with ≥ 25 spare digits)
+ROUNDING = 1e-20
+
+# ---------------------------------------------------------------------------------------------
+# claims C1–C9
+
+_FLOW_CACHE: dict = {}
+
+
+def clear_flow_cache() -> None:
+    """Forget the shared C2–C4 flow run (``stumpcheck verify`` calls this at its start)."""
+    _FLOW_CACHE.clear()
+
+
+def _c1(*, quick: bool = True, seed: int = 0, out_dir=None):
+    from numerics.claims import check_c1
+
+    result = check_c1(samples=12 if quick else 40, seed=seed)
+    result.details.setdefault("precision", f"mpmath dps {result.details.get('dps')}")
+    if out_dir is not None:
+        result.details["plots"] = [_plot_c1(result, out_dir)]
+    return result
+
+
+def _plot_c1(result, out_dir) -> str:
+    """c1_digits.png: agreeing digits of e(θ) per random point against b, and the tolerance."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result.details["error_points"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.semilogx([r["b"] for r in rows], [min(r["digits"], 99) for r in rows], "o", ms=4,
+                label="e(θ): generated vs direct quadrature")
+    for row in result.details.get("loss_points", []):
+        ax.semilogx([row["b"]], [min(row["digits"], 99)], "s", ms=5, color="tab:orange")
+    ax.axhline(result.details["dps"] - 2, color="tab:red", lw=0.8, label="tolerance (dps − 2)")
+    ax.set_xlabel("b")
+    ax.set_ylabel("agreeing digits")
+    ax.set_title(f"C1 at {result.details['dps']} digits, seed {result.details['seed']} (squares: L)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = Path(out_dir) / "c1_digits.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
+
+
+def _shared_flow(quick: bool, out_dir):
+    """One population flow run for C2–C4 (cached), its plots written to out_dir once."""
+    key = ("quick" if quick else "full", str(out_dir))
+    if key not in _FLOW_CACHE:
+        import time
+
+        from tqdm import tqdm
+
+        from numerics.population_flow import run_population_flow
+
+        bar = tqdm(total=1000, desc="C2-C4 flow to t=1e12", file=sys.stderr, disable=None, leave=False,
+                   bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
+        start = time.perf_counter()
+        try:
+            run = run_population_flow(10.0, 10.0, 1e12, rtol=1e-8, check=not quick,
+                                      progress=lambda f: bar.update(int(f * 1000) - bar.n))
+        finally:
+            bar.close()
+        run.stats["seconds"] = time.perf_counter() - start
+        plots = []
+        if out_dir is not None:
+            from numerics.flow_report import write_flow_outputs
+            from numerics.provenance import provenance
+
+            paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
+            plots = [p.name for p in paths if p.suffix == ".png"]
+        _FLOW_CACHE[key] = (run, plots)
+    return _FLOW_CACHE[key]
+
+
+def _population_claim(which: str):
+    plot_for = {"C2": ("calibration_residual.png",), "C3": ("scale.png", "normalised_loss.png"),
+                "C4": ("interior_error.png",)}[which]
+
+    def check(*, quick: bool = True, seed: int = 0, out_dir=None):
+        from numerics import claims
+
+        run, plots = _shared_flow(quick, out_dir)
+        result = getattr(claims, f"check_{which.lower()}")(run)
+        result.details.update({"plots": [p for p in plots if p in plot_for], "seed": None,
+                               "precision": "float64", "flow": {"a0": 10.0, "b0": 10.0, "t_max": 1e12,
+                                                                "rtol": 1e-8, "a_posteriori_check": not quick}})
+        return result
+
+    check.__name__ = check.__qualname__ = f"check_{which.lower()}_shared_flow"
+    return check
+
+
+_CLAIMS = (
+    ("C1", "the closed forms of θ̂∞ and L agree with direct quadrature", _c1, ("high-precision",), False),
+    ("C2", "the flow calibrates the label/feature scores", _population_claim("C2"), ("sampled",), False),
+    ("C3", "the attention scale grows as t^{1/4}", _population_claim("C3"), ("sampled",), False),
+    ("C4", "population threshold error is O(t^{-1/4}) in the interior", _population_claim("C4"), ("sampled",),
+     False),
+    ("C5", "finite-corpus gradient error stays below the progress direction up to a scale growing with m ∧ n",
+     "numerics.claim_c5:check_c5", ("sampled",), False),
+    ("C6", "frozen-estimator error is Õ((m ∧ n)^{-1} + N^{-1}) at interior θ", "numerics.claims_finite:check_c6",
+     ("sampled",), True),
+    ("C7", "the one-head model has a boundary limitation", "numerics.claims_finite:check_c7", ("sampled",), True),
+    ("C8", "a reflected symmetrization removes the boundary limitation", "numerics.claims_finite:check_c8",
+     ("sampled",), True),
+    ("C9", "constant-step GD is a descent method below a computed step bound", "numerics.claim_c9:check_c9",
+     ("sampled",), False),
+)
+
+for _id, _statement, _check, _evidence, _scheduler in _CLAIMS:
+    register(ClaimCheck(name=_id, statement=_statement, check=_check, reference=f"MODEL.md §7 {_id}",
+                        evidence=_evidence, takes_scheduler=_scheduler))
+
+# ---------------------------------------------------------------------------------------------
+# lemmas from theory/
+
+
+def _digits_for(exponent: float) -> int:
+    """Extra decimal digits to resolve a quantity e^{−exponent} next to O(1) ones, plus 25 spare."""
+    return int(math.ceil(max(exponent, 0.0) / math.log(10))) + 25
+
+
+@functools.cache
+def _right_layer_function():
+    import sympy as sp
+
+    from theory import asymptotics as asy
+    from theory.symbols import eps, r, v
+
+    return sp.lambdify((eps, asy.Y, r, v), asy.right_layer_error(), modules="mpmath")
+
+
+@lemma(name="bulk_error",
+       statement="|b·e(θ) − 1| ≤ (v + u·r)e^{−v}/(1 − e^{−v}) for θ ∈ [0.05, 0.95] (v = b(1−θ), u = bθ, r = e^{b−a})",
+       domain={"b": sc.scales(min_value=1.0, max_value=300.0),
+               "theta": sc.thresholds(min_value=0.05, max_value=0.95),
+               "lam": st.floats(min_value=-20.0, max_value=30.0)},
+       evidence=("high-precision", "sampled"), reference="theory.asymptotics.bulk_error (exact bound, see module doc)",
+       tolerance=f"ratio |b e − 1| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
+       precision="mpmath, working dps + (v + |λ|)/ln 10 + 25 digits")
+def bulk_error(b, theta, lam):
+    """1 + ROUNDING − |b·e − 1|/bound, at mp.dps + v/ln 10 + 25 digits (a = b + λ)."""
+    from numerics.generated.population_mpmath import error_one_head
+
+    with mpmath.extradps(_digits_for(b * (1 - theta) + abs(lam))):
+        B, T = mpmath.mpf(b), mpmath.mpf(theta)
+        A = B + mpmath.mpf(lam)
+        V, U, R = B * (1 - T), B * T, mpmath.exp(B - A)
+        bound = (V + U * R) * mpmath.exp(-V) / -mpmath.expm1(-V)
+        ratio = abs(B * error_one_head(A, B, T) - 1) / bound
+        return float(1 + mpmath.mpf(ROUNDING) - ratio)
+
+
+@lemma(name="right_layer",
+       statement="|e(θ) − e_R(θ)| ≤ 2e^{−bθ}·r(v + rb)/(b(Y − 1 + r)²) for θ ∈ [1/2, 1], a ≥ b, b ≥ 2 "
+                 "(e_R: the derived right-boundary-layer form)",
+       domain={"b": sc.scales(min_value=2.0, max_value=300.0),
+               "theta": sc.thresholds(min_value=0.5, max_value=1.0),
+               "lam": st.floats(min_value=0.0, max_value=30.0)},
+       evidence=("high-precision", "sampled"), reference="theory.asymptotics.right_layer_error",
+       tolerance=f"ratio |e − e_R| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
+       precision="mpmath, working dps + (2b + λ)/ln 10 + 25 digits")
+def right_layer(b, theta, lam):
+    """1 + ROUNDING − |e − e_R|/bound at mp.dps + (2b + λ)/ln 10 + 25 digits (a = b + λ)."""
+    from numerics.generated.population_mpmath import error_one_head
+
+    layer = _right_layer_function()
+    with mpmath.extradps(_digits_for(2 * b + lam)):
+        B, T = mpmath.mpf(b), mpmath.mpf(theta)
+        A = B + mpmath.mpf(lam)
+        V, R = B * (1 - T), mpmath.exp(-mpmath.mpf(lam))
+        Y = mpmath.exp(V)
+        bound = 2 * mpmath.exp(-B * T) * R * (V + R * B) / (B * (Y - 1 + R) ** 2)
+        ratio = abs(error_one_head(A, B, T) - layer(1 / B, Y, R, V)) / bound
+        return float(1 + mpmath.mpf(ROUNDING) - ratio)
+
+
+@lemma(name="leading_loss",
+       statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² for b ∈ [20, 5000]",
+       domain={"b": sc.scales(min_value=20.0, max_value=5000.0)},
+       evidence=("sampled",), reference="theory.asymptotics.flow_asymptotics().leading_loss",
+       tolerance=f"margin = {LOSS_K} − b²·|relative error| >= 0 (float64 L)", max_examples=40,
+       precision="float64 (Gauss–Legendre on the model's breakpoints)")
+def leading_loss(b):
+    """K − b²·|L(calibration_a(b), b)/leading_loss(b) − 1| with float64 L (scale-free margin)."""
+    from numerics.generated import asymptotics_numpy as derived
+    from numerics.population import loss_and_gradient_float64
+
+    value, _ = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
+    return LOSS_K - b**2 * abs(value / float(derived.leading_loss(b)) - 1)
+
+
+@lemma(name="progress_direction",
+       statement=f"along the calibration relation, −∇L = (1/(2b³), 1/(2b³))·(1 + O(1/b)): "
+                 f"max_i |2b³(−∇L)_i − 1| ≤ {PROGRESS_K}/b for b ∈ [20, 5000]",
+       domain={"b": sc.scales(min_value=20.0, max_value=5000.0)},
+       evidence=("sampled",), reference="theory.asymptotics.flow_asymptotics().progress_direction",
+       tolerance=f"margin = {PROGRESS_K} − b·max deviation >= 0 (float64 ∇L)", max_examples=40,
+       precision="float64 (Gauss–Legendre on the model's breakpoints)")
+def progress_direction(b):
+    """K − b·max_i |−∇L_i / progress_direction(b)_i − 1| with float64 ∇L (scale-free margin)."""
+    from numerics.generated import asymptotics_numpy as derived
+    from numerics.population import loss_and_gradient_float64
+
+    _, gradient = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
+    leading = derived.progress_direction(b)
+    deviation = max(abs(-gradient[i] / float(leading[i]) - 1) for i in range(2))
+    return PROGRESS_K - b * deviation
+
+
+def _interior_boxes(quick: bool = True):
+    """(a, b, θ) boxes around the calibration relation: a ∈ [a*(b_lo) − 1, a*(b_hi) + 1] (ends rounded outward)."""
+    from numerics.generated import asymptotics_numpy as derived
+
+    starts = (20, 100, 1000) if quick else (20, 30, 50, 100, 200, 500, 1000, 3000, 10000)
+    boxes = []
+    for b_lo in starts:
+        b_hi = b_lo + 1
+        a_lo = math.floor((float(derived.calibration_a(b_lo)) - 1) * 1000) / 1000
+        a_hi = math.ceil((float(derived.calibration_a(b_hi)) + 1) * 1000) / 1000
+        boxes.append(((f"{a_lo:.3f}", f"{a_hi:.3f}"), (str(b_lo), str(b_hi)), ("0.05", "0.95")))
+    return boxes
+
+
+def certify_interior_error_bound(*, quick: bool = True, dps: int = 30, max_boxes: int = 5000):
+    """Certificates of |e(θ)| ≤ INTERIOR_C/b (``error_abs_le_c_over_b``) on :func:`_interior_boxes`."""
+    from numerics.certify import Box, certify
+
+    return [certify("error_abs_le_c_over_b", Box(a=a, b=b, theta=theta), params={"c": str(INTERIOR_C)}, dps=dps,
+                    max_boxes=max_boxes) for a, b, theta in _interior_boxes(quick)]
+
+
+@lemma(name="interior_error_bound",
+       statement=f"|e(θ)| ≤ {INTERIOR_C}/b for θ ∈ [0.05, 0.95] and |a − a*(b)| ≤ 1 "
+                 "(a*(b) = b + 2 log b − ρ₁/b, the calibration relation)",
+       domain={"b": sc.scales(min_value=20.0, max_value=1e4),
+               "offset": st.floats(min_value=-1.0, max_value=1.0),
+               "theta": sc.thresholds(min_value=0.05, max_value=0.95)},
+       evidence=("certified", "sampled"), reference="numerics.certify error_abs_le_c_over_b; theory bulk law e = 1/b",
+       certify=certify_interior_error_bound, tolerance=f"margin = {INTERIOR_C} − b|e| >= 0", max_examples=200,
+       precision="float64 (sampled); Arb balls (certified)")
+def interior_error_bound(b, offset, theta):
+    """INTERIOR_C − b·|e(θ)| in float64 at a = calibration_a(b) + offset."""
+    from numerics.generated import asymptotics_numpy as derived
+    from numerics.generated import population_numpy as gen_np
+
+    a = float(derived.calibration_a(b)) + offset
+    return float(INTERIOR_C - b * abs(gen_np.error_one_head(a, b, theta)))
+
+
+def attention_average(scores, x):
+    """θ̂ = Σ softmax(s)ᵢ xᵢ at the current mpmath precision, scores shifted by their maximum."""
+    top = max(scores)
+    weights = [mpmath.exp(s - top) for s in scores]
+    return mpmath.fsum(w * xi for w, xi in zip(weights, x)) / mpmath.fsum(weights)
+
+
+@lemma(name="label_encoding",
+       statement="θ̂ with labels in {−1, +1} and label score a/2 equals θ̂ with labels in {0, 1} and label score a",
+       domain={"x": st.lists(sc.thresholds(), min_size=1, max_size=64),
+               "theta": sc.thresholds(),
+               "a": st.floats(min_value=-200.0, max_value=200.0),
+               "b": sc.scales(min_value=1e-2, max_value=1e4)},
+       evidence=("sampled",), reference="MODEL.md §1 (labels; softmax ignores a common shift)",
+       tolerance="|θ̂_{0,1} − θ̂_{±1}| <= 10^{-(dps−5)} at the working mpmath precision", max_examples=100,
+       precision="mpmath at the working dps (30 by default)")
+def label_encoding(x, theta, a, b):
+    """10^{5−dps} − |θ̂(a·y − b·x) − θ̂((a/2)(2y − 1) − b·x)| with y = 1{x ≥ θ}, in mpmath."""
+    A, B = mpmath.mpf(a), mpmath.mpf(b)
+    xs = [mpmath.mpf(xi) for xi in x]
+    labels = [1 if xi >= theta else 0 for xi in x]
+    zero_one = attention_average([A * y - B * xi for y, xi in zip(labels, xs)], xs)
+    plus_minus = attention_average([(A / 2) * (2 * y - 1) - B * xi for y, xi in zip(labels, xs)], xs)
+    return float(mpmath.mpf(10) ** (5 - mpmath.mp.dps) - abs(zero_one - plus_minus))

@@ -1,0 +1,483 @@
+"""The lemma registry: named statements with a domain, a margin and a check.
+
+A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain":
+
+* ``domain``: a dict ``{argument name: hypothesis strategy}`` (drawn with
+  ``st.fixed_dictionaries``) or a zero-argument callable returning a strategy of
+  such dicts;
+* ``margin(**point) -> float``: positive (or zero) where the statement holds,
+  and its size is the slack; negative (or NaN, or an exception) is a
+  counterexample;
+* ``evidence``: the levels the lemma supports, among ``"sampled"`` (Hypothesis
+  searches the domain), ``"high-precision"`` (the same search, then the margin
+  at the worst point is recomputed at a higher mpmath precision and the digits
+  that agree are reported) and ``"certified"`` (``certify()`` proves it on boxes
+  with :func:`numerics.certify.certify`, Arb ball arithmetic);
+* ``reference``: the MODEL.md claim id or the derivation it comes from;
+* ``precision``: what the margin computes in (e.g. ``"float64"``); default
+  ``"mpmath dps <dps>"``, the working precision :func:`check_lemma` sets.
+
+:func:`check_lemma` runs the sampled search with Hypothesis: ``@given`` on the
+domain, with ``hypothesis.target(-margin)`` so that the target phase pushes
+towards the smallest margin, the database off and ``@seed(seed)`` so that a run
+is replayed exactly by the same seed and ``max_examples``. A failing point is
+shrunk by Hypothesis and reported with its margin and the seed.
+
+The claims C1–C9 are registered as :class:`ClaimCheck` entries whose check is
+a claim function ``(*, quick, seed, out_dir[, scheduler]) -> ClaimResult``,
+named by ``"module:function"`` and imported only when it is run: a check that
+cannot be imported is reported as FAIL with figure ``"not available: …"``.
+
+Users write lemmas in their own file with the :func:`lemma` decorator and run
+them with ``stumpcheck verify --lemma FILE.py:NAME`` (:func:`load_lemma`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import re
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from numerics.claims import ClaimResult
+from numerics.precision import InputError
+
+__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "lemma", "register", "registry", "get", "load_lemma",
+           "check_lemma", "run_entry"]
+
+EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
+#: default number of Hypothesis examples per sampled check
+DEFAULT_MAX_EXAMPLES = 200
+#: default working precision (decimal digits) under which margins are evaluated
+DEFAULT_DPS = 30
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+_REGISTRY: dict[str, "Lemma | ClaimCheck"] = {}
+_LOADING_USER_FILE: list[str] = []
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"lemma name {name!r} must be a word (letters, digits, _ . -), usable in --only")
+    return name
+
+
+def _check_evidence(evidence) -> tuple:
+    evidence = tuple(evidence)
+    if not evidence or any(level not in EVIDENCE_LEVELS for level in evidence):
+        raise ValueError(f"evidence {evidence!r} must be a non-empty tuple of {', '.join(EVIDENCE_LEVELS)}")
+    return evidence
+
+
+@dataclass(frozen=True)
+class Lemma:
+    """A statement ``margin(**point) ≥ 0 for all point in domain``; see the module doc."""
+
+    name: str
+    statement: str
+    domain: object
+    margin: Callable[..., float]
+    evidence: tuple = ("sampled",)
+    reference: str = ""
+    certify: Callable | None = None
+    tolerance: str = "margin >= 0 at every point"
+    max_examples: int = DEFAULT_MAX_EXAMPLES
+    precision: str = ""
+
+    def __post_init__(self):
+        _check_name(self.name)
+        if not isinstance(self.statement, str) or not self.statement.strip():
+            raise ValueError(f"lemma {self.name}: statement must be a non-empty string")
+        if not callable(self.margin):
+            raise ValueError(f"lemma {self.name}: margin must be callable")
+        if not (callable(self.domain) or isinstance(self.domain, Mapping)):
+            raise ValueError(f"lemma {self.name}: domain must be a dict of strategies or a callable")
+        if isinstance(self.domain, Mapping):
+            from hypothesis.strategies import SearchStrategy
+
+            for key, value in self.domain.items():
+                if not isinstance(key, str) or not isinstance(value, SearchStrategy):
+                    raise ValueError(f"lemma {self.name}: domain[{key!r}] must be a hypothesis strategy")
+            object.__setattr__(self, "domain", dict(self.domain))
+        object.__setattr__(self, "evidence", _check_evidence(self.evidence))
+        if "certified" in self.evidence and self.certify is None:
+            raise ValueError(f"lemma {self.name}: evidence 'certified' needs a certify callable")
+        if isinstance(self.max_examples, bool) or not isinstance(self.max_examples, int) or self.max_examples < 1:
+            raise ValueError(f"lemma {self.name}: max_examples must be a positive int")
+
+    def strategy(self):
+        """The Hypothesis strategy of points (dicts of keyword arguments for ``margin``)."""
+        from hypothesis import strategies as st
+
+        if isinstance(self.domain, Mapping):
+            return st.fixed_dictionaries(self.domain)
+        strategy = self.domain()
+        if not isinstance(strategy, st.SearchStrategy):
+            raise ValueError(f"lemma {self.name}: domain() must return a hypothesis strategy, got {strategy!r}")
+        return strategy
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """A claim of MODEL.md §7 in the registry: ``check`` is ``"module:function"``
+    (imported when run) or a callable ``(*, quick, seed, out_dir) -> ClaimResult``;
+    with ``takes_scheduler`` it also receives ``scheduler=`` (a Dask address or None)."""
+
+    name: str
+    statement: str
+    check: object
+    reference: str = ""
+    evidence: tuple = ()
+    takes_scheduler: bool = False
+
+    def __post_init__(self):
+        _check_name(self.name)
+        if not (callable(self.check) or (isinstance(self.check, str) and ":" in self.check)):
+            raise ValueError(f"claim {self.name}: check must be 'module:function' or a callable")
+
+    def resolve(self) -> Callable:
+        """The check function (imports its module); raises ImportError if unavailable."""
+        if callable(self.check):
+            return self.check
+        module_name, _, attribute = self.check.partition(":")
+        module = importlib.import_module(module_name)
+        try:
+            return getattr(module, attribute)
+        except AttributeError:
+            raise ImportError(f"cannot import name {attribute!r} from {module_name!r}") from None
+
+
+def register(entry: "Lemma | ClaimCheck") -> "Lemma | ClaimCheck":
+    """Add ``entry`` to the registry. A name may be registered again only by the
+    same definition (same module and function), e.g. when a file is re-imported.
+    While :func:`load_lemma` imports a user file, entries are returned unregistered."""
+    if not isinstance(entry, (Lemma, ClaimCheck)):
+        raise ValueError(f"only Lemma and ClaimCheck entries can be registered, got {entry!r}")
+    if _LOADING_USER_FILE:
+        return entry
+    old = _REGISTRY.get(entry.name)
+    if old is not None and _origin(old) != _origin(entry):
+        raise ValueError(f"a lemma named {entry.name!r} is already registered ({old.reference or _origin(old)})")
+    _REGISTRY[entry.name] = entry
+    return entry
+
+
+def _origin(entry) -> str:
+    function = entry.margin if isinstance(entry, Lemma) else entry.check
+    if isinstance(function, str):
+        return function
+    return f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', '?')}"
+
+
+def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference: str = "",
+          certify: Callable | None = None, tolerance: str = "margin >= 0 at every point",
+          max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "",
+          register_it: bool = True) -> Callable[[Callable], Lemma]:
+    """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).
+
+    >>> from hypothesis import strategies as st
+    >>> @lemma(name="square_nonnegative", statement="x² ≥ 0", domain={"x": st.floats(-1e3, 1e3)},
+    ...        register_it=False)
+    ... def square_nonnegative(x):
+    ...     return x * x
+    >>> square_nonnegative.name
+    'square_nonnegative'
+    """
+
+    def wrap(margin: Callable) -> Lemma:
+        entry = Lemma(name=name, statement=statement, domain=domain, margin=margin, evidence=evidence,
+                      reference=reference, certify=certify, tolerance=tolerance, max_examples=max_examples,
+                      precision=precision)
+        return register(entry) if register_it else entry
+
+    return wrap
+
+
+def registry() -> dict[str, "Lemma | ClaimCheck"]:
+    """All registered entries by name: C1–C9, the built-in lemmas, then any registered by imported modules."""
+    import stumpcheck.builtin_lemmas  # noqa: F401  (registers on import)
+
+    return dict(_REGISTRY)
+
+
+def get(name: str) -> "Lemma | ClaimCheck":
+    """The registered entry called ``name``; InputError if there is none."""
+    entries = registry()
+    if name not in entries:
+        raise InputError(f"no lemma or claim named {name!r}; known: {', '.join(entries)}")
+    return entries[name]
+
+
+def load_lemma(spec: str) -> Lemma:
+    """Import ``"path/to/file.py:name"`` by path and return its :class:`Lemma` ``name``.
+
+    The file's ``@lemma`` definitions are not added to the registry (they are
+    checked only when named with ``--lemma``), and may reuse a registered name.
+
+    InputError (one line) if the spec is malformed, the file is missing or does
+    not import, the name is missing, or the object is not a Lemma.
+    """
+    if not isinstance(spec, str) or ":" not in spec:
+        raise InputError(f"--lemma must be FILE.py:NAME, got {spec!r}")
+    path_text, _, name = spec.rpartition(":")
+    if not path_text or not name:
+        raise InputError(f"--lemma must be FILE.py:NAME, got {spec!r}")
+    path = Path(path_text)
+    if not path.is_file():
+        raise InputError(f"--lemma: no such file {path_text!r}")
+    module_name = "stumpcheck_user_lemma_" + re.sub(r"\W", "_", str(path.resolve()))
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise InputError(f"--lemma: cannot import {path_text!r} as a Python file")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    registry()  # the built-in entries first, so that a user file importing them registers nothing new
+    _LOADING_USER_FILE.append(path_text)  # register() keeps a user file's @lemma entries out of the registry
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report it in one line
+        sys.modules.pop(module_name, None)
+        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        _LOADING_USER_FILE.pop()
+    if not hasattr(module, name):
+        raise InputError(f"--lemma: {path_text!r} has no attribute {name!r}")
+    entry = getattr(module, name)
+    if not isinstance(entry, Lemma):
+        raise InputError(f"--lemma: {path_text}:{name} is a {type(entry).__name__}, not a Lemma "
+                         "(decorate the margin function with @stumpcheck.lemmas.lemma(...))")
+    return entry
+
+
+# ---------------------------------------------------------------------------------------------
+# checking
+
+
+class _Search:
+    """Book-keeping of one Hypothesis search: examples run, smallest margin, last failure."""
+
+    def __init__(self):
+        self.examples = 0
+        self.min_margin = math.inf
+        self.argmin = None
+        self.failure = None  # (point, margin or None, error text or None)
+        self.margins: list = []  # every evaluated margin, in order (None where it raised)
+
+
+def _format_point(point) -> str:
+    if not isinstance(point, Mapping):
+        return repr(point)
+    return "{" + ", ".join(f"{k}={_short(v)}" for k, v in point.items()) + "}"
+
+
+def _short(value) -> str:
+    text = repr(value)  # floats: the shortest decimal that round-trips
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _jsonable_point(point):
+    if isinstance(point, Mapping):
+        return {str(k): _jsonable_point(v) for k, v in point.items()}
+    if isinstance(point, (list, tuple)):
+        return [_jsonable_point(v) for v in point]
+    if isinstance(point, (bool, int, str)) or point is None:
+        return point
+    try:
+        return float(point)
+    except (TypeError, ValueError):
+        return repr(point)
+
+
+def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -> tuple[_Search, str | None]:
+    """Run Hypothesis on the lemma; returns the book-keeping and the reproduce_failure blob (if any)."""
+    import mpmath
+    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis.errors import InvalidArgument, Unsatisfiable
+
+    state = _Search()
+    try:
+        strategy = entry.strategy()
+    except Exception as exc:  # a user's domain callable: bad input, one line
+        raise InputError(f"lemma {entry.name}: building its domain failed: {type(exc).__name__}: {exc}") from None
+
+    def property_holds(point):
+        state.examples += 1
+        try:
+            with mpmath.workdps(dps):
+                value = float(entry.margin(**point))
+        except Exception as exc:
+            state.failure = (point, None, f"{type(exc).__name__}: {exc}")
+            state.margins.append(None)
+            raise
+        state.margins.append(value)
+        if value < state.min_margin:
+            state.min_margin, state.argmin = value, point
+        if math.isnan(value) or value < 0:
+            state.failure = (point, value, None)
+            raise AssertionError(f"margin {value!r} < 0 at {_format_point(point)}")
+        target(-min(value, 1e300), label="minus margin")
+
+    run = settings(max_examples=max_examples, database=None, deadline=deadline, derandomize=False,
+                   phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
+                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=True)(
+        hypothesis_seed(seed)(given(point=strategy)(property_holds)))
+    blob = None
+    try:
+        run()
+    except (InvalidArgument, Unsatisfiable) as exc:
+        if state.failure is None:  # the domain cannot be drawn from: bad input, one line
+            raise InputError(f"lemma {entry.name}: hypothesis could not draw from its domain: "
+                             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+        raise
+    except Exception as exc:
+        if state.failure is None:
+            raise
+        for note in getattr(exc, "__notes__", []):
+            match = re.search(r"@reproduce_failure\([^)]*\)", note)
+            if match:
+                blob = match.group(0)
+    return state, blob
+
+
+def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | None = None, seed: int = 0,
+                deadline=None, dps: int = DEFAULT_DPS, replay: str | None = None, out_dir=None,
+                quick: bool = True) -> ClaimResult:
+    """Check one lemma at evidence ``level``; a FAIL is a result (with the shrunk counterexample).
+
+    sampled / high-precision: Hypothesis searches ``entry.strategy()`` for a
+    point with margin < 0, margins evaluated under ``mpmath.workdps(dps)``
+    (``max_examples`` defaults to ``entry.max_examples``; ``seed`` replays the run). PASS reports the
+    smallest margin found and the number of examples; FAIL the shrunk point,
+    its margin and the seed. high-precision additionally re-evaluates the
+    margin at the worst point at dps + 10 + dps // 10 digits and requires both
+    values to be ≥ 0 (reporting the digits they share).
+    certified: calls ``entry.certify(quick=quick)`` (or ``entry.certify()`` if it
+    takes no ``quick``), which returns a :class:`numerics.certify.Certificate` or
+    a list of them; PASS iff every certificate is proved.
+    ``replay`` is the command line shown for replaying a failure. With
+    ``out_dir``, the sampled margins are plotted to ``lemma_<name>.png`` there
+    (listed in ``details["plots"]``).
+    """
+    if not isinstance(entry, Lemma):
+        raise InputError(f"check_lemma needs a Lemma, got {type(entry).__name__}")
+    if level not in EVIDENCE_LEVELS:
+        raise InputError(f"level must be one of {', '.join(EVIDENCE_LEVELS)}, got {level!r}")
+    if level not in entry.evidence:
+        raise InputError(f"lemma {entry.name} supports the evidence levels {', '.join(entry.evidence)}, not {level}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"seed must be a non-negative int, got {seed!r}")
+    max_examples = entry.max_examples if max_examples is None else max_examples
+    if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
+        raise InputError(f"max_examples must be a positive int, got {max_examples!r}")
+    start = time.perf_counter()
+    if level == "certified":
+        return _check_certified(entry, start, quick)
+    state, blob = _search(entry, max_examples=max_examples, seed=seed, deadline=deadline, dps=dps)
+    details = {"reference": entry.reference, "seed": seed, "max_examples": max_examples,
+               "examples_run": state.examples, "precision": entry.precision or f"mpmath dps {dps}",
+               "level": level, "replay": replay or f"check_lemma(get({entry.name!r}), seed={seed}, "
+                                                    f"max_examples={max_examples})"}
+    if out_dir is not None and state.margins:
+        from stumpcheck.report import plot_margins
+
+        details["plots"] = [plot_margins(entry.name, state.margins, out_dir,
+                                         title=f"{entry.name}: margins, seed {seed}, {level}").name]
+    if state.failure is not None:
+        point, value, error = state.failure
+        details.update({"counterexample": _jsonable_point(point), "counterexample_margin": value,
+                        "error": error, "reproduce_failure": blob})
+        what = f"margin {value:.6g}" if error is None else f"raised {error}"
+        figure = (f"counterexample (shrunk) {_format_point(point)}: {what}; replay with seed {seed}, "
+                  f"{max_examples} examples")
+        return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
+                           status="FAIL", evidence=level, seconds=time.perf_counter() - start, details=details)
+    details.update({"min_margin": state.min_margin, "argmin": _jsonable_point(state.argmin)})
+    figure = (f"smallest margin {state.min_margin:.6g} at {_format_point(state.argmin)} "
+              f"over {state.examples} examples (seed {seed})")
+    status = "PASS"
+    if level == "high-precision" and state.argmin is not None:
+        import mpmath
+
+        from numerics.precision import agreeing_digits
+
+        check_dps = dps + 10 + dps // 10
+        with mpmath.workdps(check_dps):
+            again = mpmath.mpf(entry.margin(**state.argmin))
+        digits = agreeing_digits(mpmath.mpf(state.min_margin), again)
+        details.update({"check_dps": check_dps, "margin_at_check_dps": float(again), "agreeing_digits": digits})
+        figure += f"; at {check_dps} digits {float(again):.6g} ({min(digits, 99):.1f} digits agree)"
+        if not again >= 0:
+            status = "FAIL"
+    return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
+                       status=status, evidence=level, seconds=time.perf_counter() - start, details=details)
+
+
+def _check_certified(entry: Lemma, start: float, quick: bool) -> ClaimResult:
+    import inspect
+
+    try:
+        takes_quick = "quick" in inspect.signature(entry.certify).parameters
+    except (TypeError, ValueError):
+        takes_quick = False
+    outcome = entry.certify(quick=quick) if takes_quick else entry.certify()
+    certificates = outcome if isinstance(outcome, (list, tuple)) else [outcome]
+    rows = []
+    for certificate in certificates:
+        rows.append({"verdict": certificate.verdict(), "status": certificate.status, "box": certificate.box,
+                     "boxes": certificate.boxes, "leaves": len(certificate.leaves), "prec_bits": certificate.prec_bits,
+                     "dps": certificate.dps, "failure_box": certificate.failure_box,
+                     "undecided_box": certificate.undecided_box, "seconds": certificate.seconds})
+    ok = bool(certificates) and all(c.status == "proved" for c in certificates)
+    boxes = "; ".join(f"a {r['box']['a']}, b {r['box']['b']}, θ {r['box']['theta']}: {r['status']}" for r in rows)
+    figure = f"{sum(c.status == 'proved' for c in certificates)}/{len(certificates)} boxes proved ({boxes})"
+    return ClaimResult(id=entry.name, statement=entry.statement, figure=figure,
+                       tolerance="every box proved by Arb interval evaluation and bisection", status=(
+                           "PASS" if ok else "FAIL"), evidence="certified", seconds=time.perf_counter() - start,
+                       details={"reference": entry.reference, "certificates": rows})
+
+
+def run_entry(entry: "Lemma | ClaimCheck", *, quick: bool = True, seed: int = 0, out_dir=None,
+              scheduler: str | None = None, level: str | None = None, max_examples: int | None = None,
+              replay: str | None = None) -> ClaimResult:
+    """Run a registry entry: a claim's check function, or :func:`check_lemma` on a lemma.
+
+    A claim whose check cannot be imported, raises (other than InputError) or
+    returns something other than a ClaimResult is reported as FAIL with the
+    reason in its figure. A lemma runs at ``level`` (default: its first
+    evidence level); ``quick`` uses its ``max_examples``, full 5×.
+    """
+    if isinstance(entry, Lemma):
+        chosen = level if level in entry.evidence else entry.evidence[0]
+        if max_examples is None:
+            max_examples = entry.max_examples if quick else 5 * entry.max_examples
+        return check_lemma(entry, level=chosen, max_examples=max_examples, seed=seed, replay=replay,
+                           out_dir=out_dir, quick=quick)
+    start = time.perf_counter()
+
+    def failed(figure: str, **details) -> ClaimResult:
+        return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance="the claim's own",
+                           status="FAIL", evidence=entry.evidence[0] if entry.evidence else "sampled",
+                           seconds=time.perf_counter() - start, details={"check": _origin(entry), **details})
+
+    try:
+        function = entry.resolve()
+    except ImportError as exc:
+        return failed(f"not available: {exc}")
+    kwargs = {"quick": quick, "seed": seed, "out_dir": out_dir}
+    if entry.takes_scheduler:
+        kwargs["scheduler"] = scheduler
+    try:
+        result = function(**kwargs)
+    except InputError:
+        raise
+    except Exception as exc:
+        return failed(f"error: {type(exc).__name__}: {exc}", error=f"{type(exc).__name__}: {exc}")
+    if not isinstance(result, ClaimResult):
+        return failed(f"error: the check returned {type(result).__name__}, not a ClaimResult")
+    return result

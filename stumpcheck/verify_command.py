@@ -1,0 +1,160 @@
+"""``stumpcheck verify``: run the claims C1–C9 and the registered lemmas, write the report.
+
+Registered in :mod:`stumpcheck.cli`. What runs:
+
+* no ``--only`` and no ``--lemma``: every registry entry (C1–C9, then the
+  built-in lemmas of :mod:`stumpcheck.builtin_lemmas`);
+* ``--only C3,C5``: those entries (ids of C1–C9 or lemma names);
+* ``--lemma FILE.py:NAME`` (repeatable): the user's lemmas *alone*; add
+  ``--only`` to run registry entries as well.
+
+Lemmas run at their first evidence level, or at ``--level`` where they support
+it (a ``--lemma`` that does not support ``--level`` is bad input). Prints one
+progress line per entry to stderr and the table to stdout; writes
+``results.json``, ``report.md`` and the checks' PNG plots to ``--out``.
+Exit status 0 when all pass, 1 when any fails, 2 on bad input.
+
+Time (2 cores shared with other jobs, load 4–6, seed 0; measured): ``--quick``
+7 min 22 s (C1 86 s, the C2–C4 flow run to t = 10¹² 266 s, C5–C9 55 s, lemmas
+12 s); at load 1.5–2.5 the whole ``--quick`` run took 2 min 11 s.
+``--full`` 12 min 1 s: 40 C1 points, the flow with its a-posteriori second
+solve at rtol/10, 5× the Hypothesis examples, 9 certified boxes and the claims'
+full modes; C6–C8 can use Dask through ``--scheduler``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from numerics.precision import InputError
+
+__all__ = ["verify"]
+
+_LEVELS = ("auto", "sampled", "high-precision", "certified")
+
+
+class ChecksFailed(click.ClickException):
+    """Some claim or lemma failed: exit status 1 (the table and report are already written)."""
+
+    exit_code = 1
+
+
+def _seed(text) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise InputError(f"--seed must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise InputError(f"--seed must be a non-negative integer, got {text!r}")
+    return value
+
+
+def _positive(text, name: str) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise InputError(f"--{name} must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise InputError(f"--{name} must be a positive integer, got {text!r}")
+    return value
+
+
+def select(only: str | None, lemma_specs) -> list:
+    """The entries to run, in order; InputError for an unknown id or a bad --lemma."""
+    from stumpcheck.lemmas import load_lemma, registry
+
+    entries = registry()
+    chosen = []
+    if only is not None:
+        ids = [part.strip() for part in only.split(",")]
+        if not all(ids):
+            raise InputError(f"--only must be a comma-separated list of ids, got {only!r}")
+        unknown = [i for i in ids if i not in entries]
+        if unknown:
+            raise InputError(f"--only: unknown id {', '.join(unknown)}; known: {', '.join(entries)}")
+        chosen = [entries[i] for i in dict.fromkeys(ids)]
+    user = [(spec, load_lemma(spec)) for spec in lemma_specs]
+    if only is None and not user:
+        chosen = list(entries.values())
+    return [(None, entry) for entry in chosen] + user
+
+
+@click.command("verify")
+@click.option("--quick/--full", "quick", default=True, show_default=True,
+              help="Quick (2-7 min on 2 cores, depending on load) or full (about 12 min) settings.")
+@click.option("--only", "only", default=None, help="Comma-separated ids to run, e.g. C3,C5 or a lemma name.")
+@click.option("--lemma", "lemma_specs", multiple=True, metavar="FILE:NAME",
+              help="Check a user lemma from a Python file (repeatable); runs alone unless --only is given too.")
+@click.option("--out", "out_dir", default="stumpcheck-report", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for results.json, report.md and the PNG plots.")
+@click.option("--scheduler", default=None, metavar="ADDR", help="Dask scheduler address, passed to C6-C8.")
+@click.option("--seed", "seed_text", default="0", show_default=True, help="Seed of every random experiment.")
+@click.option("--level", default="auto", show_default=True, type=click.Choice(_LEVELS),
+              help="Evidence level for lemmas (auto: each lemma's first level).")
+@click.option("--max-examples", "max_examples_text", default=None,
+              help="Hypothesis examples per lemma (default: the lemma's own; --full: 5x).")
+def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_examples_text) -> None:
+    """Check the claims C1-C9 and the lemmas; print the table, write the report.
+
+    Exit status 0 when every entry passes, 1 when any fails, 2 on bad input.
+    A failing lemma is reported with its shrunk counterexample and the seed
+    that replays it.
+    """
+    try:
+        import hypothesis  # noqa: F401  (the lemma search and the strategies need it at run time)
+    except ImportError:
+        raise click.ClickException("stumpcheck verify needs hypothesis: pip install 'hypothesis>=6.80'") from None
+    from stumpcheck import builtin_lemmas
+    from stumpcheck.lemmas import Lemma, run_entry
+    from stumpcheck.report import run_provenance, table, write_report
+
+    seed = _seed(seed_text)
+    max_examples = None if max_examples_text is None else _positive(max_examples_text, "max-examples")
+    if scheduler is not None and not scheduler.strip():
+        raise InputError("--scheduler must be a non-empty address such as tcp://127.0.0.1:8786")
+    plan = select(only, lemma_specs)
+    chosen_level = None if level == "auto" else level
+    for spec, entry in plan:
+        if spec is not None and chosen_level is not None and chosen_level not in entry.evidence:
+            raise InputError(f"--lemma {spec}: supports {', '.join(entry.evidence)}, not --level {chosen_level}")
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out: cannot create {out_dir}: {exc.strerror or exc}") from None
+    mode = "quick" if quick else "full"
+    run = run_provenance(seed=seed, mode=mode)
+    builtin_lemmas.clear_flow_cache()
+    results = []
+    for index, (spec, entry) in enumerate(plan, start=1):
+        click.echo(f"[{index}/{len(plan)}] {entry.name}: running ...", err=True)
+        start = time.perf_counter()
+        replay = None
+        if spec is not None:
+            replay = f"stumpcheck verify --lemma {spec} --seed {seed}" + ("" if quick else " --full")
+            if chosen_level is not None:
+                replay += f" --level {chosen_level}"
+        elif isinstance(entry, Lemma):
+            replay = f"stumpcheck verify --only {entry.name} --seed {seed}" + ("" if quick else " --full")
+        result = run_entry(entry, quick=quick, seed=seed, out_dir=str(out), scheduler=scheduler,
+                           level=chosen_level, max_examples=max_examples, replay=replay)
+        click.echo(f"[{index}/{len(plan)}] {entry.name}: {result.status} ({time.perf_counter() - start:.1f} s) "
+                   f"{result.figure[:160]}", err=True)
+        sys.stderr.flush()
+        results.append(result)
+    builtin_lemmas.clear_flow_cache()
+    paths = write_report(results, out, run=run)
+    click.echo(table(results))
+    failed = [r.id for r in results if r.status != "PASS"]
+    for result in results:
+        if result.status != "PASS":
+            click.echo(f"FAIL {result.id}: {result.figure}")
+    click.echo(f"{len(results) - len(failed)}/{len(results)} PASS" + (f"; FAIL: {', '.join(failed)}" if failed else "")
+               + f"; wrote {', '.join(p.name for p in paths)} to {out}")
+    if failed:
+        # an exception rather than ctx.exit(1): stumpcheck.cli.main returns a ClickException's exit_code
+        raise ChecksFailed(f"{len(failed)} of {len(results)} FAIL: {', '.join(failed)} (see {out / 'report.md'})")

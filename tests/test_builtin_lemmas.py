@@ -1,0 +1,170 @@
+"""Every built-in lemma of :mod:`stumpcheck.builtin_lemmas` gets a property test (its margin
+is ≥ 0 on its domain), plus checks that each bound is not vacuous (it is nearly attained,
+or fails when its constant is lowered) and that the certified level proves and refutes."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from numerics.generated import asymptotics_numpy as derived
+from numerics.population import loss_and_gradient_float64
+from stumpcheck import builtin_lemmas as bl
+from stumpcheck import strategies as sc
+from stumpcheck.lemmas import Lemma, check_lemma, registry
+
+_FAST = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _lemma(name: str) -> Lemma:
+    return registry()[name]
+
+
+def test_every_builtin_lemma_is_registered_with_a_reference():
+    for name in bl.LEMMA_NAMES:
+        entry = _lemma(name)
+        assert isinstance(entry, Lemma) and entry.reference and entry.precision
+
+
+@pytest.mark.parametrize("name", bl.LEMMA_NAMES)
+@_FAST
+@given(data=st.data())
+def test_builtin_lemma_margin_is_nonnegative_on_its_domain(name, data):
+    entry = _lemma(name)
+    point = data.draw(entry.strategy(), label="point")
+    with mpmath.workdps(30):
+        assert entry.margin(**point) >= 0, point
+
+
+# --------------------------------------------------------------------------------------
+# the bounds are not vacuous
+
+
+def test_bulk_error_bound_is_attained_when_the_left_mass_vanishes():
+    """The bound drops only (1 − w₁)·v/(e^v − 1) and an e^{u−a} fraction of the left term:
+    at b = 100, θ = 0.05, λ = 2 it is attained to ~e^{−97}, so the margin equals the rounding allowance."""
+    with mpmath.workdps(30):
+        margin = _lemma("bulk_error").margin(b=100.0, theta=0.05, lam=2.0)
+    assert 0 <= margin <= 2 * bl.ROUNDING
+
+
+def test_bulk_error_sign_e_below_one_over_b():
+    """The identity behind the bound says b·e − 1 < 0 everywhere: e(θ) < 1/b (checked at 60 digits)."""
+    from numerics.generated.population_mpmath import error_one_head
+
+    with mpmath.workdps(60):
+        for a, b, theta in [(12, 10, "0.5"), (3, 10, "0.2"), (150, 100, "0.9"), (-5, 1, "0.01")]:
+            B = mpmath.mpf(b)
+            assert B * error_one_head(mpmath.mpf(a), B, mpmath.mpf(theta)) < 1
+
+
+def test_right_layer_bound_is_within_a_factor_two_and_a_half():
+    """Its slack is the factor 2 ≥ 1/(1 − e^{−bθ}) and |v(1 − r) + rb| ≤ v + rb: at θ = 1 − 2/b,
+    λ = 1 the ratio |e − e_R|/bound is above 0.4."""
+    with mpmath.workdps(30):
+        margin = _lemma("right_layer").margin(b=50.0, theta=1 - 2 / 50, lam=1.0)
+    assert 0 <= margin <= 0.6
+
+
+def test_right_layer_fails_with_a_too_small_precision():
+    """The e^{−bθ} difference is invisible at 15 digits without the extra digits the lemma adds."""
+    from numerics.generated.population_mpmath import error_one_head
+
+    layer = bl._right_layer_function()
+    with mpmath.workdps(15):
+        B, T = mpmath.mpf(100), mpmath.mpf("0.75")
+        V, R = B * (1 - T), mpmath.exp(-1)
+        diff = error_one_head(B + 1, B, T) - layer(1 / B, mpmath.exp(V), R, V)
+        bound = 2 * mpmath.exp(-B * T) * R * (V + R * B) / (B * (mpmath.exp(V) - 1 + R) ** 2)
+    assert abs(diff) > bound  # rounding noise, which is why the margin raises the precision
+
+
+def test_leading_loss_next_term_is_the_derived_one():
+    """b²·(L/L₀ − 1) → 2c₄ = 3/2 − 3ζ(3) (the ε⁴ term of the loss expansion): at b = 5000 within 0.02,
+    and |2c₄| ≈ 2.106 is below the lemma's constant 3, which is therefore not vacuous at b = 20 (> 2.1)."""
+    two_c4 = 1.5 - 3 * float(mpmath.zeta(3))
+    for b, tol in ((5000.0, 0.02),):
+        value, _ = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
+        scaled = b**2 * (value / float(derived.leading_loss(b)) - 1)
+        assert abs(scaled - two_c4) < tol, scaled
+    assert 2.1 < bl.LOSS_K - _lemma("leading_loss").margin(b=20.0) < bl.LOSS_K
+
+
+def test_progress_direction_deviation_is_order_one_over_b():
+    """b·max deviation stays in (1, 5] from b = 20 to 5000: order exactly 1/b, not smaller."""
+    for b in (20.0, 200.0, 5000.0):
+        scaled = bl.PROGRESS_K - _lemma("progress_direction").margin(b=b)
+        assert 1 < scaled <= bl.PROGRESS_K, (b, scaled)
+
+
+def test_interior_error_bound_is_certified_on_its_boxes():
+    result = check_lemma(_lemma("interior_error_bound"), level="certified")
+    assert result.status == "PASS", result.figure
+    assert result.evidence == "certified"
+    assert [c["status"] for c in result.details["certificates"]] == ["proved"] * 3
+
+
+def test_interior_error_bound_with_c_one_half_is_refuted_by_certification():
+    from numerics.certify import Box, certify
+
+    (a, b, theta) = bl._interior_boxes(quick=True)[1]
+    certificate = certify("error_abs_le_c_over_b", Box(a=a, b=b, theta=theta), params={"c": "0.5"})
+    assert certificate.status == "failed"
+
+
+def test_interior_error_bound_is_nearly_attained_in_the_bulk():
+    """b|e| = 1 in the bulk: the margin 2 − b|e| is 1 there (the bound has a factor-2 slack)."""
+    margin = _lemma("interior_error_bound").margin(b=500.0, offset=0.0, theta=0.5)
+    assert margin == pytest.approx(1.0, abs=1e-9)
+
+
+def test_label_encoding_fails_without_halving_the_label_score():
+    """Using label score a (not a/2) with ±1 labels doubles the gap: θ̂ changes, so the identity
+    is specific to the common shift."""
+    x = [0.1, 0.4, 0.6, 0.9]
+    labels = [1 if xi >= 0.5 else 0 for xi in x]
+    with mpmath.workdps(30):
+        zero_one = bl.attention_average([3 * y - 2 * xi for y, xi in zip(labels, x)], x)
+        wrong = bl.attention_average([3 * (2 * y - 1) - 2 * xi for y, xi in zip(labels, x)], x)
+        assert abs(zero_one - wrong) > 0.01
+        assert _lemma("label_encoding").margin(x=x, theta=0.5, a=3.0, b=2.0) >= 0
+
+
+# --------------------------------------------------------------------------------------
+# the public strategies module (the corpora strategy is new there)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: sc.corpora(min_m=0),
+    lambda: sc.corpora(min_n=5, max_n=4),
+    lambda: sc.corpora(max_m=2.5),
+    lambda: sc.corpora(min_seed=-1),
+    lambda: sc.corpora(prior=(0.5, 0.5)),
+    lambda: sc.corpora(prior=(0.0, 1.5)),
+    lambda: sc.corpora(prior=[0.0, 1.0]),
+])
+def test_corpora_rejects_bad_arguments_eagerly(build):
+    with pytest.raises(InvalidArgument):
+        build()
+
+
+@settings(max_examples=10, deadline=None)
+@given(corpus=sc.corpora(min_m=2, max_m=5, min_n=3, max_n=7, prior=(0.25, 0.75)))
+def test_corpora_draws_reproducible_corpora_of_the_drawn_size(corpus):
+    from numerics.corpus import make_corpus
+
+    m, n = corpus.x.shape
+    assert 2 <= m <= 5 and 3 <= n <= 7 and corpus.theta.shape == (m,)
+    assert ((0.25 <= corpus.theta) & (corpus.theta <= 0.75)).all()
+    again = make_corpus(m, n, seed=corpus.seed, prior=(0.25, 0.75))
+    assert (again.x == corpus.x).all() and (again.theta == corpus.theta).all()
+
+
+def test_tests_strategies_reexports_the_public_module():
+    from tests import strategies as old
+
+    assert set(old.__all__) == set(sc.__all__)
+    assert all(getattr(old, name) is getattr(sc, name) for name in sc.__all__)

@@ -1,0 +1,274 @@
+"""The lemma registry (:mod:`stumpcheck.lemmas`): registration, loading user files, the
+Hypothesis search (shrinking, replay by seed, target), claim entries and their failures."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+
+from numerics.claims import ClaimResult
+from numerics.precision import InputError
+from stumpcheck import lemmas
+from stumpcheck.builtin_lemmas import CLAIM_IDS, LEMMA_NAMES
+from stumpcheck.lemmas import ClaimCheck, Lemma, check_lemma, get, lemma, load_lemma, registry, run_entry
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _lemma(margin, domain=None, **options):
+    return Lemma(name=options.pop("name", "t"), statement="test statement",
+                 domain=domain or {"x": st.integers(0, 1000)}, margin=margin, **options)
+
+
+# --------------------------------------------------------------------------------------
+# registry
+
+
+def test_registry_has_the_claims_then_the_builtin_lemmas():
+    names = list(registry())
+    assert names[:9] == list(CLAIM_IDS)
+    assert set(LEMMA_NAMES) <= set(names)
+    assert all(isinstance(registry()[i], ClaimCheck) for i in CLAIM_IDS)
+    assert all(isinstance(registry()[n], Lemma) for n in LEMMA_NAMES)
+
+
+def test_get_unknown_name_is_input_error():
+    assert get("C3").name == "C3"
+    with pytest.raises(InputError, match="no lemma or claim named 'C10'"):
+        get("C10")
+
+
+@pytest.mark.parametrize("bad", [
+    dict(name="has space"), dict(name="a,b"), dict(name=""), dict(statement=" "), dict(margin=3),
+    dict(domain={"x": 3}), dict(domain=[1, 2]), dict(evidence=()), dict(evidence=("proved",)),
+    dict(evidence=("certified",)), dict(max_examples=0),
+])
+def test_lemma_validates_its_fields(bad):
+    fields = dict(name="ok", statement="s", domain={"x": st.integers()}, margin=lambda x: 1.0)
+    fields.update(bad)
+    with pytest.raises(ValueError):
+        Lemma(**fields)
+
+
+def test_register_refuses_a_second_definition_under_the_same_name(monkeypatch):
+    monkeypatch.setattr(lemmas, "_REGISTRY", dict(lemmas._REGISTRY))
+
+    def margin(x):
+        return 1.0
+
+    first = lemma(name="dup", statement="s", domain={"x": st.integers()})(margin)
+    assert lemmas._REGISTRY["dup"] is first
+    lemma(name="dup", statement="s", domain={"x": st.integers()})(margin)  # same definition again: fine
+    with pytest.raises(ValueError, match="already registered"):
+        lemma(name="dup", statement="s", domain={"x": st.integers()})(lambda x: 2.0)
+    with pytest.raises(ValueError, match="already registered"):
+        lemma(name="C1", statement="s", domain={"x": st.integers()})(margin)
+
+
+# --------------------------------------------------------------------------------------
+# load_lemma
+
+
+def test_load_lemma_returns_the_example_lemmas():
+    true = load_lemma(f"{EXAMPLES / 'lemma_example.py'}:overshoot_in_the_interior")
+    false = load_lemma(f"{EXAMPLES / 'false_lemma.py'}:half_over_b")
+    assert isinstance(true, Lemma) and true.name == "overshoot_in_the_interior"
+    assert isinstance(false, Lemma) and false.name == "half_over_b"
+    # loading the same file twice is fine (same definition)
+    assert load_lemma(f"{EXAMPLES / 'false_lemma.py'}:half_over_b").name == "half_over_b"
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("no_colon.py", "must be FILE.py:NAME"),
+    (":name", "must be FILE.py:NAME"),
+    ("file.py:", "must be FILE.py:NAME"),
+    ("/nonexistent/lemmas.py:x", "no such file"),
+])
+def test_load_lemma_rejects_bad_specs(spec, message):
+    with pytest.raises(InputError, match=message):
+        load_lemma(spec)
+
+
+def test_load_lemma_reports_missing_names_non_lemmas_and_import_errors(tmp_path):
+    good = tmp_path / "mine.py"
+    good.write_text("VALUE = 3\n")
+    with pytest.raises(InputError, match="has no attribute 'other'"):
+        load_lemma(f"{good}:other")
+    with pytest.raises(InputError, match="is a int, not a Lemma"):
+        load_lemma(f"{good}:VALUE")
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(InputError, match="importing .* failed: RuntimeError: boom"):
+        load_lemma(f"{broken}:anything")
+    syntax = tmp_path / "syntax.py"
+    syntax.write_text("def (:\n")
+    with pytest.raises(InputError, match="SyntaxError"):
+        load_lemma(f"{syntax}:anything")
+
+
+# --------------------------------------------------------------------------------------
+# check_lemma: the Hypothesis search
+
+
+def test_false_lemma_is_shrunk_to_the_smallest_counterexample():
+    """x ≤ 10 over integers 0..1000 fails; Hypothesis shrinks to x = 11 (margin −1)."""
+    result = check_lemma(_lemma(lambda x: 10.0 - x), max_examples=100, seed=3)
+    assert result.status == "FAIL"
+    assert result.details["counterexample"] == {"x": 11}
+    assert result.details["counterexample_margin"] == -1.0
+    assert result.details["seed"] == 3 and "seed 3" in result.figure
+    assert "x=11" in result.figure
+
+
+def test_example_false_lemma_fails_with_a_shrunk_counterexample_that_replays():
+    false = load_lemma(f"{EXAMPLES / 'false_lemma.py'}:half_over_b")
+    first = check_lemma(false, seed=5)
+    assert first.status == "FAIL"
+    point = first.details["counterexample"]
+    assert set(point) == {"b", "offset", "theta"}
+    # the reported point really is a counterexample, with the reported margin
+    assert false.margin(**point) == first.details["counterexample_margin"] < 0
+    # shrunk: Hypothesis moves every coordinate to its simplest value (offset 0, b and θ round numbers)
+    assert point["offset"] == 0.0 and float(point["b"]).is_integer()
+    again = check_lemma(false, seed=5)
+    assert again.details["counterexample"] == point
+
+
+def test_true_lemma_passes_and_reports_its_smallest_margin():
+    true = load_lemma(f"{EXAMPLES / 'lemma_example.py'}:overshoot_in_the_interior")
+    result = check_lemma(true, max_examples=60, seed=1)
+    assert result.status == "PASS", result.figure
+    assert result.details["examples_run"] >= 60
+    smallest = result.details["min_margin"]
+    assert smallest > 0
+    assert true.margin(**result.details["argmin"]) == smallest
+
+
+def test_target_pushes_toward_the_smallest_margin():
+    """1 + (x − 1/π)² over [0, 1]: the minimum 1 is at x = 1/π, away from the boundaries and
+    from the simple values Hypothesis favours; the reported smallest margin is within 1e-3 of it."""
+    centre = 1 / math.pi
+    entry = _lemma(lambda x: 1.0 + (x - centre) ** 2, domain={"x": st.floats(0, 1)})
+    result = check_lemma(entry, max_examples=300, seed=0)
+    assert result.status == "PASS"
+    assert result.details["min_margin"] - 1.0 < 1e-3
+
+
+def test_nan_and_exceptions_are_failures_not_passes():
+    nan = check_lemma(_lemma(lambda x: math.nan if x > 5 else 1.0), max_examples=50)
+    assert nan.status == "FAIL" and nan.details["counterexample"] == {"x": 6}
+
+    def raising_at_7(x):
+        return 1.0 / (x != 7)
+
+    raising = check_lemma(_lemma(raising_at_7), max_examples=200)
+    assert raising.status == "FAIL"
+    assert "ZeroDivisionError" in raising.details["error"] and raising.details["counterexample"] == {"x": 7}
+
+
+def test_check_lemma_validates_its_arguments():
+    entry = _lemma(lambda x: 1.0)
+    with pytest.raises(InputError, match="level must be one of"):
+        check_lemma(entry, level="proved")
+    with pytest.raises(InputError, match="supports the evidence levels sampled, not certified"):
+        check_lemma(entry, level="certified")
+    with pytest.raises(InputError, match="seed"):
+        check_lemma(entry, seed=-1)
+    with pytest.raises(InputError, match="max_examples"):
+        check_lemma(entry, max_examples=0)
+    with pytest.raises(InputError, match="needs a Lemma"):
+        check_lemma(get("C1"))
+
+
+def test_high_precision_level_recomputes_the_worst_margin_at_more_digits():
+    import mpmath
+
+    entry = _lemma(lambda x: float(mpmath.mpf(1) / 3 - mpmath.mpf(x) / 3000), evidence=("high-precision",))
+    result = check_lemma(entry, level="high-precision", max_examples=50, dps=20)
+    assert result.status == "PASS"
+    assert result.details["check_dps"] == 32 and result.details["agreeing_digits"] >= 15
+
+
+# --------------------------------------------------------------------------------------
+# claim entries
+
+
+def _stand_in(recorded: dict):
+    """A claim check with the C5–C9 signature that records its arguments."""
+
+    def check(*, quick, seed, out_dir, **extra):
+        recorded.update(quick=quick, seed=seed, out_dir=out_dir, **extra)
+        return ClaimResult(id="CX", statement="s", figure="f", tolerance="t", status="PASS", evidence="sampled",
+                           seconds=0.0, details={"seed": seed})
+
+    return check
+
+
+def test_claim_entry_runs_its_check_and_passes_the_scheduler_only_when_asked():
+    recorded = {}
+    entry = ClaimCheck(name="CX", statement="s", check=_stand_in(recorded), evidence=("sampled",))
+    result = run_entry(entry, quick=False, seed=4, out_dir="somewhere", scheduler="tcp://x:1")
+    assert result.status == "PASS"
+    assert recorded == {"quick": False, "seed": 4, "out_dir": "somewhere"}
+    recorded.clear()
+    with_scheduler = ClaimCheck(name="CY", statement="s", check=entry.check, takes_scheduler=True)
+    run_entry(with_scheduler, scheduler="tcp://x:1")
+    assert recorded["scheduler"] == "tcp://x:1"
+
+
+def test_unavailable_claim_check_is_a_fail_with_the_import_error():
+    missing_module = ClaimCheck(name="CZ", statement="s", check="numerics.no_such_module:check_cz")
+    result = run_entry(missing_module)
+    assert result.status == "FAIL"
+    assert result.figure.startswith("not available: No module named 'numerics.no_such_module'")
+    missing_name = ClaimCheck(name="CZ", statement="s", check="numerics.claims:check_c99")
+    assert run_entry(missing_name).figure == "not available: cannot import name 'check_c99' from 'numerics.claims'"
+
+
+def test_claim_check_errors_and_wrong_results_are_fails_but_input_errors_propagate():
+    def broken(**kwargs):
+        raise ArithmeticError("overflow in the flow")
+
+    def wrong(**kwargs):
+        return {"status": "PASS"}
+
+    def bad_input(**kwargs):
+        raise InputError("bad scheduler address")
+
+    assert run_entry(ClaimCheck(name="A", statement="s", check=broken)).figure == \
+        "error: ArithmeticError: overflow in the flow"
+    assert run_entry(ClaimCheck(name="B", statement="s", check=wrong)).status == "FAIL"
+    with pytest.raises(InputError, match="bad scheduler"):
+        run_entry(ClaimCheck(name="C", statement="s", check=bad_input))
+
+
+def test_user_lemmas_stay_out_of_the_registry_and_may_reuse_a_name(tmp_path):
+    before = list(registry())
+    load_lemma(f"{EXAMPLES / 'false_lemma.py'}:half_over_b")
+    mine = tmp_path / "mine.py"
+    mine.write_text("from hypothesis import strategies as st\n"
+                    "from stumpcheck.lemmas import lemma\n"
+                    "@lemma(name='C1', statement='my own C1', domain={'x': st.integers(0, 3)})\n"
+                    "def my_c1(x):\n    return 1.0\n")
+    entry = load_lemma(f"{mine}:my_c1")
+    assert entry.name == "C1" and entry.statement == "my own C1"
+    assert list(registry()) == before and isinstance(registry()["C1"], ClaimCheck)
+
+
+def test_a_domain_callable_that_does_not_give_a_strategy_is_input_error():
+    entry = Lemma(name="d", statement="s", domain=lambda: [1, 2], margin=lambda **kw: 1.0)
+    with pytest.raises(InputError, match="building its domain failed"):
+        check_lemma(entry)
+    callable_domain = Lemma(name="d", statement="s", domain=lambda: st.fixed_dictionaries({"x": st.just(2)}),
+                            margin=lambda x: 1.0 - x)
+    assert check_lemma(callable_domain).details["counterexample"] == {"x": 2}
+
+
+def test_a_domain_hypothesis_cannot_draw_from_is_input_error():
+    empty = Lemma(name="e", statement="s", domain={"x": st.integers(0, 10).filter(lambda x: x > 10)},
+                  margin=lambda x: 1.0)
+    with pytest.raises(InputError, match="could not draw from its domain"):
+        check_lemma(empty, max_examples=20)

@@ -1,0 +1,173 @@
+"""``stumpcheck verify`` end to end (:mod:`stumpcheck.verify_command`, :mod:`stumpcheck.report`).
+
+The default run uses the built-in lemmas with few examples, the example lemma files and
+fast stand-in claim checks; the full ``verify --quick`` over C1–C9 is marked slow."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from numerics.claims import ClaimResult
+from stumpcheck import lemmas
+from stumpcheck.cli import cli, main
+from stumpcheck.lemmas import ClaimCheck
+from stumpcheck.report import finite_json, results_document, table
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TRUE_LEMMA = f"{EXAMPLES / 'lemma_example.py'}:overshoot_in_the_interior"
+FALSE_LEMMA = f"{EXAMPLES / 'false_lemma.py'}:half_over_b"
+CLAIM_KEYS = {"id", "status", "figure", "tolerance", "evidence", "seconds", "provenance", "statement", "details"}
+PROVENANCE_KEYS = {"versions", "git_commit", "machine", "precision", "seed", "seeds", "date"}
+
+
+def _strict_json(path: Path):
+    def refuse(constant):
+        raise AssertionError(f"non-finite JSON constant {constant}")
+
+    return json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
+
+
+def _invoke(*args):
+    return CliRunner().invoke(cli, ["verify", *args], catch_exceptions=False)
+
+
+def _plot_writing_check(*, quick, seed, out_dir):
+    """A fast stand-in with the C5–C9 signature: writes a PNG into out_dir and lists it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [seed, seed + 1])
+    fig.savefig(Path(out_dir) / "standin.png")
+    plt.close(fig)
+    return ClaimResult(id="STANDIN", statement="a stand-in claim", figure="value 1.0", tolerance="<= 2",
+                       status="PASS", evidence="sampled", seconds=0.01,
+                       details={"plots": ["standin.png", "missing.png"], "seed": seed, "nan": math.nan,
+                                "precision": "float64"})
+
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    entries = dict(lemmas.registry())
+    entries["STANDIN"] = ClaimCheck(name="STANDIN", statement="a stand-in claim", check=_plot_writing_check,
+                                    evidence=("sampled",))
+    entries["GONE"] = ClaimCheck(name="GONE", statement="a claim whose module is missing",
+                                 check="numerics.claim_gone:check_gone")
+    monkeypatch.setattr(lemmas, "_REGISTRY", entries)
+
+
+def test_verify_writes_results_and_report_with_embedded_plots(tmp_path, stand_ins):
+    out = tmp_path / "report"
+    result = _invoke("--only", "STANDIN,label_encoding,leading_loss", "--max-examples", "5", "--out", str(out),
+                     "--seed", "7")
+    assert result.exit_code == 0, result.output
+    assert "3/3 PASS" in result.output
+    header = result.stdout.splitlines()[0].split()
+    assert header == ["id", "statement", "figure", "tolerance", "status", "evidence", "seconds"]
+    document = _strict_json(out / "results.json")
+    assert [c["id"] for c in document["claims"]] == ["STANDIN", "label_encoding", "leading_loss"]
+    for claim in document["claims"]:
+        assert CLAIM_KEYS <= set(claim)
+        assert PROVENANCE_KEYS <= set(claim["provenance"])
+        assert claim["status"] == "PASS"
+    assert document["claims"][0]["details"]["nan"] is None  # NaN -> null
+    assert document["claims"][1]["provenance"]["seed"] == 7
+    assert document["summary"] == {"total": 3, "passed": 3, "failed": [],
+                                   "seconds": document["summary"]["seconds"]}
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "![STANDIN: standin.png](standin.png)" in report
+    assert "missing.png" not in report.split("## STANDIN")[1].split("<details>")[0]
+    assert (out / "standin.png").is_file()
+    assert "| id | statement | figure | tolerance | status | evidence | seconds |" in report
+
+
+def test_unavailable_claim_is_reported_as_fail_with_exit_1(tmp_path, stand_ins):
+    result = _invoke("--only", "GONE", "--out", str(tmp_path))
+    assert result.exit_code == 1
+    claim = _strict_json(tmp_path / "results.json")["claims"][0]
+    assert claim["status"] == "FAIL"
+    assert claim["figure"] == "not available: No module named 'numerics.claim_gone'"
+
+
+def test_user_lemma_passes_and_false_lemma_fails_with_counterexample_and_seed(tmp_path):
+    passed = _invoke("--lemma", TRUE_LEMMA, "--out", str(tmp_path / "true"), "--max-examples", "40")
+    assert passed.exit_code == 0, passed.output
+    assert "overshoot_in_the_interior" in passed.output and "1/1 PASS" in passed.output
+    failed = _invoke("--lemma", FALSE_LEMMA, "--lemma", TRUE_LEMMA, "--out", str(tmp_path / "false"),
+                     "--seed", "3", "--max-examples", "40")
+    assert failed.exit_code == 1
+    assert "FAIL half_over_b: counterexample (shrunk)" in failed.output and "seed 3" in failed.output
+    claims = _strict_json(tmp_path / "false" / "results.json")["claims"]
+    assert [c["status"] for c in claims] == ["FAIL", "PASS"]
+    details = claims[0]["details"]
+    assert set(details["counterexample"]) == {"b", "offset", "theta"} and details["counterexample_margin"] < 0
+    assert details["replay"] == f"stumpcheck verify --lemma {FALSE_LEMMA} --seed 3"
+
+
+def test_main_returns_exit_statuses(tmp_path):
+    assert main(["verify", "--lemma", FALSE_LEMMA, "--out", str(tmp_path), "--max-examples", "20"]) == 1
+    assert main(["verify", "--lemma", TRUE_LEMMA, "--out", str(tmp_path), "--max-examples", "20"]) == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["--only", "C10"],
+    ["--only", "C1,,C2"],
+    ["--lemma", "examples/no_such_file.py:x"],
+    ["--lemma", f"{EXAMPLES / 'lemma_example.py'}:missing"],
+    ["--lemma", "no_colon"],
+    ["--lemma", TRUE_LEMMA, "--level", "certified"],
+    ["--seed", "-3"],
+    ["--seed", "x"],
+    ["--max-examples", "0"],
+    ["--level", "proved"],
+    ["--scheduler", " "],
+])
+def test_bad_input_exits_2_with_one_line(args, tmp_path, capsys):
+    assert main(["verify", *args, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("stumpcheck: error:"), err
+
+
+def test_builtin_lemmas_run_through_verify(tmp_path):
+    """The fast equivalent of ``verify --quick`` for the lemmas: every built-in lemma at its
+    default level (interior_error_bound certified), few examples."""
+    from stumpcheck.builtin_lemmas import LEMMA_NAMES
+
+    result = _invoke("--only", ",".join(LEMMA_NAMES), "--max-examples", "8", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    claims = _strict_json(tmp_path / "results.json")["claims"]
+    assert {c["id"]: c["evidence"] for c in claims} == {
+        "bulk_error": "high-precision", "right_layer": "high-precision", "leading_loss": "sampled",
+        "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "sampled"}
+
+
+def test_report_helpers_make_json_finite_and_tables_aligned():
+    results = [ClaimResult(id="X", statement="s|t", figure="f", tolerance="t", status="FAIL", evidence="sampled",
+                           seconds=1.25, details={"v": [math.inf, -math.inf, 1.0], "t": (1, 2)})]
+    document = results_document(results, {"seed": 0})
+    assert document["claims"][0]["details"] == {"v": [None, None, 1.0], "t": [1, 2]}
+    assert document["summary"]["failed"] == ["X"]
+    json.dumps(document, allow_nan=False)
+    assert finite_json(float("nan")) is None
+    assert "s\\|t" in table(results, markdown=True)
+    assert table(results).splitlines()[1].split()[-3:] == ["FAIL", "sampled", "1.2"]
+
+
+@pytest.mark.slow
+def test_verify_quick_runs_every_claim_c1_to_c9(tmp_path):
+    """The issue's acceptance run: ``stumpcheck verify --quick`` writes the report with all of
+    C1–C9 (about 4 minutes on 2 cores). Exit status 0 or 1 is a verdict; the claims must be there
+    and none 'not available'."""
+    result = _invoke("--quick", "--out", str(tmp_path))
+    assert result.exit_code in (0, 1), result.output
+    claims = {c["id"]: c for c in _strict_json(tmp_path / "results.json")["claims"]}
+    assert {f"C{i}" for i in range(1, 10)} <= set(claims)
+    assert not [i for i, c in claims.items() if c["figure"].startswith("not available")]
+    assert (tmp_path / "report.md").is_file()
