@@ -52,7 +52,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 from importlib import metadata
 
-from flint import acb, arb, ctx
+from flint import arb, ctx
 
 from numerics.certified import ESTIMATORS, working_bits
 from numerics.generated import population_arb as gen_arb

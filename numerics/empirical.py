@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.precision import InputError
+from numerics.precision import InputError, finite_float
 
 __all__ = ["ESTIMATORS", "METHODS", "DEFAULT_WINDOW", "SortedCorpus", "sort_corpus", "estimate",
            "estimate_and_gradient", "error_and_gradient", "loss_and_gradient", "pruned_window_bound",
@@ -94,18 +94,6 @@ class SortedCorpus:
     @property
     def shape(self):
         return self.xs.shape
-
-
-def _as_float(value, name: str) -> float:
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a real number, got {value!r}")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a real number, got {value!r}") from None
-    if not math.isfinite(out):
-        raise InputError(f"{name} must be finite, got {value!r}")
-    return out
 
 
 def _check_estimator(estimator: str) -> None:
@@ -459,7 +447,7 @@ def _pruned_chunk(xs, th, split, a, b, estimator, window, chunk_tokens):
 
 def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAULT_WINDOW) -> dict:
     """How many points the pruned path touches at scale b (one-head groups P and N, β = b), and the total."""
-    b = _as_float(b, "b")
+    b = finite_float(b, "b")
     xs, split = sorted_corpus.xs, sorted_corpus.split
     m, n = xs.shape
     touched = 0
@@ -495,12 +483,12 @@ def pruned_window_bound(n: int, *, window: float = DEFAULT_WINDOW) -> float:
 
 def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=None):
     """(θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) per task, each (m,)."""
-    a = _as_float(a, "a")
-    b = _as_float(b, "b")
+    a = finite_float(a, "a")
+    b = finite_float(b, "b")
     _check_estimator(estimator)
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    window = _as_float(window, "window")
+    window = finite_float(window, "window")
     if window < 2:
         raise InputError(f"window T must be >= 2, got {window}")
     if isinstance(x, SortedCorpus):

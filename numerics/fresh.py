@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from numerics.precision import InputError
+from numerics.precision import InputError, finite_float
 
 __all__ = ["BLOCK", "DEFAULT_THETAS", "MAX_N", "ESTIMATORS", "FreshResult", "SupResult", "context_stream",
            "fresh_context_errors", "sup_error_over_theta", "validate_frozen"]
@@ -91,16 +91,6 @@ class SupResult:
         return asdict(self)
 
 
-def _float(value, name: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a real number, got {value!r}") from None
-    if not math.isfinite(out):
-        raise InputError(f"{name} must be finite, got {value!r}")
-    return out
-
-
 def _positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise InputError(f"{name} must be a positive integer, got {value!r}")
@@ -111,7 +101,7 @@ def _positive_int(value, name: str) -> int:
 
 def validate_frozen(a, b, *, estimator: str) -> tuple[float, float]:
     """Return (a, b) as floats after checking a finite, b > 0 finite and the estimator name."""
-    a, b = _float(a, "a"), _float(b, "b")
+    a, b = finite_float(a, "a"), finite_float(b, "b")
     if not b > 0:
         raise InputError(f"b must be > 0 (the attention scale), got {b}")
     if estimator not in ESTIMATORS:
@@ -120,7 +110,7 @@ def validate_frozen(a, b, *, estimator: str) -> tuple[float, float]:
 
 
 def _theta(theta) -> float:
-    value = _float(theta, "theta")
+    value = finite_float(theta, "theta")
     if not 0.0 <= value <= 1.0:
         raise InputError(f"theta must lie in [0, 1], got {value}")
     return value

@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 import mpmath
 
-__all__ = ["MIN_DPS", "MAX_DPS", "InputError", "validate_dps", "parse_decimal", "guard_bits",
+__all__ = ["MIN_DPS", "MAX_DPS", "InputError", "validate_dps", "parse_decimal", "finite_float", "guard_bits",
            "agreeing_digits"]
 
 MIN_DPS = 15
@@ -42,6 +42,21 @@ def parse_decimal(text, name: str) -> Decimal:
     if not value.is_finite():
         raise InputError(f"{name} must be finite, got {text!r}")
     return value
+
+
+def finite_float(value, name: str, *, positive: bool = False) -> float:
+    """``value`` as a finite float (and > 0 when ``positive``), else :class:`InputError` naming ``name``."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a real number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a real number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise InputError(f"{name} must be finite, got {value!r}")
+    if positive and not number > 0:
+        raise InputError(f"{name} must be > 0, got {value!r}")
+    return number
 
 
 def guard_bits(dps: int) -> int:

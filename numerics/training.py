@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from numerics.precision import InputError
+from numerics.precision import InputError, finite_float
 from numerics.training_checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointWriter, corpus_fingerprint,
                                           read_checkpoint)
 from numerics.training_curvature import ESTIMATORS, loss_gradient_hessian, spectral_curvature
@@ -93,18 +93,6 @@ class StepBound:
     points: int
 
 
-def _finite(value, name: str, *, positive: bool = False) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise InputError(f"{name} must be finite, got {value!r}")
-    if positive and not number > 0:
-        raise InputError(f"{name} must be > 0, got {value!r}")
-    return number
-
-
 def _positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer, got {value!r}")
@@ -139,9 +127,9 @@ def default_eta(x, theta, a0: float, b0: float, *, estimator: str = "one-head",
     be enormous and the look-ahead is what keeps the first step sane.
     """
     x, theta = _corpus_arrays(x, theta)
-    a0 = _finite(a0, "a0")
-    b0 = _finite(b0, "b0", positive=True)
-    safety = _finite(safety, "safety", positive=True)
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
+    safety = finite_float(safety, "safety", positive=True)
     estimator = _estimator(estimator)
     _, gradient, hessian = loss_gradient_hessian(x, theta, a0, b0, estimator=estimator)
     curvature = spectral_curvature(hessian)
@@ -226,12 +214,12 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
 
     started = time.perf_counter()
     x, theta = _corpus_arrays(x, theta)
-    a0 = _finite(a0, "a0")
-    b0 = _finite(b0, "b0", positive=True)
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
     estimator = _estimator(estimator)
     steps = None if steps is None else _positive_int(steps, "steps")
-    t_max = None if t_max is None else _finite(t_max, "t_max", positive=True)
-    b_target = None if b_target is None else _finite(b_target, "b_target", positive=True)
+    t_max = None if t_max is None else finite_float(t_max, "t_max", positive=True)
+    b_target = None if b_target is None else finite_float(b_target, "b_target", positive=True)
     if steps is None and t_max is None and b_target is None:
         raise InputError("train_gd needs a stop rule: steps, t_max or b_target")
     checkpoint_every = _positive_int(checkpoint_every, "checkpoint_every")
@@ -245,7 +233,7 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     if eta is None:
         eta_value, eta_rule = default_eta(x, theta, a0, b0, estimator=estimator)
     else:
-        eta_value = _finite(eta, "eta", positive=True)
+        eta_value = finite_float(eta, "eta", positive=True)
         eta_rule = f"eta = {eta_value:.6g}, given by the user"
     settings = _settings(a0, b0, eta_value, estimator, steps, t_max, b_target, record_every, method)
     settings["keep_b_positive"] = bool(keep_b_positive)

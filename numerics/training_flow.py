@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from numerics.ode import Dopri5, PIController, Rodas4, SaveAt, diffeqsolve
-from numerics.precision import InputError
-from numerics.training import DEFAULT_A0, DEFAULT_B0, _corpus_arrays, _estimator, _finite
+from numerics.precision import InputError, finite_float
+from numerics.training import DEFAULT_A0, DEFAULT_B0, _corpus_arrays, _estimator
 from numerics.training_curvature import loss_gradient_hessian
 
 __all__ = ["EmpiricalFlowResult", "empirical_flow"]
@@ -87,14 +87,14 @@ def empirical_flow(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, 
     """
     started = time.perf_counter()
     x, theta = _corpus_arrays(x, theta)
-    a0 = _finite(a0, "a0")
-    b0 = _finite(b0, "b0", positive=True)
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
     estimator = _estimator(estimator)
-    t_max = None if t_max is None else _finite(t_max, "t_max", positive=True)
-    b_target = None if b_target is None else _finite(b_target, "b_target", positive=True)
+    t_max = None if t_max is None else finite_float(t_max, "t_max", positive=True)
+    b_target = None if b_target is None else finite_float(b_target, "b_target", positive=True)
     if t_max is None and b_target is None:
         raise InputError("empirical_flow needs t_max or b_target")
-    rtol = _finite(rtol, "rtol", positive=True)
+    rtol = finite_float(rtol, "rtol", positive=True)
     if not rtol < 1e-3:
         raise InputError(f"rtol must be in (0, 1e-3), got {rtol}")
     if solver not in _SOLVERS:

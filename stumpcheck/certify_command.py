@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
+from stumpcheck.options import parse_int
 
 __all__ = ["certify"]
 
@@ -37,13 +38,6 @@ def _params(items) -> dict:
     return params
 
 
-def _int(text, name: str) -> int:
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise InputError(f"--{name} must be an integer, got {text!r}") from None
-
-
 @click.command("certify")
 @click.option("--predicate", "predicate", required=True,
               help="error_abs_le_c_over_b (needs --param c=...), error_gradient_b_negative or dLdb_negative.")
@@ -67,8 +61,8 @@ def certify(predicate, a_text, b_text, theta_text, param_items, dps, max_boxes, 
 
     theta = _interval(theta_text, "theta") or ("0", "1")
     box = Box(a=_interval(a_text, "a"), b=_interval(b_text, "b"), theta=theta)
-    certificate = run_certify(predicate, box, params=_params(param_items), dps=_int(dps, "dps"),
-                              max_boxes=_int(max_boxes, "max-boxes"), estimator=estimator)
+    certificate = run_certify(predicate, box, params=_params(param_items), dps=parse_int(dps, "dps"),
+                              max_boxes=parse_int(max_boxes, "max-boxes"), estimator=estimator)
     click.echo(certificate.verdict())
     click.echo(f"boxes {certificate.boxes} (proved leaves {len(certificate.leaves)}), "
                f"evaluations {certificate.evaluations}, {certificate.prec_bits} bits, {certificate.seconds} s")

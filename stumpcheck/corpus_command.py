@@ -7,37 +7,20 @@ Registered in :mod:`stumpcheck.cli`. Bad input raises
 from __future__ import annotations
 
 import json
-import math
 
 import click
 
-from numerics.precision import InputError, parse_decimal
+from numerics.precision import InputError
+from stumpcheck.options import parse_float, parse_int
 
 __all__ = ["corpus", "grad"]
-
-
-def _int(text, name: str, *, minimum: int) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise InputError(f"--{name} must be an integer, got {text!r}") from None
-    if value < minimum:
-        raise InputError(f"--{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _float(text, name: str) -> float:
-    value = float(parse_decimal(text, name))
-    if not math.isfinite(value):
-        raise InputError(f"--{name} is out of the float64 range: {text!r}")
-    return value
 
 
 def _prior(text) -> tuple[float, float]:
     parts = [p.strip() for p in str(text).split(",")]
     if len(parts) != 2 or not all(parts):
         raise InputError(f"--prior must be LO,HI (two decimals separated by a comma), got {text!r}")
-    return _float(parts[0], "prior"), _float(parts[1], "prior")
+    return parse_float(parts[0], "prior"), parse_float(parts[1], "prior")
 
 
 @click.group("corpus")
@@ -55,9 +38,9 @@ def make(m_text, n_text, seed_text, out_file, prior_text) -> None:
     """Sample a seeded corpus and write it as .npz (arrays x: m × n, theta: m)."""
     from numerics.corpus import make_corpus, save_corpus
 
-    m = _int(m_text, "m", minimum=1)
-    n = _int(n_text, "n", minimum=1)
-    seed = _int(seed_text, "seed", minimum=0)
+    m = parse_int(m_text, "m", minimum=1)
+    n = parse_int(n_text, "n", minimum=1)
+    seed = parse_int(seed_text, "seed", minimum=0)
     if m * n > 2 * 10**9:
         raise InputError(f"m·n = {m * n} tokens is more than this command writes (2e9)")
     data = make_corpus(m, n, seed=seed, prior=_prior(prior_text))
@@ -79,8 +62,8 @@ def grad(corpus_file, a_text, b_text, estimator, method, as_json) -> None:
     from numerics.corpus import load_corpus
     from numerics.empirical import loss_and_gradient
 
-    a = _float(a_text, "a")
-    b = _float(b_text, "b")
+    a = parse_float(a_text, "a")
+    b = parse_float(b_text, "b")
     data = load_corpus(corpus_file)
     import sys
 

@@ -18,33 +18,11 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
+from stumpcheck.options import parse_float, parse_int, parse_int_list
 
 __all__ = ["fresh", "sweep"]
 
 _ESTIMATORS = click.Choice(["one-head", "reflected", "averaged", "pooled"])
-
-
-def _float(text, name: str) -> float:
-    from numerics.precision import parse_decimal
-
-    return float(parse_decimal(text, name))
-
-
-def _int(text, name: str, *, minimum: int) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise InputError(f"--{name} must be an integer, got {text!r}") from None
-    if value < minimum:
-        raise InputError(f"--{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _int_list(text, name: str, *, minimum: int) -> list[int]:
-    parts = [p.strip() for p in str(text).split(",")]
-    if not parts or not all(parts):
-        raise InputError(f"--{name} must be a comma-separated list of integers, got {text!r}")
-    return [_int(p, name, minimum=minimum) for p in parts]
 
 
 @click.command("fresh")
@@ -67,15 +45,15 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
 
     from numerics.fresh import MAX_N, fresh_context_errors, validate_frozen
 
-    a, b = validate_frozen(_float(a_text, "a"), _float(b_text, "b"), estimator=estimator)
-    theta = _float(theta_text, "theta")
+    a, b = validate_frozen(parse_float(a_text, "a"), parse_float(b_text, "b"), estimator=estimator)
+    theta = parse_float(theta_text, "theta")
     if not 0 <= theta <= 1:
         raise InputError(f"--theta must lie in [0, 1], got {theta_text}")
-    Ns = _int_list(n_text, "N", minimum=1)
+    Ns = parse_int_list(n_text, "N", minimum=1)
     if max(Ns) > MAX_N:
         raise InputError(f"--N {max(Ns)} is above the supported maximum {MAX_N}")
-    reps = _int(reps_text, "reps", minimum=2)
-    seed = _int(seed_text, "seed", minimum=0)
+    reps = parse_int(reps_text, "reps", minimum=2)
+    seed = parse_int(seed_text, "seed", minimum=0)
     bar = tqdm(total=reps * len(Ns), desc="fresh contexts", disable=quiet or reps * sum(Ns) < 2 ** 22,
                file=sys.stderr, mininterval=1.0)
     try:
@@ -197,8 +175,8 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     from numerics.claims_finite import HORIZON_RULE, INTERIOR_THETAS, c6_cell
     from numerics.sweep import run_sweep
 
-    defaults = {"reps": _int(reps_text, "reps", minimum=2), "k_max": _int(k_max_text, "k-max", minimum=0),
-                "step_cap": _int(step_cap_text, "step-cap", minimum=1), "estimator": estimator,
+    defaults = {"reps": parse_int(reps_text, "reps", minimum=2), "k_max": parse_int(k_max_text, "k-max", minimum=0),
+                "step_cap": parse_int(step_cap_text, "step-cap", minimum=1), "estimator": estimator,
                 "thetas": list(INTERIOR_THETAS), "long_steps": None}
     if grid_file is not None:
         if any(v is not None for v in (m_text, n_text, big_n_text)):
@@ -207,9 +185,9 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     else:
         if m_text is None or n_text is None or big_n_text is None:
             raise InputError("sweep needs --grid FILE or all of --m, --n, --N")
-        cells = _product(_int_list(m_text, "m", minimum=1), _int_list(n_text, "n", minimum=1),
-                         _int_list(seeds_text, "seeds", minimum=0), _int_list(big_n_text, "N", minimum=1), defaults)
-    workers = _int(workers_text, "workers", minimum=1)
+        cells = _product(parse_int_list(m_text, "m", minimum=1), parse_int_list(n_text, "n", minimum=1),
+                         parse_int_list(seeds_text, "seeds", minimum=0), parse_int_list(big_n_text, "N", minimum=1), defaults)
+    workers = parse_int(workers_text, "workers", minimum=1)
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
+from stumpcheck.options import parse_float, parse_int
 
 __all__ = ["train", "DEFAULT_STEPS"]
 
@@ -28,26 +29,14 @@ DEFAULT_STEPS = 1000
 def _number(text, name: str, *, positive: bool = False) -> float | None:
     if text is None:
         return None
-    from numerics.precision import parse_decimal
-
-    value = float(parse_decimal(text, f"--{name}"))
-    if not math.isfinite(value):
-        raise InputError(f"--{name} is out of the float64 range, got {text!r}")
+    value = parse_float(text, name)
     if positive and not value > 0:
         raise InputError(f"--{name} must be > 0, got {text!r}")
     return value
 
 
 def _integer(text, name: str, *, minimum: int = 1) -> int | None:
-    if text is None:
-        return None
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise InputError(f"--{name} must be an integer, got {text!r}") from None
-    if value < minimum:
-        raise InputError(f"--{name} must be >= {minimum}, got {value}")
-    return value
+    return None if text is None else parse_int(text, name, minimum=minimum)
 
 
 def _load_corpus(corpus_file, m_text, n_text, seed_text):
