@@ -1,25 +1,37 @@
-"""Float64 population flow to t_max against scipy's LSODA with a quad gradient.
+"""Population flow: the stiff float64 solver against scipy's LSODA with a quad gradient.
 
-Usage: python benchmarks/bench_flow.py [--t-max 1e12] [--rtol 1e-8]
+Usage: python benchmarks/bench_flow.py [--compare-t-max 1e6] [--t-max 1e12] [--rtol 1e-8]
+                                       [--dps 30] [--hp-t-max 0.02] [--skip-baseline] [--only-compare]
 
-Both integrate dz/dt = −∇L(z) from (a₀, b₀) = (10, 10). The baseline is what
-a careful user would write with scipy alone: ``solve_ivp(method="LSODA")`` in t
-with ∇L from ``scipy.integrate.quad`` given the same model breakpoints (without
-them quad is silently wrong at large b). Reported: wall time of each, the
-ratio, and the final relative difference in b between the two.
+All runs integrate dz/dt = −∇L(z) from (a₀, b₀) = (10, 10), in this process.
+
+1. Ratio (the result): ``run_population_flow`` (float64, Rodas4 with the exact
+   Jacobian, one solve, no a-posteriori check) against the baseline a careful
+   user would write with scipy alone: ``solve_ivp(method="LSODA")`` in t with
+   ∇L from ``scipy.integrate.quad`` on the same model breakpoints (without them
+   quad is silently wrong at large b), both at the same rtol (atol = rtol/100),
+   on a horizon where the baseline finishes (--compare-t-max). Also reported:
+   the final relative difference in b between the two.
+2. The float64 flow to --t-max as ``stumpcheck flow`` runs it (with the rtol/10
+   a-posteriori solve), and the Dopri5 path to the same horizon for reference.
+3. The --dps-digit flow to --hp-t-max (a short horizon: ~1 s per field
+   evaluation), its agreement with float64 there, and the per-evaluation cost.
+
+Prints a readable table and one JSON line (prefixed ``JSON``). Timings are
+wall-clock on a shared machine: read the ratios, not the seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
 
 
 def baseline_gradient(a: float, b: float, quad, points, error_fn, grad_fn):
+    """∇L by scipy quad on each breakpoint piece, e and ∇e from the generated float64 code."""
     def piece(f):
         total = 0.0
         for lo, hi in zip(points[:-1], points[1:]):
@@ -31,20 +43,11 @@ def baseline_gradient(a: float, b: float, quad, points, error_fn, grad_fn):
     return np.array([ga, gb])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--t-max", type=float, default=1e12)
-    parser.add_argument("--rtol", type=float, default=1e-8)
-    args = parser.parse_args()
+def run_baseline(t_max: float, rtol: float):
     from scipy.integrate import quad, solve_ivp
 
-    from numerics.flow import integrate_flow
     from numerics.generated import population_numpy as gen_np
     from numerics.quadrature import breakpoints_float64
-
-    start = time.perf_counter()
-    ours = integrate_flow(10.0, 10.0, args.t_max, rtol=args.rtol, atol=args.rtol * 1e-2)
-    ours_seconds = time.perf_counter() - start
 
     evaluations = 0
 
@@ -55,21 +58,98 @@ def main() -> None:
         return -baseline_gradient(z[0], z[1], quad, points, gen_np.error_one_head, gen_np.error_gradient_one_head)
 
     start = time.perf_counter()
-    base = solve_ivp(rhs, (0.0, args.t_max), [10.0, 10.0], method="LSODA", rtol=args.rtol, atol=args.rtol * 1e-2)
-    base_seconds = time.perf_counter() - start
-    rel_diff = abs(base.y[1, -1] - ours.b[-1]) / ours.b[-1]
-    row = {"benchmark": "flow_float64", "t_max": args.t_max, "rtol": args.rtol,
-           "ours_seconds": ours_seconds, "ours_gradient_evaluations": ours.gradient_evaluations,
-           "ours_status": ours.status.name, "baseline": "scipy solve_ivp LSODA + quad gradient",
-           "baseline_seconds": base_seconds, "baseline_gradient_evaluations": evaluations,
-           "baseline_success": bool(base.success), "speedup": base_seconds / ours_seconds,
-           "final_b_ours": float(ours.b[-1]), "final_b_baseline": float(base.y[1, -1]),
-           "final_b_rel_diff": float(rel_diff)}
-    print(f"{'':24}{'ours':>14}{'LSODA+quad':>14}")
-    print(f"{'seconds':24}{ours_seconds:14.2f}{base_seconds:14.2f}")
-    print(f"{'gradient evaluations':24}{ours.gradient_evaluations:14d}{evaluations:14d}")
-    print(f"{'final b':24}{ours.b[-1]:14.8f}{base.y[1, -1]:14.8f}")
-    print(f"speedup (baseline/ours): {row['speedup']:.2f}x; final relative difference in b: {rel_diff:.2e}")
+    sol = solve_ivp(rhs, (0.0, t_max), [10.0, 10.0], method="LSODA", rtol=rtol, atol=rtol * 1e-2)
+    return time.perf_counter() - start, sol, evaluations
+
+
+def timed(function, *args, **kwargs):
+    start = time.perf_counter()
+    value = function(*args, **kwargs)
+    return time.perf_counter() - start, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compare-t-max", type=float, default=1e6)
+    parser.add_argument("--t-max", type=float, default=1e12)
+    parser.add_argument("--rtol", type=float, default=1e-8)
+    parser.add_argument("--dps", type=int, default=30)
+    parser.add_argument("--hp-t-max", type=float, default=0.02)
+    parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--only-compare", action="store_true", help="run part 1 only")
+    args = parser.parse_args()
+    import mpmath
+
+    from numerics.population_flow import run_population_flow
+
+    row: dict = {"benchmark": "flow", "rtol": args.rtol, "atol": args.rtol * 1e-2, "start": [10.0, 10.0],
+                 "precision": "float64 unless stated", "seed": None}
+
+    # 1. ratio against LSODA + quad on a horizon where the baseline finishes
+    ours_s, ours = timed(run_population_flow, 10.0, 10.0, args.compare_t_max, rtol=args.rtol, check=False,
+                         per_decade=1)
+    row.update(compare_t_max=args.compare_t_max, ours_seconds=ours_s,
+               ours_field_evaluations=ours.stats["gradient_evaluations"], ours_steps=ours.stats["accepted_steps"],
+               ours_status=ours.status.name, final_b_ours=float(ours.b[-1]))
+    if not args.skip_baseline:
+        base_s, base, base_evals = run_baseline(args.compare_t_max, args.rtol)
+        rel = abs(base.y[1, -1] - ours.b[-1]) / ours.b[-1]
+        row.update(baseline="scipy solve_ivp LSODA + quad gradient on the same breakpoints",
+                   baseline_seconds=base_s, baseline_gradient_evaluations=base_evals,
+                   baseline_success=bool(base.success), final_b_baseline=float(base.y[1, -1]),
+                   final_b_rel_diff=float(rel), speedup=base_s / ours_s)
+
+    if args.only_compare:
+        print(f"float64 flow to t = {args.compare_t_max:g}: ours {ours_s:.2f} s "
+              f"({row['ours_field_evaluations']} evals), LSODA+quad {row.get('baseline_seconds', float('nan')):.2f} s "
+              f"({row.get('baseline_gradient_evaluations', 0)} evals), speedup {row.get('speedup', float('nan')):.1f}x, "
+              f"final rel. difference in b {row.get('final_b_rel_diff', float('nan')):.2e}")
+        print("JSON " + json.dumps(row))
+        return
+
+    # 2. float64 to t_max as the CLI runs it (with the a-posteriori solve), and Dopri5 for reference
+    full_s, full = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol)
+    row.update(t_max=args.t_max, float64_to_t_max_seconds=full_s, float64_to_t_max_status=full.status.name,
+               float64_to_t_max_steps=full.stats["accepted_steps"],
+               float64_to_t_max_field_evaluations=full.stats["gradient_evaluations"],
+               float64_a_posteriori_rel_error_b=full.a_posteriori_rel_error_b, final_b_float64=float(full.b[-1]))
+    dopri_s, dopri = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol, solver="dopri5",
+                           check=False, per_decade=1)
+    rodas_s, rodas = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol, check=False,
+                           per_decade=1)
+    row.update(dopri5_one_solve_seconds=dopri_s, dopri5_field_evaluations=dopri.stats["gradient_evaluations"],
+               rodas4_one_solve_seconds=rodas_s, rodas4_field_evaluations=rodas.stats["gradient_evaluations"],
+               rodas4_vs_dopri5_final_b_rel_diff=float(abs(rodas.b[-1] - dopri.b[-1]) / dopri.b[-1]),
+               speedup_rodas4_over_dopri5=dopri_s / rodas_s)
+
+    # 3. the high-precision flow on a short horizon
+    hp_s, hp = timed(run_population_flow, 10.0, 10.0, args.hp_t_max, rtol=1e-11, dps=args.dps, check=False,
+                     per_decade=1)
+    lo = run_population_flow(10.0, 10.0, args.hp_t_max, rtol=args.rtol, check=False, per_decade=1)
+    final_b_hp = mpmath.mpf(hp.stats["final_b"])
+    row.update(dps=args.dps, hp_t_max=args.hp_t_max, hp_seconds=hp_s,
+               hp_field_evaluations=hp.stats["gradient_evaluations"],
+               hp_seconds_per_evaluation=hp_s / max(hp.stats["gradient_evaluations"], 1),
+               hp_quadrature_order=hp.stats["quadrature_order"], hp_final_b=hp.stats["final_b"],
+               float64_vs_hp_final_b_rel_diff=float(abs(lo.b[-1] - final_b_hp) / final_b_hp),
+               hp_to_t_max_estimate_hours=(hp_s / max(hp.stats["gradient_evaluations"], 1)
+                                           * rodas.stats["gradient_evaluations"] / 3600))
+
+    print(f"{'float64 flow to t = ' + format(args.compare_t_max, 'g'):34}{'ours (Rodas4)':>16}{'LSODA+quad':>14}")
+    print(f"{'seconds':34}{row['ours_seconds']:16.2f}{row.get('baseline_seconds', float('nan')):14.2f}")
+    print(f"{'gradient evaluations':34}{row['ours_field_evaluations']:16d}"
+          f"{row.get('baseline_gradient_evaluations', 0):14d}")
+    print(f"{'final b':34}{row['final_b_ours']:16.10f}{row.get('final_b_baseline', float('nan')):14.10f}")
+    if "speedup" in row:
+        print(f"speedup (baseline/ours): {row['speedup']:.1f}x; final rel. difference in b {row['final_b_rel_diff']:.2e}")
+    print(f"float64 to t = {args.t_max:g} with a-posteriori check: {full_s:.1f} s, {full.stats['accepted_steps']} "
+          f"steps, a-posteriori {full.a_posteriori_rel_error_b:.2e}; one solve: Rodas4 {rodas_s:.1f} s "
+          f"({rodas.stats['gradient_evaluations']} evals) vs Dopri5 {dopri_s:.1f} s "
+          f"({dopri.stats['gradient_evaluations']} evals)")
+    print(f"{args.dps}-digit flow to t = {args.hp_t_max:g}: {hp_s:.1f} s, {hp.stats['gradient_evaluations']} evals "
+          f"({row['hp_seconds_per_evaluation']:.2f} s each), order {hp.stats['quadrature_order']}; float64 vs "
+          f"{args.dps}-digit final b: {row['float64_vs_hp_final_b_rel_diff']:.2e}; estimated {args.dps}-digit "
+          f"flow to {args.t_max:g}: {row['hp_to_t_max_estimate_hours']:.1f} h (not run)")
     print("JSON " + json.dumps(row))
 
 

@@ -55,7 +55,10 @@ def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict) -
     payload = {c: getattr(run, c) for c in _COLUMNS}
     payload.update(fits=run.fits, status=run.status.name, status_message=run.status.message,
                    a_posteriori_rel_error_b=run.a_posteriori_rel_error_b, settings=run.settings, stats=run.stats,
-                   evidence="sampled (float64 trajectory; sup over θ by grid + refinement)",
+                   evidence=("sampled (float64 trajectory; sup over θ by grid + refinement)"
+                             if run.settings.get("dps") is None else
+                             f"sampled ({run.settings['dps']}-digit mpmath trajectory, float64 diagnostics; "
+                             "sup over θ by grid + refinement)"),
                    provenance=provenance)
     json_path = out / "flow.json"
     json_path.write_text(json.dumps(_jsonable(payload), indent=1) + "\n", encoding="utf-8")

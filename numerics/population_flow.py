@@ -1,13 +1,29 @@
 """The population gradient flow with its diagnostics (claims C2–C4).
 
-dz/dt = −∇L(z), z = (a, b), integrated in s = log(1 + t) (so that b ∝ t^{1/4}
-grows linearly in s and t = 10¹⁵ is s ≈ 34.5) by :func:`numerics.ode.diffeqsolve`.
-At every saved time it records L, ∇L, the sup of |e(θ)| over the interior
+dz/dt = −∇L(z), z = (a, b), integrated in s = log(1 + t) (so that log b ≈ s/4
+grows linearly in s and t = 10¹⁵ is s ≈ 34.5) by :func:`numerics.ode.diffeqsolve`:
+
+    dz/ds = f(s, z) = −(1 + t)·∇L(z),  ∂f/∂z = −(1 + t)·∇²L(z),  ∂f/∂s = f,  t = e^s − 1.
+
+The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes
+on a time scale that becomes tiny relative to t as b grows, so explicit pairs
+are stability-limited. The default solver is the L-stable Rosenbrock pair
+Rodas4 with the exact Jacobian (∇²L by the same quadrature as ∇L); "rodas3",
+"dopri5" and "bosh3" are selectable.
+
+Precision: float64 by default (∇L, ∇²L by 24-point Gauss–Legendre on the
+model's breakpoints, :func:`numerics.population.loss_gradient_hessian_float64`);
+with ``dps=D`` the solver runs in mpmath at D digits plus guard bits
+(:class:`numerics.ode.MPArithmetic`) and ∇L, ∇²L come from the generated
+mpmath code by breakpoint Gauss–Legendre whose order is chosen so that two
+orders agree to better than 10^−(D+2) relative (:func:`quadrature_order_for`).
+
+At every saved time the run records L, ∇L, the sup of |e(θ)| over the interior
 θ ∈ [δ, 1 − δ] (δ = 0.05 by default; sampled on a 2001-point grid plus the
 breakpoints and refined around the maximum) and the residual of the derived
-calibration relation. The trajectory is computed at two tolerances (rtol and
-rtol/10) and the largest relative difference in b is reported as the
-a-posteriori error estimate.
+calibration relation (these diagnostics are float64, also for a dps run). The
+trajectory is computed at two tolerances (rtol and rtol/10) and the largest
+relative difference in b is reported as the a-posteriori error estimate.
 """
 
 from __future__ import annotations
@@ -15,29 +31,127 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import mpmath
 import numpy as np
 
 from numerics.fits import PowerLawFit, fit_power_law
 from numerics.generated import asymptotics_numpy as derived
 from numerics.generated import population_numpy as gen_np
-from numerics.ode import Bosh3, Dopri5, PIController, SaveAt, Status, diffeqsolve
-from numerics.population import check_parameters, loss_and_gradient_float64
-from numerics.precision import InputError
+from numerics.ode import Bosh3, Dopri5, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt, Status, diffeqsolve
+from numerics.population import (_gauss_legendre_float64, check_parameters, loss_and_gradient_float64,
+                                 loss_gradient_hessian_gauss_legendre)
+from numerics.precision import InputError, validate_dps
 
-__all__ = ["DEFAULT_DELTA", "PopulationFlowField", "FlowRun", "run_population_flow", "sup_interior_error"]
+__all__ = ["DEFAULT_DELTA", "SOLVERS", "PopulationFlowField", "PopulationFlowFieldMP", "FlowRun",
+           "run_population_flow", "sup_interior_error", "quadrature_order_for"]
 
 DEFAULT_DELTA = 0.05
 
+#: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks).
+SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3}
+
+
+def _outside_domain(z) -> bool:
+    return not (z[1] > 0 and mpmath.isfinite(z[0]) and mpmath.isfinite(z[1]))
+
 
 class PopulationFlowField:
-    """dz/ds = −(1 + t)·∇L(z) with t = e^s − 1 (float64 breakpoint quadrature)."""
+    """dz/ds = −(1 + t)·∇L(z) with t = e^s − 1 (float64 breakpoint Gauss–Legendre, 24 points).
 
-    def __init__(self, estimator: str = "one-head"):
+    Calling it gives f(s, z); :meth:`linearization` gives (f, ∂f/∂z, ∂f/∂s)
+    with ∂f/∂z = −(1 + t)∇²L(z) and ∂f/∂s = f. A state outside the domain
+    (b ≤ 0 or non-finite, e.g. a trial stage of a too-long step) raises
+    ArithmeticError, which the integrator treats as a rejected step.
+    """
+
+    def __init__(self, estimator: str = "one-head", order: int = 24):
         self.estimator = estimator
+        self.order = order
 
-    def __call__(self, s: float, z: np.ndarray) -> np.ndarray:
-        _, grad = loss_and_gradient_float64(float(z[0]), float(z[1]), estimator=self.estimator)
-        return -math.exp(s) * grad
+    def _moments(self, z, hessian: bool):
+        if _outside_domain(z):
+            raise ArithmeticError(f"state outside the domain b > 0: {z}")
+        return _gauss_legendre_float64(float(z[0]), float(z[1]), self.estimator, (0, 1), self.order, hessian)
+
+    def __call__(self, s, z) -> np.ndarray:
+        return -math.exp(s) * self._moments(z, False)[1]
+
+    def linearization(self, s, z):
+        _, grad, hess = self._moments(z, True)
+        scale = -math.exp(s)
+        value = scale * grad
+        return value, scale * hess, value
+
+
+class PopulationFlowFieldMP:
+    """The same field at the current mpmath precision plus ``guard`` bits.
+
+    ∇L and ∇²L from :func:`numerics.population.loss_gradient_hessian_gauss_legendre`
+    (generated mpmath e, ∇e, ∇²e; ``order``-point Gauss–Legendre on each
+    breakpoint piece). Values are rounded back to the caller's precision.
+    """
+
+    def __init__(self, estimator: str = "one-head", order: int = 20, guard: int = 20):
+        self.estimator = estimator
+        self.order = order
+        self.guard = guard
+
+    def _moments(self, z, hessian: bool):
+        if _outside_domain(z):
+            raise ArithmeticError(f"state outside the domain b > 0: {z}")
+        with mpmath.workprec(mpmath.mp.prec + self.guard):
+            _, grad, hess = loss_gradient_hessian_gauss_legendre(z[0], z[1], order=self.order,
+                                                                 estimator=self.estimator, hessian=hessian)
+        return grad, hess
+
+    def __call__(self, s, z) -> np.ndarray:
+        grad, _ = self._moments(z, False)
+        scale = -mpmath.exp(s)
+        return np.array([+(scale * grad[0]), +(scale * grad[1])], dtype=object)
+
+    def linearization(self, s, z):
+        grad, hess = self._moments(z, True)
+        scale = -mpmath.exp(s)
+        value = np.array([+(scale * grad[0]), +(scale * grad[1])], dtype=object)
+        jac = np.array([[+(scale * hess[i][j]) for j in range(2)] for i in range(2)], dtype=object)
+        return value, jac, value
+
+
+def quadrature_order_for(a, b, dps: int, *, estimator: str = "one-head", start: int = 10,
+                         largest: int = 80) -> tuple[int, float]:
+    """(n, digits): the smallest n in start, 1.5·start, … whose ∇L and ∇²L agree with
+    order 1.5·n to at least dps + 2 significant digits at (a, b), at dps digits plus guard bits.
+
+    ``digits`` is the agreement found, capped at the working precision (dps plus
+    guard bits) when the two orders agree exactly (evidence: high-precision, two orders).
+    Raises InputError if no order up to ``largest`` suffices.
+    """
+    arithmetic = MPArithmetic(dps)
+    n = start
+    with arithmetic.working():
+        z = (mpmath.mpf(a), mpmath.mpf(b))
+
+        def moments(order):
+            _, g, h = loss_gradient_hessian_gauss_legendre(z[0], z[1], order=order, estimator=estimator)
+            return list(g) + [h[0][0], h[0][1], h[1][1]]
+
+        current = moments(n)
+        while n <= largest:
+            finer_order = n + (n + 1) // 2
+            finer = moments(finer_order)
+            # identical values agree to every working digit, no more
+            digits = min(min(_digits(x, y) for x, y in zip(current, finer)), arithmetic.prec * math.log10(2))
+            if digits >= dps + 2:
+                return n, digits
+            n, current = finer_order, finer
+    raise InputError(f"no Gauss-Legendre order up to {largest} reaches {dps + 2} digits at a={a}, b={b}")
+
+
+def _digits(x, y) -> float:
+    if x == y:
+        return math.inf
+    scale = max(abs(x), abs(y))
+    return float(-mpmath.log10(abs(x - y) / scale))
 
 
 def sup_interior_error(a: float, b: float, *, delta: float = DEFAULT_DELTA, estimator: str = "one-head") -> float:
@@ -85,21 +199,37 @@ def _save_times(t_max: float, per_decade: int) -> np.ndarray:
     return ts[(ts > 0) & (ts < t_max)]
 
 
-def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress):
+def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quadrature_order=None):
     controller = PIController(rtol=rtol, atol=rtol * 1e-2)
-    return diffeqsolve(PopulationFlowField(estimator), solver, 0.0, math.log1p(t_max), z0,
-                       saveat=SaveAt(ts=tuple(np.log1p(save_ts))), controller=controller,
-                       max_steps=2_000_000, progress=progress)
+    saveat = SaveAt(ts=tuple(np.log1p(save_ts)))
+    if dps is None:
+        flow_field = PopulationFlowField(estimator)
+        return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
+                           max_steps=2_000_000, progress=progress, linearization=flow_field.linearization)
+    arithmetic = MPArithmetic(dps)
+    flow_field = PopulationFlowFieldMP(estimator, order=quadrature_order)
+    with arithmetic.working():
+        s1 = mpmath.log1p(mpmath.mpf(t_max))
+        z0 = [mpmath.mpf(z) for z in z0]
+    return diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
+                       max_steps=2_000_000, progress=progress, linearization=flow_field.linearization,
+                       arithmetic=arithmetic)
 
 
 def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12, *, rtol: float = 1e-9,
-                        delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str = "dopri5",
+                        delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str = "rodas4",
                         estimator: str = "one-head", fit_from: float | None = None, check: bool = True,
-                        progress=None) -> FlowRun:
+                        dps: int | None = None, progress=None) -> FlowRun:
     """Integrate the population flow from (a0, b0) to t_max and compute diagnostics and fits.
 
-    ``fit_from`` is the start of the fit range (default: 10⁶ when t_max ≥ 10⁸,
-    else three decades below t_max). ``progress(fraction)`` is called as s advances.
+    ``solver``: one of :data:`SOLVERS` (default "rodas4", L-stable Rosenbrock
+    with the exact Jacobian). ``dps``: None for float64, else the number of
+    digits of an mpmath solve (the stats then hold the final a, b to dps
+    digits, the Gauss–Legendre order and its two-order check). ``rtol`` is the
+    local error tolerance per step (mixed, atol = rtol/100); the global error
+    is estimated a posteriori by the rtol/10 solve (``check``). ``fit_from``
+    is the start of the fit range (default: 10⁶ when t_max ≥ 10⁸, else three
+    decades below t_max). ``progress(fraction)`` is called as s advances.
     """
     check_parameters(a0, b0)
     if not (isinstance(t_max, (int, float)) and math.isfinite(t_max)):
@@ -110,9 +240,12 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
         raise InputError(f"rtol must be in (0, 1e-3), got {rtol}")
     if not 0 < delta < 0.5:
         raise InputError(f"delta must be in (0, 0.5), got {delta}")
-    solvers = {"dopri5": Dopri5, "bosh3": Bosh3}
-    if solver not in solvers:
-        raise InputError(f"unknown solver {solver!r}; expected one of {', '.join(solvers)}")
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+    if dps is not None:
+        dps = validate_dps(dps)
+        if rtol < 10.0 ** (2 - dps):
+            raise InputError(f"rtol {rtol:g} is below what {dps} digits can resolve (need rtol >= 1e{2 - dps})")
     save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 
@@ -120,14 +253,31 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
         if progress is not None:
             progress(min(1.0, s / s_end))
 
-    sol = _solve([a0, b0], t_max, rtol, solvers[solver], save_ts, estimator, report)
-    t = np.expm1(sol.ts)
-    a, b = sol.ys[:, 0], sol.ys[:, 1]
+    quadrature = {}
+    if dps is not None:
+        order, digits = quadrature_order_for(a0, b0, dps, estimator=estimator)
+        quadrature = {"quadrature_order": order, "quadrature_check_digits_start": digits}
+    sol = _solve([a0, b0], t_max, rtol, SOLVERS[solver], save_ts, estimator, report, dps,
+                 quadrature.get("quadrature_order"))
     rel_error = math.nan
     if check:
-        ref = _solve([a0, b0], t_max, rtol / 10, solvers[solver], save_ts, estimator, None)
+        ref = _solve([a0, b0], t_max, rtol / 10, SOLVERS[solver], save_ts, estimator, None, dps,
+                     quadrature.get("quadrature_order"))
         n = min(len(ref.ts), len(sol.ts))
-        rel_error = float(np.max(np.abs(ref.ys[:n, 1] - sol.ys[:n, 1]) / np.abs(ref.ys[:n, 1])))
+        rel_error = max(float(abs(r - x) / abs(r)) for r, x in zip(ref.ys[:n, 1], sol.ys[:n, 1]))
+    if dps is not None:
+        final_a, final_b = sol.ys[-1]
+        with MPArithmetic(dps).working():
+            t = np.array([float(mpmath.expm1(x)) for x in sol.ts])
+        quadrature["quadrature_check_digits_end"] = quadrature_order_for(
+            final_a, final_b, dps, estimator=estimator, start=quadrature["quadrature_order"])[1]
+        quadrature["final_a"] = mpmath.nstr(final_a, dps)
+        quadrature["final_b"] = mpmath.nstr(final_b, dps)
+        ys = np.array([[float(x) for x in row] for row in sol.ys])
+    else:
+        t = np.expm1(sol.ts)
+        ys = sol.ys
+    a, b = ys[:, 0], ys[:, 1]
     losses, grads, sups = [], [], []
     for ai, bi in zip(a, b):
         value, grad = loss_and_gradient_float64(float(ai), float(bi), estimator=estimator)
@@ -139,16 +289,21 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     if fit_from is None:
         fit_from = 1e6 if t_max >= 1e8 else t_max / 1e3
     fits = _fits(t, a, b, np.array(sups), fit_from)
+    settings = {"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": rtol * 1e-2,
+                "delta": delta, "solver": sol.info["solver"], "estimator": estimator,
+                "time_variable": "s = log(1 + t)", "precision": "float64",
+                "gradient": "Gauss-Legendre (24 points) on model breakpoints",
+                "a_posteriori_check": "same solve at rtol/10; max relative difference in b"}
+    if dps is not None:
+        settings.update(precision=f"mpmath, {dps} digits (+ guard bits); diagnostics (L, grad, sup|e|) in float64",
+                        gradient=(f"Gauss-Legendre ({quadrature['quadrature_order']} points) on model breakpoints, "
+                                  "generated mpmath code"), dps=dps)
     return FlowRun(t=t, a=a, b=b, loss=np.array(losses), grad_a=grads[:, 0], grad_b=grads[:, 1],
                    sup_error_interior=np.array(sups), calibration_residual=residual, status=sol.status,
-                   a_posteriori_rel_error_b=rel_error, fits=fits,
-                   settings={"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": rtol * 1e-2,
-                             "delta": delta, "solver": sol.info["solver"], "estimator": estimator,
-                             "time_variable": "s = log(1 + t)", "precision": "float64",
-                             "gradient": "Gauss-Legendre (24 points) on model breakpoints",
-                             "a_posteriori_check": "same solve at rtol/10; max relative difference in b"},
+                   a_posteriori_rel_error_b=rel_error, fits=fits, settings=settings,
                    stats={"accepted_steps": sol.accepted, "rejected_steps": sol.rejected,
-                          "gradient_evaluations": sol.evaluations, "status_message": sol.status.message})
+                          "gradient_evaluations": sol.evaluations, "status_message": sol.status.message,
+                          **quadrature})
 
 
 def _fits(t, a, b, sups, fit_from) -> dict:

@@ -12,6 +12,8 @@ ladders (doubling distances) away from every feature, so that tanh-sinh
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 import numpy as np
 
@@ -19,7 +21,8 @@ from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
 
 __all__ = ["one_head_log_odds", "transition_point", "transition_point_float64", "breakpoints",
-           "breakpoints_float64", "gauss_legendre_nodes"]
+           "breakpoints_float64", "gauss_legendre_nodes", "legendre_rule_float64", "legendre_rule_mp",
+           "gauss_legendre_nodes_mp"]
 
 
 def one_head_log_odds(a, b, theta, one_minus_theta=None):
@@ -162,3 +165,77 @@ def gauss_legendre_nodes(points, order: int = 24) -> tuple[np.ndarray, np.ndarra
     nodes = (left + right) / 2 + half * x[None, :]
     weights = half * w[None, :]
     return nodes.ravel(), weights.ravel()
+
+
+@functools.lru_cache(maxsize=16)
+def legendre_rule_float64(order: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``order``-point Gauss–Legendre rule on [−1, 1] (numpy's leggauss), cached; read-only arrays."""
+    x, w = np.polynomial.legendre.leggauss(order)
+    x.setflags(write=False)
+    w.setflags(write=False)
+    return x, w
+
+
+@functools.lru_cache(maxsize=32)
+def _legendre_rule_mp(order: int, prec: int) -> tuple:
+    """Nodes and weights of the ``order``-point rule on [−1, 1] at ``prec`` bits.
+
+    Newton's method on P_n from Tricomi's initial guesses cos(π(i − ¼)/(n + ½)),
+    with P_n and P_n' from the three-term recurrence, at prec + 20 bits; the
+    weights are 2/((1 − x²) P_n'(x)²). The rule is symmetric; both halves are
+    returned.
+    """
+    n = order
+    with mpmath.workprec(prec + 20):
+        tol = mpmath.ldexp(1, -prec - 10)
+        nodes, weights = [], []
+        for i in range(1, n // 2 + 1):
+            x = mpmath.cos(mpmath.pi * (i - mpmath.mpf(1) / 4) / (n + mpmath.mpf(1) / 2))
+            for _ in range(100):
+                p0, p1 = mpmath.mpf(1), x
+                for k in range(2, n + 1):
+                    p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+                derivative = n * (x * p1 - p0) / (x * x - 1)
+                dx = p1 / derivative
+                x -= dx
+                if abs(dx) < tol:
+                    break
+            p0, p1 = mpmath.mpf(1), x
+            for k in range(2, n + 1):
+                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+            derivative = n * (x * p1 - p0) / (x * x - 1)
+            weight = 2 / ((1 - x * x) * derivative ** 2)
+            nodes += [x, -x]
+            weights += [weight, weight]
+        if n % 2:
+            p0, p1 = mpmath.mpf(1), mpmath.mpf(0)
+            for k in range(2, n + 1):
+                p0, p1 = p1, (-(k - 1) * p0) / k
+            derivative = n * (-p0) / (-1)
+            nodes.append(mpmath.mpf(0))
+            weights.append(2 / derivative ** 2)
+    with mpmath.workprec(prec):
+        return tuple(+x for x in nodes), tuple(+w for w in weights)
+
+
+def legendre_rule_mp(order: int) -> tuple:
+    """The ``order``-point Gauss–Legendre rule on [−1, 1] at the current mpmath precision (cached)."""
+    if not (isinstance(order, int) and order >= 1):
+        raise ValueError(f"order must be a positive integer, got {order!r}")
+    return _legendre_rule_mp(order, mpmath.mp.prec)
+
+
+def gauss_legendre_nodes_mp(points, order: int) -> tuple[list, list]:
+    """mpmath nodes and weights of an ``order``-point Gauss–Legendre rule on each piece of ``points``.
+
+    Exact for polynomials of degree < 2·order on each piece; at the current
+    mpmath precision.
+    """
+    x, w = legendre_rule_mp(order)
+    nodes, weights = [], []
+    for left, right in zip(points[:-1], points[1:]):
+        left, right = mpmath.mpf(left), mpmath.mpf(right)
+        half, middle = (right - left) / 2, (right + left) / 2
+        nodes += [middle + half * xi for xi in x]
+        weights += [half * wi for wi in w]
+    return nodes, weights

@@ -171,7 +171,10 @@ def _decimal_float(text: str, name: str) -> float:
 @click.option("--a0", "a0_text", default="10", show_default=True, help="Initial label score a₀.")
 @click.option("--b0", "b0_text", default="10", show_default=True, help="Initial attention scale b₀ > 0.")
 @click.option("--t-max", "t_max_text", default="1e12", show_default=True, help="Final flow time.")
-@click.option("--dps", default=None, help="Working digits; only float64 (omit) is implemented so far.")
+@click.option("--dps", default=None,
+              help="Working digits of an mpmath solve (e.g. 30); omit for float64. Slow: ~1 s per field evaluation.")
+@click.option("--solver", default="rodas4", show_default=True,
+              help="rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 or bosh3.")
 @click.option("--rtol", "rtol_text", default="1e-8", show_default=True, help="Relative tolerance of the integrator.")
 @click.option("--delta", "delta_text", default="0.05", show_default=True,
               help="The interior is θ ∈ [δ, 1 − δ] for the sup error.")
@@ -179,7 +182,7 @@ def _decimal_float(text: str, name: str) -> float:
               help="Write flow.csv, flow.json and PNG plots here.")
 @click.option("--no-check", is_flag=True, help="Skip the second solve at rtol/10 (the a-posteriori check).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_check, quiet) -> None:
+def flow(a0_text, b0_text, t_max_text, dps, solver, rtol_text, delta_text, out_dir, no_check, quiet) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
     Prints a table at logarithmically spaced times and the fits: the exponent
@@ -188,10 +191,11 @@ def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_c
     """
     from numerics.flow_report import flow_table, write_flow_outputs
     from numerics.population_flow import run_population_flow
+    from numerics.precision import validate_dps
     from numerics.provenance import provenance
 
     if dps is not None:
-        raise InputError("--dps: the high-precision flow is not implemented yet; omit it for float64")
+        dps = validate_dps(dps)
     a0 = _decimal_float(a0_text, "a0")
     b0 = _decimal_float(b0_text, "b0")
     t_max = _decimal_float(t_max_text, "t-max")
@@ -206,19 +210,25 @@ def flow(a0_text, b0_text, t_max_text, dps, rtol_text, delta_text, out_dir, no_c
         bar.update(int(fraction * 1000) - bar.n)
 
     try:
-        run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress)
+        run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
+                                  solver=solver, dps=dps)
     finally:
         bar.close()
     click.echo(flow_table(run))
     click.echo(f"status: {run.status.name} ({run.status.message}); {run.stats['accepted_steps']} steps, "
                f"{run.stats['gradient_evaluations']} gradient evaluations; a-posteriori max rel. difference in b "
                f"(rtol vs rtol/10): {run.a_posteriori_rel_error_b:.2e}")
+    if dps is not None:
+        click.echo(f"{dps}-digit final state: a = {run.stats['final_a']}, b = {run.stats['final_b']}; "
+                   f"Gauss-Legendre order {run.stats['quadrature_order']} (two orders agree to "
+                   f"{run.stats['quadrature_check_digits_start']:.1f} digits at the start, "
+                   f"{run.stats['quadrature_check_digits_end']:.1f} at the end)")
     for name, fit in run.fits.items():
         if isinstance(fit, dict):
             click.echo(f"{name}: {fit['value']:.6g}  95% CI [{fit['ci95'][0]:.6g}, {fit['ci95'][1]:.6g}]  "
                        f"t in [{fit['t_range'][0]:.2e}, {fit['t_range'][1]:.2e}]  ({fit['model']})")
     if out_dir is not None:
-        paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
+        paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64" if dps is None else f"{dps} digits"))
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
 
 

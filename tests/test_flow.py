@@ -175,3 +175,43 @@ def test_calibration_relation_along_flow(flow):
     previous = np.max(np.abs(residual[_decade(flow, T_FINAL / 100, T_FINAL / 10)]))
     last = np.max(np.abs(residual[_decade(flow, T_FINAL / 10, T_FINAL)]))
     assert last < previous, (last, previous)
+
+
+# --------------------------------------------------------------------------------------
+# 11. the stiff default solver and the Hessian it uses
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a_b", [(10.0, 10.0), (109.2, 100.0), (1013.8, 1000.0)])
+def test_loss_gradient_hessian_float64(a_b):
+    """L and ∇L equal loss_and_gradient_float64 (same rule); ∇²L is symmetric and equals the
+    central difference of ∇L (step 1e-3: truncation ~1e-6 relative on the O(1) scale of the
+    calibration direction; rounding ~1e-13·|∇L|/1e-3) to 1e-5 relative."""
+    from numerics.population import loss_gradient_hessian_float64
+
+    a, b_ = a_b
+    value, grad, hess = loss_gradient_hessian_float64(a, b_)
+    ref_value, ref_grad = loss_and_gradient_float64(a, b_)
+    assert value == pytest.approx(ref_value, rel=1e-14)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-14)
+    assert hess[0, 1] == hess[1, 0]
+    step = 1e-3
+    for j, shift in enumerate(([step, 0.0], [0.0, step])):
+        up = loss_gradient_hessian_float64(a + shift[0], b_ + shift[1])[1]
+        down = loss_gradient_hessian_float64(a - shift[0], b_ - shift[1])[1]
+        np.testing.assert_allclose((up - down) / (2 * step), hess[:, j], rtol=1e-5,
+                                   atol=1e-5 * np.max(np.abs(hess)))
+
+
+def test_rodas4_flow_matches_dopri5_flow():
+    """The default (Rodas4, exact Jacobian) and the explicit Dopri5 path, both at rtol 1e-10,
+    give the same trajectory at the saved times to t = 100 within 1e-8 relative."""
+    from numerics.population_flow import run_population_flow
+
+    stiff = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, check=False, per_decade=2)
+    explicit = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, solver="dopri5", check=False,
+                                   per_decade=2)
+    assert stiff.status.ok and explicit.status.ok
+    assert stiff.settings["solver"].startswith("Rodas4")
+    np.testing.assert_array_equal(stiff.t, explicit.t)
+    np.testing.assert_allclose(stiff.b, explicit.b, rtol=1e-8)
+    np.testing.assert_allclose(stiff.a, explicit.a, rtol=1e-8)

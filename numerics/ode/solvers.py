@@ -12,6 +12,8 @@ from fractions import Fraction as F
 
 import numpy as np
 
+from numerics.ode.arithmetic import FLOAT64
+
 __all__ = ["Solver", "Bosh3", "Dopri5"]
 
 
@@ -31,14 +33,17 @@ class Solver:
     b_err: tuple   # b − b̂ (difference with the embedded method)
     fsal: bool
 
-    def step(self, field, s: float, y: np.ndarray, h: float, f0: np.ndarray):
-        """One step: (y_new, error_estimate, f(s + h, y_new) or None)."""
+    needs_jacobian = False
+
+    def step(self, field, s, y: np.ndarray, h, f0: np.ndarray, linearization=None, arithmetic=FLOAT64):
+        """One step: (y_new, error_estimate, f(s + h, y_new) or None), in ``arithmetic``."""
+        sc = arithmetic.scalar
         stages = [f0]
         for i in range(1, len(self.c)):
-            increment = sum(float(coef) * k for coef, k in zip(self.a[i], stages) if coef)
-            stages.append(field(s + float(self.c[i]) * h, y + h * increment))
-        y_new = y + h * sum(float(w) * k for w, k in zip(self.b, stages) if w)
-        error = h * sum(float(w) * k for w, k in zip(self.b_err, stages) if w)
+            increment = sum(sc(coef) * k for coef, k in zip(self.a[i], stages) if coef)
+            stages.append(field(s + sc(self.c[i]) * h, y + h * increment))
+        y_new = y + h * sum(sc(w) * k for w, k in zip(self.b, stages) if w)
+        error = h * sum(sc(w) * k for w, k in zip(self.b_err, stages) if w)
         f_new = stages[-1] if self.fsal else None
         return y_new, error, f_new
 
