@@ -64,7 +64,7 @@ _TARGET_NOTES = {
 }
 
 _IMPORTS = {
-    "numpy": "import numpy",
+    "numpy": "import math\n\nimport numpy",
     "mpmath": "import mpmath",
     "arb": "import math\n\nfrom flint import acb, acb_poly, arb, ctx, fmpq",
 }

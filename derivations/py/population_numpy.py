@@ -11,10 +11,12 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 Domain: a real, b > 0, θ ∈ [0, 1]. Arguments may be numpy arrays (broadcast); float64 throughout.
 """
 
+import math
+
 import numpy
 
 
-# Taylor coefficients about 0, highest degree first (numpy.polyval order),
+# Taylor coefficients about 0, highest degree first,
 # for order 0 (Λ) and κ_1..κ_4; degree 40, used for |β| < 2.0.
 _TAYLOR = {
     0: (-5.912556039251575e-34, 0.0, 2.4570353308144855e-32, 0.0, -1.0238874835181417e-30, 0.0, 4.279919045926073e-29, 0.0, -1.7952470840225633e-27, 0.0, 7.559841507792277e-26, 0.0, -3.1976847953705525e-24, 0.0, 1.3595027075497952e-22, 0.0, -5.814360285755218e-21, 0.0, 2.5040921947091955e-19, 0.0, -1.087434349279031e-17, 0.0, 4.770034475709914e-16, 0.0, -2.1185501852016142e-14, 0.0, 9.55895466477477e-13, 0.0, -4.403491782239578e-11, 0.0, 2.08767569878681e-09, 0.0, -1.033399470899471e-07, 0.0, 5.5114638447971785e-06, 0.0, -0.00034722222222222224, 0.0, 0.041666666666666664, -0.5, 0.0,),
@@ -41,25 +43,64 @@ def _large_rate(order, beta, q, p):
     raise ValueError(f"cumulant order {order} is not generated")
 
 
+def _taylor_parts(coefficients):
+    """Even and odd parts of a highest-degree-first polynomial, each in β², leading zeros dropped."""
+    ascending = coefficients[::-1]
+    parts = []
+    for part in (ascending[0::2], ascending[1::2]):
+        descending = list(part[::-1])
+        while len(descending) > 1 and descending[0] == 0.0:
+            descending.pop(0)
+        parts.append(tuple(descending))
+    return tuple(parts)
+
+
+_TAYLOR_PARTS = {order: _taylor_parts(coefficients) for order, coefficients in _TAYLOR.items()}
+
+
+def _taylor(order, beta):
+    """The degree-40 Taylor polynomial of κ_order (Λ for order 0) at β: Horner in β²."""
+    even, odd = _TAYLOR_PARTS[order]
+    square = beta * beta
+    even_sum = even[0] + 0.0 * beta
+    for c in even[1:]:
+        even_sum = even_sum * square + c
+    odd_sum = odd[0] + 0.0 * beta
+    for c in odd[1:]:
+        odd_sum = odd_sum * square + c
+    return even_sum + beta * odd_sum
+
+
+def _signed(order, value, y, positive):
+    """κ_order(β) from κ_order(|β|) = value: Λ(−y) = y + Λ(y), κ₁(−y) = 1 − κ₁(y), odd κ change sign."""
+    if order == 0:
+        return numpy.where(positive, value, y + value)
+    if order == 1:
+        return numpy.where(positive, value, 1.0 - value)
+    if order % 2 == 1:
+        return numpy.where(positive, value, -value)
+    return value
+
+
 def _special(order, beta):
     beta = numpy.asarray(beta, dtype=float)
+    if beta.ndim == 0:  # one number: no masks, no arrays
+        x = float(beta)
+        y = abs(x)
+        if y < _SWITCH:
+            return numpy.float64(_taylor(order, x))
+        q = math.exp(-y)
+        return numpy.float64(_signed(order, _large_rate(order, y, q, -q / math.expm1(-y)), y, x > 0))
     size = numpy.abs(beta)
     out = numpy.empty(beta.shape)
     small = size < _SWITCH
-    out[small] = numpy.polyval(_TAYLOR[order], beta[small])
+    if small.any():
+        out[small] = _taylor(order, beta[small])
     large = ~small
     y = size[large]
     q = numpy.exp(-y)
-    value = _large_rate(order, y, q, -q / numpy.expm1(-y))
-    positive = beta[large] > 0
-    if order == 0:
-        value = numpy.where(positive, value, y + value)
-    elif order == 1:
-        value = numpy.where(positive, value, 1.0 - value)
-    elif order % 2 == 1:
-        value = numpy.where(positive, value, -value)
-    out[large] = value
-    return out[()] if out.ndim == 0 else out
+    out[large] = _signed(order, _large_rate(order, y, q, -q / numpy.expm1(-y)), y, beta[large] > 0)
+    return out
 
 
 def trunc_exp_log_mass(beta):
