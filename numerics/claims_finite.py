@@ -270,6 +270,10 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
               f"{fresh['sup_error'][0]:.3g} (N={fresh['N'][0]}) -> {fresh['sup_error'][-1]:.3g} "
               f"(N={fresh['N'][-1]}, at θ={fresh['theta_at_sup'][-1]:g}); interior exponent in N "
               f"{fresh_interior['exponent']:.3f} CI [{fresh_interior['ci95'][0]:.3f}, {fresh_interior['ci95'][1]:.3f}]")
+    mirror = None
+    if estimator == "one-head":  # the fourth estimator, for the record (not part of the verdict)
+        mirror = check_c7(quick=quick, seed=seed, estimator="reflected")
+        figure += f". Reflected head (not part of the verdict): {mirror.figure}"
     return ClaimResult(
         id="C7", statement="the one-head model has a boundary limitation: sup over θ∈[0,1] of the error does not "
                            "vanish as N and t grow",
@@ -278,6 +282,9 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                    f"exponent <= {DECREASE_EXPONENT} (in b, resp. N)"),
         status=_verdict(pop_ok and fresh_ok), evidence="sampled", seconds=time.perf_counter() - start,
         details={"seed": seed, "quick": quick, "precision": "float64", "estimator": estimator, "population": pop,
+                 "reflected_head": None if mirror is None else {"status": mirror.status, "figure": mirror.figure,
+                                                                "population": mirror.details["population"],
+                                                                "fresh": mirror.details["fresh"]},
                  "population_interior_fit": pop_interior, "population_ok": pop_ok, "fresh": fresh,
                  "fresh_interior_fit": fresh_interior, "fresh_ok": fresh_ok, "interior_delta": INTERIOR_DELTA,
                  "fresh_rule": f"frozen b = {FRESH_SCALE_PER_N:g} N, a = calibration_a(b)",

@@ -44,6 +44,10 @@ def test_c7_passes_for_one_head_and_fails_for_pooled(small_c7_c8, tmp_path):
     assert result.status == "PASS", result.figure
     assert (tmp_path / "c7_boundary.png").read_bytes()[:4] == b"\x89PNG"
     assert result.details["plots"] == ["c7_boundary.png"]
+    # the reflected head is the mirror image: its worst case sits at θ = 0 instead of θ = 1
+    mirror = result.details["reflected_head"]
+    assert mirror["status"] == "PASS" and mirror["population"]["theta_at_sup"][-1] < 0.5
+    assert result.details["population"]["theta_at_sup"][-1] > 0.5
     pooled = cf.check_c7(quick=True, seed=1, estimator="pooled")
     assert pooled.status == "FAIL"  # the pooled sup error vanishes: no boundary limitation to find
     assert not pooled.details["population_ok"] and not pooled.details["fresh_ok"]
