@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 if __name__ == "__main__":  # before numpy/BLAS start their thread pools
     _threads = "1"
@@ -45,22 +44,15 @@ from numerics.corpus import make_corpus  # noqa: E402
 from numerics.empirical import loss_and_gradient, sort_corpus, window_sizes  # noqa: E402
 from numerics.generated import asymptotics_numpy as derived  # noqa: E402
 from numerics.provenance import provenance  # noqa: E402
+from timing import best_of  # noqa: E402  (benchmarks/timing.py, next to this script)
 
 SLOW_SECONDS = 20.0
 REPEATS = 3
 
 
 def timed(fn):
-    best, result, runs = None, None, 0
-    while runs < REPEATS:
-        start = time.perf_counter()
-        result = fn()
-        seconds = time.perf_counter() - start
-        runs += 1
-        best = seconds if best is None else min(best, seconds)
-        if seconds > SLOW_SECONDS:
-            break
-    return best, result
+    seconds, result, _ = best_of(fn, repeats=REPEATS, slow_seconds=SLOW_SECONDS)
+    return seconds, result
 
 
 def torch_inputs(torch, x, theta):

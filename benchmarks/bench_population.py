@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import mpmath
+
+from timing import best_of  # benchmarks/timing.py, next to this script
 
 SLOW_SECONDS = 20.0
 REPEATS = 3
@@ -34,17 +35,8 @@ RADIUS_TARGET = 1e-20
 
 
 def timed(fn):
-    """(best seconds, result): up to REPEATS runs, just one if the first exceeds SLOW_SECONDS."""
-    best, result, runs = None, None, 0
-    while runs < REPEATS:
-        start = time.perf_counter()
-        result = fn()
-        seconds = time.perf_counter() - start
-        runs += 1
-        best = seconds if best is None else min(best, seconds)
-        if seconds > SLOW_SECONDS:
-            break
-    return best, result, runs
+    """(best seconds, result, runs): up to REPEATS runs, just one if the first exceeds SLOW_SECONDS."""
+    return best_of(fn, repeats=REPEATS, slow_seconds=SLOW_SECONDS)
 
 
 def digits(x, y, compare_dps: int):

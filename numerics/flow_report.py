@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from pathlib import Path
 
 import numpy as np
 
+from numerics.json_output import finite_json
 from numerics.population_flow import FlowRun
 
 __all__ = ["write_flow_outputs", "flow_table"]
@@ -26,18 +26,6 @@ def flow_table(run: FlowRun, rows: int = 12) -> str:
                      f"{run.loss[i] * run.b[i] ** 2:10.6f} {run.sup_error_interior[i] * run.b[i]:9.6f} "
                      f"{run.calibration_residual[i]:12.4e}")
     return "\n".join(lines)
-
-
-def _jsonable(value):
-    if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict) -> list[Path]:
@@ -61,7 +49,7 @@ def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict) -
                              "sup over θ by grid + refinement)"),
                    provenance=provenance)
     json_path = out / "flow.json"
-    json_path.write_text(json.dumps(_jsonable(payload), indent=1) + "\n", encoding="utf-8")
+    json_path.write_text(json.dumps(finite_json(payload), indent=1) + "\n", encoding="utf-8")
     paths.append(json_path)
     paths += _plots(run, out)
     return paths

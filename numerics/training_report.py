@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from numerics.json_output import finite_json
 from numerics.training import TrainResult
 from numerics.training_checkpoint import TRAJECTORY_KEYS
 
@@ -36,18 +37,6 @@ def training_table(result: TrainResult, rows: int = 10) -> str:
         lines.append(f"{tr['step'][i]:10d} {tr['t'][i]:12.5e} {tr['a'][i]:14.6f} {tr['b'][i]:14.6f} "
                      f"{tr['loss'][i]:13.6e} {tr['loss'][i] * tr['b'][i] ** 2:10.5f}")
     return "\n".join(lines)
-
-
-def _jsonable(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def write_training_outputs(result: TrainResult, out_dir, *, corpus: dict, provenance: dict) -> list[Path]:
@@ -76,13 +65,13 @@ def write_training_outputs(result: TrainResult, out_dir, *, corpus: dict, proven
                    precision="float64", evidence="sampled (one seeded corpus, float64 GD)",
                    resumed_from_step=result.resumed_from_step, provenance=provenance)
     json_path = out / "trajectory.json"
-    json_path.write_text(json.dumps(_jsonable(payload), indent=1) + "\n", encoding="utf-8")
+    json_path.write_text(json.dumps(finite_json(payload), indent=1) + "\n", encoding="utf-8")
     paths.append(json_path)
     frozen = {"a": result.a, "b": result.b, "estimator": result.settings.get("estimator"), "steps": result.steps,
               "eta": result.eta, "loss": result.loss, "corpus_seed": corpus.get("seed"), "corpus": corpus_info,
               "stopped_because": result.stopped_because}
     frozen_path = out / "frozen.json"
-    frozen_path.write_text(json.dumps(_jsonable(frozen), indent=1) + "\n", encoding="utf-8")
+    frozen_path.write_text(json.dumps(finite_json(frozen), indent=1) + "\n", encoding="utf-8")
     paths.append(frozen_path)
     paths.append(_plot(result, out / "training.png"))
     return paths

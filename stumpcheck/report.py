@@ -15,12 +15,12 @@ the checks write them) and listed only if they exist there.
 from __future__ import annotations
 
 import json
-import math
 import platform
 from importlib import metadata
 from pathlib import Path
 
 from numerics.claims import ClaimResult
+from numerics.json_output import finite_json
 from numerics.precision import InputError
 
 __all__ = ["run_provenance", "claim_provenance", "finite_json", "results_document", "write_report", "table",
@@ -62,28 +62,6 @@ def claim_provenance(result: ClaimResult, run: dict) -> dict:
     seed = details.get("seed", run.get("seed"))
     seeds = details.get("seeds", [seed] if seed is not None else [])
     return {**run, "precision": _precision_of(result), "seed": seed, "seeds": seeds}
-
-
-def finite_json(value):
-    """``value`` with NaN/±inf replaced by None, tuples by lists, numpy scalars and arrays by Python ones."""
-    if isinstance(value, dict):
-        return {str(k): finite_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite_json(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    tolist = getattr(value, "tolist", None)
-    if callable(tolist):
-        return finite_json(tolist())
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return number if math.isfinite(number) else None
 
 
 def results_document(results: list[ClaimResult], run: dict) -> dict:
