@@ -1,7 +1,11 @@
 """stumpcheck: verified numerics and claim checks for arXiv:2610.07074.
 
 The library lives in :mod:`theory` (SymPy derivations) and :mod:`numerics`
-(evaluation); this package holds the command line (:mod:`stumpcheck.cli`).
+(evaluation, corpora, training, claim checks); this package holds the command
+line (:mod:`stumpcheck.cli`), the lemma registry and its property-based checker
+(:mod:`stumpcheck.lemmas`, :mod:`stumpcheck.builtin_lemmas`), the public
+Hypothesis strategies (:mod:`stumpcheck.strategies`) and the verify report
+(:mod:`stumpcheck.report`).
 """
 
 __version__ = "0.1.0"
