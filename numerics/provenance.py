@@ -18,6 +18,15 @@ def _version(package: str) -> str | None:
         return None
 
 
+def _source_version() -> str | None:
+    """The version of the source tree when it runs without being installed."""
+    try:
+        from stumpcheck import __version__
+    except ImportError:
+        return None
+    return f"{__version__} (source tree, not installed)"
+
+
 def _git_commit() -> str | None:
     root = Path(__file__).resolve().parent.parent
     try:
@@ -30,7 +39,7 @@ def _git_commit() -> str | None:
 def provenance(**extra) -> dict:
     """Package versions, git commit (if any), machine, UTC date, plus ``extra``."""
     return {
-        "stumpcheck": _version("stumpcheck"),
+        "stumpcheck": _version("stumpcheck") or _source_version(),
         "versions": {p: _version(p) for p in ("sympy", "mpmath", "numpy", "python-flint", "matplotlib")},
         "python": platform.python_version(),
         "git_commit": _git_commit(),
