@@ -201,6 +201,8 @@ def flow(a0_text, b0_text, t_max_text, dps, solver, rtol_text, delta_text, out_d
     t_max = _decimal_float(t_max_text, "t-max")
     rtol = _decimal_float(rtol_text, "rtol")
     delta = _decimal_float(delta_text, "delta")
+    if not t_max > 0:  # checked again by run_population_flow; here so no progress bar precedes the error
+        raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max_text}")
     from tqdm import tqdm
 
     bar = tqdm(total=1000, desc="flow (fraction of log t_max)", disable=quiet, file=sys.stderr,
