@@ -61,6 +61,7 @@ import mpmath
 from flint import acb, arb, ctx, fmpq, fmpz
 
 from numerics.generated import population_arb as gen_arb
+from numerics.population import MAX_INTEGRAL_SCALE
 from numerics.precision import InputError, guard_bits, validate_dps
 from numerics.quadrature import breakpoints, breakpoints_float64
 
@@ -533,6 +534,8 @@ def _certified_integrals(components, count: int, a, b, estimator: str, dps: int,
     scales = [_scale_power(x) for x in (estimates or [None] * count)]
     with ctx.workprec(64):
         a0, b0 = _parameters(a, b)
+        if b0 > MAX_INTEGRAL_SCALE:
+            raise InputError(f"θ-integrals (L, ∇L, ∇²L) are supported for b <= {MAX_INTEGRAL_SCALE:g}, got b={b}")
         bits = working_bits(dps, _magnitude(a0), _magnitude(b0))
     goal = _goal_bits(dps, rel_width)
     wanted = list(range(count))
