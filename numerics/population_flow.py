@@ -155,23 +155,28 @@ def _digits(x, y) -> float:
 
 
 def sup_interior_error(a: float, b: float, *, delta: float = DEFAULT_DELTA, estimator: str = "one-head") -> float:
-    """sup over θ ∈ [δ, 1 − δ] of |e(θ)|: grid of 2001 points, then golden-section refinement.
+    """sup over θ ∈ [δ, 1 − δ] of |e(θ)|: grid of 2001 points, then refinement around the maximum.
 
-    Evidence level: sampled (a grid maximum refined locally, float64).
+    The refinement zooms on the grid maximum's two neighbouring cells: 8 rounds of
+    a 65-point grid, each keeping the two cells around its maximum (a factor 32
+    per round, ~1e−15 of the interval at the end), each round one vectorised
+    evaluation. Evidence level: sampled (a grid maximum refined locally, float64).
     """
     error = getattr(gen_np, f"error_{estimator.replace('-', '_')}")
     grid = np.linspace(delta, 1 - delta, 2001)
     values = np.abs(error(a, b, grid))
     i = int(np.argmax(values))
+    best = float(values[i])
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-    golden = (math.sqrt(5) - 1) / 2
-    for _ in range(60):
-        m1, m2 = hi - golden * (hi - lo), lo + golden * (hi - lo)
-        if abs(error(a, b, m1)) > abs(error(a, b, m2)):
-            hi = m2
-        else:
-            lo = m1
-    return float(max(values[i], abs(error(a, b, 0.5 * (lo + hi)))))
+    for _ in range(8):
+        fine = np.linspace(lo, hi, 65)
+        fine_values = np.abs(error(a, b, fine))
+        j = int(np.argmax(fine_values))
+        best = max(best, float(fine_values[j]))
+        lo, hi = fine[max(j - 1, 0)], fine[min(j + 1, fine.size - 1)]
+        if not hi > lo:
+            break
+    return best
 
 
 @dataclass

@@ -13,12 +13,15 @@ ladders (doubling distances) away from every feature, so that tanh-sinh
 from __future__ import annotations
 
 import functools
+import math
 
 import mpmath
 import numpy as np
 
 from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
+
+_EPS = float(np.finfo(float).eps)
 
 __all__ = ["one_head_log_odds", "transition_point", "transition_point_float64", "breakpoints",
            "breakpoints_float64", "gauss_legendre_nodes", "legendre_rule_float64", "legendre_rule_mp",
@@ -121,29 +124,76 @@ def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
 def transition_point_float64(a: float, b: float, *, logit_range: float = 700.0):
     """Float64 version of :func:`transition_point`: (θ*, 1 − θ*, width).
 
-    Bracketing in the logit s ∈ [−700, 700], 128 cells per round (a switch
-    closer than e^{−700} to an end is narrower than any float64 node spacing).
+    The root of z in the logit s ∈ [−700, 700] (a switch closer than e^{−700}
+    to an end is narrower than any float64 node spacing; the end is returned).
+    dz/ds = −1 − bθ(1 − θ)(1 − κ₁(b(1 − θ)) − κ₁(bθ)) ≤ −1 (κ₁(x) + κ₁(y) ≤ 1
+    for x + y = b > 0), so z is strictly decreasing with a slope bounded away
+    from 0. Bracketing: z at s = 0, then at ±1, ±2, ±4, … (doubling, capped at
+    the range) until the sign changes; then Newton's method in s safeguarded by
+    the bracket (regula falsi start, bisection when a Newton step leaves the
+    bracket), to a few ulps of s. Near θ = 1 the term a − bθ is formed as
+    (a − b) + b(1 − θ), without the cancellation of two large terms. All
+    evaluations are scalar (one number each, no arrays).
     """
-    def z_of_logit(s):
-        theta, rest = 1.0 / (1.0 + np.exp(-s)), 1.0 / (1.0 + np.exp(s))
-        return (a - b * theta - s + gen_np.trunc_exp_log_mass(b * rest)
-                - gen_np.trunc_exp_log_mass(b * theta))
+    a, b = float(a), float(b)
+    a_minus_b = a - b
+    log_mass, cumulant = gen_np.trunc_exp_log_mass, gen_np.trunc_exp_cumulant
 
-    lo, hi = -logit_range, logit_range
-    # vectorised bracketing: each round keeps the one cell of 128 where z changes sign
-    while hi - lo > 1e-9 * (1 + abs(lo)):
-        grid = np.linspace(lo, hi, 129)
-        positive = z_of_logit(grid) > 0
-        if positive.all():
-            lo = hi = hi
+    def z_of_logit(s):
+        theta, rest = 1.0 / (1.0 + math.exp(-s)), 1.0 / (1.0 + math.exp(s))
+        linear = a_minus_b + b * rest if s > 0 else a - b * theta
+        return linear - s + float(log_mass(b * rest)) - float(log_mass(b * theta))
+
+    z_zero = z_of_logit(0.0)
+    if z_zero == 0:
+        lo = hi = s = 0.0
+    else:
+        direction = 1.0 if z_zero > 0 else -1.0
+        near, z_near, step = 0.0, z_zero, 1.0
+        while True:
+            far = direction * min(step, logit_range)
+            z_far = z_of_logit(far)
+            if (z_far > 0) != (z_zero > 0) or z_far == 0:
+                break
+            near, z_near = far, z_far
+            if step >= logit_range:  # no sign change in the range: the end
+                break
+            step *= 2
+        if (z_far > 0) == (z_zero > 0) and z_far != 0:
+            lo = hi = s = far
+        else:
+            (lo, z_lo), (hi, z_hi) = sorted([(near, z_near), (far, z_far)])
+            s = lo + z_lo * (hi - lo) / (z_lo - z_hi)  # regula falsi start (z_lo > 0 ≥ z_hi)
+            if not lo < s < hi:
+                s = 0.5 * (lo + hi)
+    previous_step = math.inf
+    for _ in range(200):
+        if not hi - lo > 4 * _EPS * (1 + abs(s)):
             break
-        if not positive.any():
-            lo = hi = lo
+        value = z_of_logit(s)
+        if value > 0:
+            lo = s
+        elif value < 0:
+            hi = s
+        else:
             break
-        first_negative = int(np.argmin(positive))
-        lo, hi = grid[max(first_negative - 1, 0)], grid[first_negative]
-    s = 0.5 * (lo + hi)
-    theta, rest = 1.0 / (1.0 + np.exp(-s)), 1.0 / (1.0 + np.exp(s))
+        theta, rest = 1.0 / (1.0 + math.exp(-s)), 1.0 / (1.0 + math.exp(s))
+        derivative = -1.0 - b * theta * rest * (1.0 - float(cumulant(1, b * rest)) - float(cumulant(1, b * theta)))
+        step = -value / derivative
+        candidate = s + step
+        # converged: a step of a few ulps, or steps at z's rounding level that no longer halve
+        if abs(step) <= 8 * _EPS * (1 + abs(s)) or (
+                abs(step) <= 64 * _EPS * (1 + abs(s)) and abs(step) > 0.5 * previous_step):
+            if lo <= candidate <= hi:
+                s = candidate
+            break
+        if lo < candidate < hi:
+            previous_step = abs(step)
+        else:
+            candidate = 0.5 * (lo + hi)
+            previous_step = math.inf
+        s = candidate
+    theta, rest = 1.0 / (1.0 + math.exp(-s)), 1.0 / (1.0 + math.exp(s))
     slope = b + 1 / rest + 1 / theta - b * (gen_np.trunc_exp_cumulant(1, b * rest)
                                             + gen_np.trunc_exp_cumulant(1, b * theta))
     return theta, rest, 1.0 / abs(slope)
