@@ -14,12 +14,12 @@ progress line per entry to stderr and the table to stdout; writes
 ``results.json``, ``report.md`` and the checks' PNG plots to ``--out``.
 Exit status 0 when all pass, 1 when any fails, 2 on bad input.
 
-Time (2 cores shared with other jobs, load 4–6, seed 0; measured): ``--quick``
-7 min 22 s (C1 86 s, the C2–C4 flow run to t = 10¹² 266 s, C5–C9 55 s, lemmas
-12 s); at load 1.5–2.5 the whole ``--quick`` run took 2 min 11 s.
-``--full`` 12 min 1 s: 40 C1 points, the flow with its a-posteriori second
-solve at rtol/10, 5× the Hypothesis examples, 9 certified boxes and the claims'
-full modes; C6–C8 can use Dask through ``--scheduler``.
+Time (seed 0, measured on a 2-core machine): ``--quick`` 59 s end to end
+(C1 25 s, the C2–C4 flow run to t = 10¹² 13 s, C5–C9 14 s, lemmas 4 s);
+78 s in a fresh virtual environment while another job held one core.
+``--full`` about 12 min under load: 40 C1 points, the flow with its
+a-posteriori second solve at rtol/10, 5× the Hypothesis examples, 9 certified
+boxes and the claims' full modes; C6–C8 can use Dask through ``--scheduler``.
 """
 
 from __future__ import annotations
