@@ -31,6 +31,7 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
+from stumpcheck.options import parse_int
 
 __all__ = ["verify"]
 
@@ -41,26 +42,6 @@ class ChecksFailed(click.ClickException):
     """Some claim or lemma failed: exit status 1 (the table and report are already written)."""
 
     exit_code = 1
-
-
-def _seed(text) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise InputError(f"--seed must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise InputError(f"--seed must be a non-negative integer, got {text!r}")
-    return value
-
-
-def _positive(text, name: str) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise InputError(f"--{name} must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise InputError(f"--{name} must be a positive integer, got {text!r}")
-    return value
 
 
 def select(only: str | None, lemma_specs) -> list:
@@ -112,8 +93,8 @@ def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_e
     from stumpcheck.lemmas import Lemma, run_entry
     from stumpcheck.report import run_provenance, table, write_report
 
-    seed = _seed(seed_text)
-    max_examples = None if max_examples_text is None else _positive(max_examples_text, "max-examples")
+    seed = parse_int(seed_text, "seed", minimum=0)
+    max_examples = None if max_examples_text is None else parse_int(max_examples_text, "max-examples", minimum=1)
     if scheduler is not None and not scheduler.strip():
         raise InputError("--scheduler must be a non-empty address such as tcp://127.0.0.1:8786")
     plan = select(only, lemma_specs)
