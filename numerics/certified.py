@@ -62,7 +62,7 @@ from flint import acb, arb, ctx, fmpq, fmpz
 
 from numerics.generated import population_arb as gen_arb
 from numerics.population import MAX_INTEGRAL_SCALE
-from numerics.precision import InputError, guard_bits, validate_dps
+from numerics.precision import InputError, finite_float, guard_bits, validate_dps
 from numerics.quadrature import breakpoints, breakpoints_float64
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "error_ball", "certified_error",
@@ -192,17 +192,8 @@ def require_relative_width(enclosure: Enclosure, rel_width) -> Enclosure:
 
 
 def _validate_rel_width(rel_width):
-    if rel_width is None:
-        return None
-    if isinstance(rel_width, bool):
-        raise InputError(f"rel_width must be a positive number or None, got {rel_width!r}")
-    try:
-        value = float(rel_width)
-    except (TypeError, ValueError):
-        raise InputError(f"rel_width must be a positive number or None, got {rel_width!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise InputError(f"rel_width must be a positive finite number, got {rel_width!r}")
-    return value
+    """None (no width requirement) or a positive finite relative width."""
+    return None if rel_width is None else finite_float(rel_width, "rel_width", positive=True)
 
 
 def _tag(estimator: str) -> str:

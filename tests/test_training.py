@@ -45,17 +45,21 @@ def test_curvature_gradient_matches_empirical(corpus, estimator, a, b):
     assert np.max(np.abs(grad - grad_ref)) <= 1e-11 * scale
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS)
-@pytest.mark.parametrize("a, b", [(10.0, 10.0), (16.0, 12.0)])
-def test_hessian_matches_central_differences_of_the_exact_gradient(corpus, estimator, a, b):
-    _, _, hessian = loss_gradient_hessian(corpus.x, corpus.theta, a, b, estimator=estimator)
-    h = 1e-4
+def _central_difference_hessian(corpus, a, b, estimator, h=1e-4):
+    """Columns (∇L̂(z + h eⱼ) − ∇L̂(z − h eⱼ))/(2h) of numerics.empirical's exact gradient."""
     columns = []
     for da, db in ((h, 0.0), (0.0, h)):
         plus = loss_and_gradient(corpus.x, corpus.theta, a + da, b + db, estimator=estimator)[1]
         minus = loss_and_gradient(corpus.x, corpus.theta, a - da, b - db, estimator=estimator)[1]
         columns.append((plus - minus) / (2 * h))
-    finite_difference = np.column_stack(columns)
+    return np.column_stack(columns)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+@pytest.mark.parametrize("a, b", [(10.0, 10.0), (16.0, 12.0)])
+def test_hessian_matches_central_differences_of_the_exact_gradient(corpus, estimator, a, b):
+    _, _, hessian = loss_gradient_hessian(corpus.x, corpus.theta, a, b, estimator=estimator)
+    finite_difference = _central_difference_hessian(corpus, a, b, estimator)
     assert np.max(np.abs(hessian - finite_difference)) <= 1e-6 * np.max(np.abs(hessian))
     assert hessian[0, 1] == hessian[1, 0]
 
@@ -70,13 +74,7 @@ def test_hessian_property_against_the_exact_gradient(corpus, b, offset, estimato
     """
     a = b + offset
     _, grad, hessian = loss_gradient_hessian(corpus.x, corpus.theta, a, b, estimator=estimator)
-    h = 1e-4
-    columns = []
-    for da, db in ((h, 0.0), (0.0, h)):
-        plus = loss_and_gradient(corpus.x, corpus.theta, a + da, b + db, estimator=estimator)[1]
-        minus = loss_and_gradient(corpus.x, corpus.theta, a - da, b - db, estimator=estimator)[1]
-        columns.append((plus - minus) / (2 * h))
-    assert np.max(np.abs(hessian - np.column_stack(columns))) <= 1e-6 * np.max(np.abs(hessian)) + 1e-8
+    assert np.max(np.abs(hessian - _central_difference_hessian(corpus, a, b, estimator))) <= 1e-6 * np.max(np.abs(hessian)) + 1e-8
     grad_ref = loss_and_gradient(corpus.x, corpus.theta, a, b, estimator=estimator)[1]
     assert np.max(np.abs(grad - grad_ref)) <= 1e-10 * np.max(np.abs(grad_ref)) + 1e-15
 
