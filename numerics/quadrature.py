@@ -84,12 +84,30 @@ def _ladder(center, smallest, lo, hi, out: list) -> None:
         step *= 2
 
 
-def _features(estimator: str, b, rest, width, zero, one) -> list:
+def _features(estimator: str, a, b, rest, width, zero, one) -> list:
+    """(centre, scale) of every layer of ``estimator``'s θ-integrands.
+
+    A softmax over segments switches wherever two segment log-masses cross.
+    One head: its left and right segments, at θ* (one-head) or 1 − θ*
+    (reflected). The pooled softmax also compares segments across the heads:
+    the one-head right and reflected right segments cross where a − bθ = 0
+    (θ = a/b), the one-head left and reflected left ones where a − b + bθ = 0
+    (θ = 1 − a/b), both with width 1/b; the one-head right and reflected left
+    segments cross at θ = ½ exactly (their log-mass difference
+    b(1 − 2θ) + log((1 − θ)/θ) + Λ(b(1 − θ)) − Λ(bθ) is odd about ½), width
+    about 1/(2b). (The one-head left and reflected right masses are both
+    about −log b across the bulk: no layer.)
+    """
     features = [(zero, 1 / b), (one, 1 / b)]
     if estimator in ("one-head", "averaged", "pooled"):
         features.append((one - rest, width))
     if estimator in ("reflected", "averaged", "pooled"):
         features.append((rest, width))
+    if estimator == "pooled":
+        features.append(((zero + one) / 2, 1 / (2 * b)))
+        for centre in (a / b, one - a / b):
+            if zero < centre < one:
+                features.append((centre, 1 / b))
     return features
 
 
@@ -112,13 +130,16 @@ def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
 
     Features: θ = 0 and θ = 1 (scale 1/b), and the softmax switch θ* of each
     head (scale = its width); the reflected head's switch is 1 − θ* of the
-    one-head model by the reflection symmetry. Ladders double from a quarter of
-    each feature's scale up to the length of [lo, hi].
+    one-head model by the reflection symmetry; for the pooled softmax also the
+    switches between the heads' segments (θ = ½, a/b, 1 − a/b; see
+    :func:`_features`). Ladders double from a quarter of each feature's scale
+    up to the length of [lo, hi].
     """
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
     _, rest, width = transition_point(a, b)
-    return _points_from_features(_features(estimator, b, rest, width, mpmath.mpf(0), mpmath.mpf(1)), lo, hi)
+    return _points_from_features(_features(estimator, a, b, rest, width, mpmath.mpf(0), mpmath.mpf(1)),
+                                  lo, hi)
 
 
 def transition_point_float64(a: float, b: float, *, logit_range: float = 700.0):
@@ -203,7 +224,8 @@ def breakpoints_float64(a: float, b: float, *, estimator: str = "one-head", lo: 
                         hi: float = 1.0) -> list:
     """Float64 version of :func:`breakpoints` (same features and ladders)."""
     _, rest, width = transition_point_float64(float(a), float(b))
-    return _points_from_features(_features(estimator, float(b), rest, width, 0.0, 1.0), float(lo), float(hi))
+    return _points_from_features(_features(estimator, float(a), float(b), rest, width, 0.0, 1.0),
+                                  float(lo), float(hi))
 
 
 def gauss_legendre_nodes(points, order: int = 24) -> tuple[np.ndarray, np.ndarray]:
