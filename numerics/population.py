@@ -154,12 +154,10 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
     check_parameters(a, b, prior=prior)
     points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
     nodes, weights = gauss_legendre_nodes(points, order)
-    tag = _tag(estimator)
-    e = getattr(gen_np, f"error_{tag}")(a, b, nodes)
-    grad = getattr(gen_np, f"error_gradient_{tag}")(a, b, nodes)
+    e, ga, gb = getattr(gen_np, f"error_and_gradient_{_tag(estimator)}")(a, b, nodes)
     scale = 1.0 / (prior[1] - prior[0])
     value = scale * float(np.dot(weights, e * e / 2))
-    gradient = scale * np.array([np.dot(weights, e * grad[0]), np.dot(weights, e * grad[1])])
+    gradient = scale * np.array([np.dot(weights, e * ga), np.dot(weights, e * gb)])
     if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
         raise ArithmeticError(f"non-finite loss or gradient at a={a}, b={b}")
     return value, gradient
@@ -173,15 +171,16 @@ def _gauss_legendre_float64(a: float, b: float, estimator: str, prior, order: in
     nodes = ((points[1:] + points[:-1])[:, None] / 2 + half * x[None, :]).ravel()
     weights = (half * w[None, :]).ravel()
     tag = _tag(estimator)
-    e = getattr(gen_np, f"error_{tag}")(a, b, nodes)
-    ga, gb = getattr(gen_np, f"error_gradient_{tag}")(a, b, nodes)
+    if hessian:
+        e, ga, gb, haa, hab, hbb = getattr(gen_np, f"error_jet_{tag}")(a, b, nodes)
+    else:
+        e, ga, gb = getattr(gen_np, f"error_and_gradient_{tag}")(a, b, nodes)
     scale = 1.0 / (float(prior[1]) - float(prior[0]))
     we = weights * e
     value = scale * float(np.dot(we, e)) / 2
     gradient = scale * np.array([np.dot(we, ga), np.dot(we, gb)])
     hess = None
     if hessian:
-        haa, hab, hbb = getattr(gen_np, f"error_hessian_{tag}")(a, b, nodes)
         h_aa = np.dot(weights, ga * ga) + np.dot(we, haa)
         h_ab = np.dot(weights, ga * gb) + np.dot(we, hab)
         h_bb = np.dot(weights, gb * gb) + np.dot(we, hbb)
@@ -224,20 +223,20 @@ def loss_gradient_hessian_gauss_legendre(a, b, *, order: int, estimator: str = "
     tag = _tag(estimator)
     a, b = _mpf(a), _mpf(b)
     lo, hi = _mpf(prior[0]), _mpf(prior[1])
-    f = getattr(gen_mp, f"error_{tag}")
-    g = getattr(gen_mp, f"error_gradient_{tag}")
-    h = getattr(gen_mp, f"error_hessian_{tag}")
+    first = getattr(gen_mp, f"error_and_gradient_{tag}")
+    jet = getattr(gen_mp, f"error_jet_{tag}")
     nodes, weights = gauss_legendre_nodes_mp(breakpoints(a, b, estimator=estimator, lo=lo, hi=hi), order)
     l_terms, ga_terms, gb_terms, haa, hab, hbb = [], [], [], [], [], []
     for th, w in zip(nodes, weights):
-        e = f(a, b, th)
-        ga, gb = g(a, b, th)
+        if hessian:
+            e, ga, gb, h_aa, h_ab, h_bb = jet(a, b, th)
+        else:
+            e, ga, gb = first(a, b, th)
         we = w * e
         l_terms.append(we * e)
         ga_terms.append(we * ga)
         gb_terms.append(we * gb)
         if hessian:
-            h_aa, h_ab, h_bb = h(a, b, th)
             haa.append(w * ga * ga + we * h_aa)
             hab.append(w * ga * gb + we * h_ab)
             hbb.append(w * gb * gb + we * h_bb)

@@ -67,7 +67,7 @@ from theory.symbols import beta, theta
 ONE_MINUS_THETA = sp.Symbol("one_minus_theta", positive=True)
 
 __all__ = ["NumpyModelPrinter", "MpmathModelPrinter", "ArbModelPrinter", "stabilize",
-           "factor_softmax_weights", "FactoredSoftmaxWeight", "canonical_rates", "function_source",
+           "factor_softmax_weights", "FactoredSoftmaxWeight", "canonical_rates", "factored_rates", "function_source",
            "special_functions_source",
            "reflection_identities", "moment_series_coefficient", "cumulants_from_moments",
            "MAX_CUMULANT_ORDER", "TAYLOR_DEGREE", "TAYLOR_SWITCH", "ARB_SERIES_SWITCH",
@@ -233,7 +233,7 @@ def _split_log_mass(ell: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return factor, sp.expand(sp.Add(*polynomial)) + sp.Add(*functions)
 
 
-def _factored_rates(expr: sp.Expr) -> sp.Expr:
+def factored_rates(expr: sp.Expr) -> sp.Expr:
     """Rates such as b − bθ (from the chain rule) as b(1 − θ), the product form."""
     return expr.replace(lambda node: isinstance(node, (TruncExpLogMass, TruncExpCumulant)),
                         lambda node: node.func(*node.args[:-1], sp.factor_terms(node.args[-1])))
@@ -353,7 +353,7 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     if target == "arb":
         # 1 − θ becomes one symbol, computed once (exactly rounded) in the prologue, so that
         # sums such as (1 − θ) + θ·e^{…} do not recompute it with an absolute error
-        flat = [factor_softmax_weights(_factored_rates(e)).xreplace(
+        flat = [factor_softmax_weights(factored_rates(e)).xreplace(
             {1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA}) for e in flat]
     else:
         flat = [softmax_as_differences(e) for e in flat]

@@ -26,7 +26,7 @@ import sympy as sp
 
 from theory import loss, model
 from theory.asymptotic_codegen import asymptotics_module_source
-from theory.codegen import canonical_rates, function_source, special_functions_source
+from theory.codegen import canonical_rates, factored_rates, function_source, special_functions_source
 from theory.results import results
 from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
 from theory.symbols import a, b, theta
@@ -50,6 +50,12 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 * ``error_<est>(a, b, theta)``            e(θ) = θ̂∞(a, b; θ) − θ
 * ``error_gradient_<est>(a, b, theta)``   (∂e/∂a, ∂e/∂b)
 * ``error_hessian_<est>(a, b, theta)``    (∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²)
+* ``error_and_gradient_<est>(a, b, theta)``  (e, ∂e/∂a, ∂e/∂b) in one pass
+* ``error_jet_<est>(a, b, theta)``        (e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) in one pass
+
+The one-pass functions share every subexpression (each Λ and κ_k is evaluated
+once, at the sign-free rates bθ and b(1 − θ)); they are what the quadratures
+of L, ∇L and ∇²L call.
 
 Domain: a real, b > 0, θ ∈ [0, 1]. {target_note}
 """
@@ -87,10 +93,36 @@ def _derived(estimator: str, target: str):
     """
     if target != "arb":
         return loss.error(estimator), loss.error_gradient(estimator), loss.error_hessian(estimator)
+    return _canonical_derived(estimator)
+
+
+def _canonical_derived(estimator: str):
+    """(e, ∇e, ∇²e) differentiated from e with sign-free rates (:func:`theory.codegen.canonical_rates`).
+
+    Every Λ and κ_k in them has the rate bθ or b − bθ; the one-pass functions
+    print b − bθ as b(1 − θ) (:func:`theory.codegen.factored_rates`), so that
+    common-subexpression elimination finds one call per function and rate.
+    """
     error = canonical_rates(loss.error(estimator))
     gradient = tuple(sp.diff(error, p) for p in loss.PARAMETERS)
     daa, dab, dbb = sp.diff(gradient[0], a), sp.diff(gradient[0], b), sp.diff(gradient[1], b)
     return error, gradient, ((daa, dab), (dab, dbb))
+
+
+def _one_pass_sources(estimator: str, target: str) -> list[str]:
+    """``error_and_gradient_<est>`` and ``error_jet_<est>``: e and its derivatives with shared subexpressions."""
+    tag = estimator.replace("-", "_")
+    error, gradient, hess = _canonical_derived(estimator)
+    first = (error, *gradient)
+    jet = (*first, hess[0][0], hess[0][1], hess[1][1])
+    if target != "arb":  # the Arb printer factors the rates itself
+        first = tuple(factored_rates(e) for e in first)
+        jet = tuple(factored_rates(e) for e in jet)
+    return ["\n" + function_source(f"error_and_gradient_{tag}", (a, b, theta), first, target,
+                                   f"(e, ∂e/∂a, ∂e/∂b) for the {estimator} estimator, in one pass."),
+            "\n" + function_source(f"error_jet_{tag}", (a, b, theta), jet, target,
+                                   f"(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the {estimator} "
+                                   "estimator, in one pass.")]
 
 
 def generated_module_source(target: str) -> str:
@@ -107,6 +139,7 @@ def generated_module_source(target: str) -> str:
         parts.append("\n" + function_source(f"error_hessian_{tag}", (a, b, theta),
                                             (hess[0][0], hess[0][1], hess[1][1]), target,
                                             f"(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the {estimator} estimator."))
+        parts += _one_pass_sources(estimator, target)
     return "\n".join(parts)
 
 

@@ -7,6 +7,12 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 * ``error_<est>(a, b, theta)``            e(θ) = θ̂∞(a, b; θ) − θ
 * ``error_gradient_<est>(a, b, theta)``   (∂e/∂a, ∂e/∂b)
 * ``error_hessian_<est>(a, b, theta)``    (∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²)
+* ``error_and_gradient_<est>(a, b, theta)``  (e, ∂e/∂a, ∂e/∂b) in one pass
+* ``error_jet_<est>(a, b, theta)``        (e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) in one pass
+
+The one-pass functions share every subexpression (each Λ and κ_k is evaluated
+once, at the sign-free rates bθ and b(1 − θ)); they are what the quadratures
+of L, ∇L and ∇²L call.
 
 Domain: a real, b > 0, θ ∈ [0, 1]. Rigorous: arguments are python-flint acb or arb balls (or
 exact numbers), every function returns an acb ball containing the exact value
@@ -290,6 +296,64 @@ def error_hessian_one_head(a, b, theta, analytic=False):
     return (-_x10 + _x13 - _x14 + _x8, _x14*_x20 + _x17 - _x19 + _x21 + _x22*_x8 + _x23, _x1*_x16*_x24 + _x12*_x16*_x24 - _x14*_x20**2 - 2*_x17*_x20 - 2*_x19*_x22 - _x20*_x23 + _x21*_x22 + _x22**2*_x8 + _x5*one_minus_theta**3*trunc_exp_cumulant(3, _x0, analytic) + _x6*theta**3*trunc_exp_cumulant(3, _x2, analytic),)
 
 
+def error_and_gradient_one_head(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b) for the one-head estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*theta
+    _x1 = trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = -_x0 + a + trunc_exp_log_mass(_x2, analytic)
+    _x4 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
+    _x5 = trunc_exp_cumulant(1, _x2, analytic)
+    _x6 = _x5*one_minus_theta
+    _x7 = _x4*_x6
+    _x8 = trunc_exp_cumulant(1, _x0, analytic)
+    _x9 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
+    _x10 = _x9*theta*(1 - _x8)
+    _x11 = _x10*_x4
+    _x12 = _x6 - _x8*theta + theta
+    return (-_x10 + _x7, _x11 + _x7*_x9, -_x11*_x12 - _x12*_x4*_x5*_x9*one_minus_theta - _x4*one_minus_theta**2*trunc_exp_cumulant(2, _x2, analytic) - _x9*theta**2*trunc_exp_cumulant(2, _x0, analytic),)
+
+
+def error_jet_one_head(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*theta
+    _x1 = trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = -_x0 + a + trunc_exp_log_mass(_x2, analytic)
+    _x4 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
+    _x5 = trunc_exp_cumulant(1, _x2, analytic)
+    _x6 = _x5*one_minus_theta
+    _x7 = _x4*_x6
+    _x8 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
+    _x9 = trunc_exp_cumulant(1, _x0, analytic)
+    _x10 = theta*(1 - _x9)
+    _x11 = _x10*_x8
+    _x12 = _x7*_x8
+    _x13 = _x11*_x4
+    _x14 = one_minus_theta**2*trunc_exp_cumulant(2, _x2, analytic)
+    _x15 = _x14*_x4
+    _x16 = theta**2*trunc_exp_cumulant(2, _x0, analytic)
+    _x17 = _x16*_x8
+    _x18 = _x6 - _x9*theta + theta
+    _x19 = -_x18
+    _x20 = _x8**2
+    _x21 = _x20*_x7
+    _x22 = _x4**2
+    _x23 = _x22*_x6*_x8
+    _x24 = _x10*_x20*_x4
+    _x25 = _x11*_x22
+    _x26 = _x17*_x4
+    _x27 = _x15*_x8
+    _x28 = _x18*_x23
+    _x29 = _x19*_x24
+    _x30 = _x14 - _x16
+    return (-_x11 + _x7, _x12 + _x13, -_x13*_x18 - _x15 - _x17 + _x19*_x4*_x5*_x8*one_minus_theta, _x21 - _x23 + _x24 - _x25, _x18*_x25 + _x19*_x21 + _x26 - _x27 + _x28 + _x29, _x12*_x30 + _x13*_x30 - _x18**2*_x25 - 2*_x18*_x26 - _x18*_x29 + _x19**2*_x21 - 2*_x19*_x27 + _x19*_x28 + _x4*one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic) + _x8*theta**3*trunc_exp_cumulant(3, _x0, analytic),)
+
+
 def error_reflected(a, b, theta, analytic=False):
     """e(θ) for the reflected estimator."""
     a, b, theta = acb(a), acb(b), acb(theta)
@@ -354,6 +418,65 @@ def error_hessian_reflected(a, b, theta, analytic=False):
     _x27 = _x10*_x26
     _x28 = _x21 - _x23*_x24
     return (_x10 - _x13 + _x17 - _x18, -_x13*_x25 - _x17*_x26 - _x18*_x25 - _x21*_x22 + _x23*_x24*_x6*_x7 - _x27, _x11*_x15*_x25*_x26*_x7*one_minus_theta - _x13*_x25**2 + _x15*_x26**2*_x6*_x8*one_minus_theta + _x15*_x28*_x6*_x7*one_minus_theta + 2*_x19*_x20*_x26*_x6*_x7 + _x2*_x22*_x28 + 2*_x23*_x24*_x25*_x6*_x7 - _x25*_x27 - _x6*one_minus_theta**3*trunc_exp_cumulant(3, _x4, analytic) - _x7*theta**3*trunc_exp_cumulant(3, _x0, analytic),)
+
+
+def error_and_gradient_reflected(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b) for the reflected estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*theta
+    _x1 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
+    _x5 = trunc_exp_cumulant(1, _x0, analytic)
+    _x6 = _x4*_x5*theta
+    _x7 = trunc_exp_cumulant(1, _x2, analytic)
+    _x8 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
+    _x9 = _x8*one_minus_theta*(1 - _x7)
+    _x10 = _x6*_x8
+    _x11 = _x4*_x9
+    _x12 = -_x5*theta + _x7*one_minus_theta + theta - 1
+    return (-_x6 + _x9, -_x10 - _x11, -_x10*_x12 - _x11*_x12 + _x4*theta**2*trunc_exp_cumulant(2, _x0, analytic) + _x8*one_minus_theta**2*trunc_exp_cumulant(2, _x2, analytic),)
+
+
+def error_jet_reflected(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the reflected estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*theta
+    _x1 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
+    _x5 = trunc_exp_cumulant(1, _x0, analytic)
+    _x6 = _x5*theta
+    _x7 = _x4*_x6
+    _x8 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
+    _x9 = trunc_exp_cumulant(1, _x2, analytic)
+    _x10 = 1 - _x9
+    _x11 = _x10*one_minus_theta
+    _x12 = _x11*_x8
+    _x13 = _x7*_x8
+    _x14 = _x12*_x4
+    _x15 = one_minus_theta**2
+    _x16 = trunc_exp_cumulant(2, _x2, analytic)
+    _x17 = _x15*_x16
+    _x18 = _x17*_x8
+    _x19 = theta**2
+    _x20 = trunc_exp_cumulant(2, _x0, analytic)
+    _x21 = _x19*_x20
+    _x22 = -_x5*theta + _x9*one_minus_theta + theta - 1
+    _x23 = -_x22
+    _x24 = _x4**2
+    _x25 = _x24*_x6*_x8
+    _x26 = _x8**2
+    _x27 = _x26*_x7
+    _x28 = _x12*_x24
+    _x29 = _x11*_x26*_x4
+    _x30 = _x23*_x25
+    _x31 = _x17 - _x21
+    return (_x12 - _x7, -_x13 - _x14, -_x13*_x22 + _x14*_x23 + _x18 + _x21*_x4, _x25 - _x27 + _x28 - _x29, -_x18*_x4 + _x19*_x20*_x4*_x8 - _x22*_x27 - _x22*_x29 - _x23*_x28 - _x30, _x10*_x22*_x23*_x26*_x4*one_minus_theta + _x10*_x23**2*_x24*_x8*one_minus_theta + _x10*_x31*_x4*_x8*one_minus_theta + _x13*_x31 + 2*_x15*_x16*_x23*_x4*_x8 + 2*_x19*_x20*_x22*_x4*_x8 - _x22**2*_x27 - _x22*_x30 - _x4*theta**3*trunc_exp_cumulant(3, _x0, analytic) - _x8*one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic),)
 
 
 def error_averaged(a, b, theta, analytic=False):
@@ -463,6 +586,107 @@ def error_hessian_averaged(a, b, theta, analytic=False):
     _x53 = _x37 - _x51
     _x54 = -_x53
     return (-_x10*_x2 + _x13*_x2 - _x17 + _x18 - _x26 + _x30 - _x33 + _x34, ((acb(1)/2))*_x1*_x11*_x43*_x7*one_minus_theta + ((acb(1)/2))*_x1*_x42*_x8*_x9*one_minus_theta + ((acb(1)/2))*_x11*_x15*_x43*_x7*theta + ((acb(1)/2))*_x15*_x42*_x8*_x9*theta + ((acb(1)/2))*_x21*_x23*_x39*_x40 - _x26*_x44 - _x33*_x44 - _x34*_x45 - _x37*_x38 - _x37*_x41 + ((acb(1)/2))*_x39*_x40*_x7*_x9 - _x46, ((acb(1)/2))*_x1*_x11*_x43**2*_x7*one_minus_theta + ((acb(1)/2))*_x1*_x42*_x43*_x8*_x9*one_minus_theta + ((acb(1)/2))*_x1*_x53*_x7*_x9*one_minus_theta - _x16*_x38*_x54 - _x17*_x42**2 - _x18*_x42*_x43 - _x19*_x41*_x54 + ((acb(1)/2))*_x21*_x23*_x31*_x53*one_minus_theta + _x21*_x23*_x35*_x36*_x45 + _x21*_x23*_x39*_x40*_x44 + ((acb(1)/2))*_x21*_x27*_x31*_x45**2*one_minus_theta + ((acb(1)/2))*_x22*_x23*_x31*_x44*_x45*one_minus_theta - _x24*_x49*_x50 - _x26*_x44**2 - _x28*_x47*_x48 - _x37*_x43*_x52 - _x42*_x51*_x52 - _x44*_x46 + ((acb(1)/2))*_x47*_x48*_x7 + ((acb(1)/2))*_x49*_x50*_x9,)
+
+
+def error_and_gradient_averaged(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b) for the averaged estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*one_minus_theta
+    _x1 = trunc_exp_cumulant(1, _x0, analytic)
+    _x2 = _x1*one_minus_theta
+    _x3 = b*theta
+    _x4 = trunc_exp_log_mass(_x3, analytic)
+    _x5 = trunc_exp_log_mass(_x0, analytic)
+    _x6 = -_x3 + _x5 + a
+    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x6,))
+    _x8 = ((acb(1)/2))*_x7
+    _x9 = _x2*_x8
+    _x10 = trunc_exp_cumulant(1, _x3, analytic)
+    _x11 = _x10*theta
+    _x12 = _x3 + _x4 + a - b
+    _x13 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x12, _x5,))
+    _x14 = ((acb(1)/2))*_x13
+    _x15 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x6,))
+    _x16 = ((acb(1)/2))*_x15
+    _x17 = 1 - _x10
+    _x18 = _x17*theta
+    _x19 = ((acb(1)/2))*softmax_weight_factored(1, (theta, one_minus_theta,), (_x12, _x5,))
+    _x20 = _x19*one_minus_theta*(1 - _x1)
+    _x21 = _x11*_x13*_x19
+    _x22 = _x13*_x20
+    _x23 = one_minus_theta**2*trunc_exp_cumulant(2, _x0, analytic)
+    _x24 = theta**2*trunc_exp_cumulant(2, _x3, analytic)
+    _x25 = -_x10*theta + _x2 + theta
+    _x26 = _x25 - 1
+    return (-_x11*_x14 - _x16*_x18 + _x20 + _x9, ((acb(1)/2))*_x1*_x15*_x7*one_minus_theta + ((acb(1)/2))*_x15*_x17*_x7*theta - _x21 - _x22, _x14*_x24 - _x15*_x18*_x25*_x8 - _x15*_x25*_x9 - _x16*_x24 + _x19*_x23 - _x21*_x26 - _x22*_x26 - _x23*_x8,)
+
+
+def error_jet_averaged(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the averaged estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*one_minus_theta
+    _x1 = trunc_exp_cumulant(1, _x0, analytic)
+    _x2 = _x1*one_minus_theta
+    _x3 = b*theta
+    _x4 = trunc_exp_log_mass(_x3, analytic)
+    _x5 = trunc_exp_log_mass(_x0, analytic)
+    _x6 = -_x3 + _x5 + a
+    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x6,))
+    _x8 = ((acb(1)/2))*_x7
+    _x9 = _x2*_x8
+    _x10 = trunc_exp_cumulant(1, _x3, analytic)
+    _x11 = _x10*theta
+    _x12 = _x3 + _x4 + a - b
+    _x13 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x12, _x5,))
+    _x14 = ((acb(1)/2))*_x13
+    _x15 = _x11*_x14
+    _x16 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x6,))
+    _x17 = ((acb(1)/2))*_x16
+    _x18 = 1 - _x10
+    _x19 = _x18*theta
+    _x20 = _x17*_x19
+    _x21 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x12, _x5,))
+    _x22 = ((acb(1)/2))*_x21
+    _x23 = 1 - _x1
+    _x24 = _x23*one_minus_theta
+    _x25 = _x22*_x24
+    _x26 = _x11*_x22
+    _x27 = _x13*_x26
+    _x28 = _x13*_x25
+    _x29 = one_minus_theta**2
+    _x30 = trunc_exp_cumulant(2, _x0, analytic)
+    _x31 = _x29*_x30
+    _x32 = _x31*_x8
+    _x33 = theta**2
+    _x34 = trunc_exp_cumulant(2, _x3, analytic)
+    _x35 = _x33*_x34
+    _x36 = _x22*_x31
+    _x37 = -_x10*theta + _x2 + theta
+    _x38 = -_x37
+    _x39 = _x19*_x8
+    _x40 = _x16*_x39
+    _x41 = _x37 - 1
+    _x42 = -_x41
+    _x43 = _x7**2
+    _x44 = _x16**2
+    _x45 = _x20*_x43
+    _x46 = _x39*_x44
+    _x47 = _x21**2
+    _x48 = _x15*_x47
+    _x49 = _x13**2
+    _x50 = _x26*_x49
+    _x51 = _x14*_x24*_x47
+    _x52 = _x25*_x49
+    _x53 = _x42*_x50
+    _x54 = one_minus_theta**3
+    _x55 = trunc_exp_cumulant(3, _x0, analytic)
+    _x56 = theta**3
+    _x57 = trunc_exp_cumulant(3, _x3, analytic)
+    _x58 = _x31 - _x35
+    _x59 = -_x58
+    return (-_x15 - _x20 + _x25 + _x9, ((acb(1)/2))*_x1*_x16*_x7*one_minus_theta + ((acb(1)/2))*_x16*_x18*_x7*theta - _x27 - _x28, _x14*_x35 + _x16*_x38*_x9 - _x17*_x35 - _x27*_x41 + _x28*_x42 - _x32 + _x36 - _x37*_x40, -_x17*_x2*_x43 + _x44*_x9 - _x45 + _x46 - _x48 + _x50 - _x51 + _x52, ((acb(1)/2))*_x1*_x16*_x37*_x43*one_minus_theta + ((acb(1)/2))*_x1*_x38*_x44*_x7*one_minus_theta + ((acb(1)/2))*_x13*_x21*_x33*_x34 - _x13*_x36 + ((acb(1)/2))*_x16*_x18*_x37*_x43*theta - _x16*_x32 + ((acb(1)/2))*_x16*_x33*_x34*_x7 + ((acb(1)/2))*_x18*_x38*_x44*_x7*theta - _x41*_x48 - _x41*_x51 - _x42*_x52 - _x53, ((acb(1)/2))*_x1*_x16*_x37*_x38*_x43*one_minus_theta + ((acb(1)/2))*_x1*_x16*_x58*_x7*one_minus_theta + ((acb(1)/2))*_x1*_x38**2*_x44*_x7*one_minus_theta + ((acb(1)/2))*_x13*_x21*_x23*_x58*one_minus_theta + _x13*_x21*_x29*_x30*_x42 + _x13*_x21*_x33*_x34*_x41 + ((acb(1)/2))*_x13*_x23*_x41*_x42*_x47*one_minus_theta - _x14*_x56*_x57 - _x16*_x31*_x38*_x7 - _x16*_x35*_x37*_x7 + ((acb(1)/2))*_x16*_x56*_x57 + ((acb(1)/2))*_x21*_x23*_x42**2*_x49*one_minus_theta - _x22*_x54*_x55 - _x27*_x59 - _x37**2*_x45 - _x37*_x38*_x46 - _x40*_x59 - _x41**2*_x48 - _x41*_x53 + ((acb(1)/2))*_x54*_x55*_x7,)
 
 
 def error_pooled(a, b, theta, analytic=False):
@@ -583,3 +807,118 @@ def error_hessian_pooled(a, b, theta, analytic=False):
     _x63 = -_x61
     _x64 = _x10*_x63 + _x63*_x7
     return (_x13*_x28 + _x13*_x9 - _x17*_x28 - _x17*_x9 + _x19*_x21 - _x19*_x23 + _x21*_x26 - _x23*_x26, _x10*_x11*_x45*_x8*one_minus_theta + _x10*_x11*_x53*one_minus_theta + _x14*_x32*_x33*_x8 - _x16*_x25*_x41 - _x17*_x53 + _x18*_x20*_x50*_x7*one_minus_theta + _x18*_x29*_x30*_x7 + _x20*_x56*_x7*one_minus_theta - _x22*_x27*_x47 - _x23*_x56 - _x24*_x31 - _x27*_x34, _x10*_x57 + _x13*_x45**2 + _x13*(_x41*_x44 - _x42*_x50 + _x43*_x47 + _x62) - _x14*_x58 - _x17*_x41**2 - _x17*(-_x35*_x47 + _x39*_x50 + _x40*_x55 + _x64) + _x21*_x50**2 + _x21*(_x48*_x51 + _x49*_x54 + _x55*theta + _x62) - _x23*_x47**2 - _x23*(_x37*_x55 + _x46*_x50 + _x54*one_minus_theta + _x64) - _x51*_x59 + _x52*_x60 + _x54*_x59 - _x55*_x60 - _x57*_x7 + _x58*_x6,)
+
+
+def error_and_gradient_pooled(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b) for the pooled estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*theta
+    _x1 = trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = -_x0 + _x3 + a
+    _x5 = _x0 + _x1 + a - b
+    _x6 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x7 = trunc_exp_cumulant(1, _x2, analytic)
+    _x8 = _x7*one_minus_theta
+    _x9 = _x6*_x8
+    _x10 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x11 = trunc_exp_cumulant(1, _x0, analytic)
+    _x12 = _x10*_x11*theta
+    _x13 = 1 - _x7
+    _x14 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x15 = _x13*_x14*one_minus_theta
+    _x16 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x17 = _x16*theta*(1 - _x11)
+    _x18 = _x14 + _x16
+    _x19 = -_x10 - _x6
+    _x20 = one_minus_theta**2
+    _x21 = trunc_exp_cumulant(2, _x2, analytic)
+    _x22 = theta**2
+    _x23 = trunc_exp_cumulant(2, _x0, analytic)
+    _x24 = -_x11*theta + _x8
+    _x25 = _x24 + theta
+    _x26 = _x25 - 1
+    _x27 = _x24 + 2*theta - 1
+    return (-_x12 + _x15 - _x17 + _x9, -_x12*_x18 + _x15*_x19 - _x17*_x19 + _x18*_x9, _x10*_x22*_x23 - _x12*(_x14*_x26 - _x16*one_minus_theta + _x27*_x6) + _x13*_x14*one_minus_theta*(-_x10*_x26 - _x16*_x24 + _x6*theta) + _x14*_x20*_x21 - _x16*_x22*_x23 - _x17*(_x10*one_minus_theta + _x14*_x24 + _x25*_x6) - _x20*_x21*_x6 + _x6*_x7*one_minus_theta*(-_x10*_x27 - _x14*theta - _x16*_x25),)
+
+
+def error_jet_pooled(a, b, theta, analytic=False):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the pooled estimator, in one pass."""
+    a, b, theta = acb(a), acb(b), acb(theta)
+    one_minus_theta = 1 - theta
+    _x0 = b*theta
+    _x1 = trunc_exp_log_mass(_x0, analytic)
+    _x2 = b*one_minus_theta
+    _x3 = trunc_exp_log_mass(_x2, analytic)
+    _x4 = -_x0 + _x3 + a
+    _x5 = _x0 + _x1 + a - b
+    _x6 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x7 = trunc_exp_cumulant(1, _x2, analytic)
+    _x8 = _x7*one_minus_theta
+    _x9 = _x6*_x8
+    _x10 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x11 = trunc_exp_cumulant(1, _x0, analytic)
+    _x12 = _x11*theta
+    _x13 = _x10*_x12
+    _x14 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x15 = 1 - _x7
+    _x16 = _x15*one_minus_theta
+    _x17 = _x14*_x16
+    _x18 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
+    _x19 = theta*(1 - _x11)
+    _x20 = _x18*_x19
+    _x21 = _x14 + _x18
+    _x22 = _x21*_x6
+    _x23 = _x10*_x21
+    _x24 = _x12*_x23
+    _x25 = -_x10 - _x6
+    _x26 = _x14*_x25
+    _x27 = _x18*_x25
+    _x28 = _x19*_x27
+    _x29 = one_minus_theta**2
+    _x30 = trunc_exp_cumulant(2, _x2, analytic)
+    _x31 = _x29*_x30
+    _x32 = theta**2
+    _x33 = trunc_exp_cumulant(2, _x0, analytic)
+    _x34 = _x32*_x33
+    _x35 = _x10*one_minus_theta
+    _x36 = -_x11*theta + _x8
+    _x37 = _x14*_x36
+    _x38 = _x36 + theta
+    _x39 = _x38*_x6
+    _x40 = _x35 + _x37 + _x39
+    _x41 = _x18*_x40
+    _x42 = _x18*one_minus_theta
+    _x43 = _x38 - 1
+    _x44 = _x14*_x43
+    _x45 = _x36 + 2*theta - 1
+    _x46 = _x45*_x6
+    _x47 = -_x42 + _x44 + _x46
+    _x48 = _x10*_x47
+    _x49 = _x6*theta
+    _x50 = -_x18*_x36
+    _x51 = -_x10*_x43
+    _x52 = _x49 + _x50 + _x51
+    _x53 = _x14*theta
+    _x54 = -_x18*_x38
+    _x55 = -_x10*_x45
+    _x56 = -_x53 + _x54 + _x55
+    _x57 = _x21**2
+    _x58 = _x25**2
+    _x59 = -_x22 - _x23
+    _x60 = _x26 + _x27
+    _x61 = _x14*_x52
+    _x62 = _x41 + _x61
+    _x63 = _x56*_x6
+    _x64 = -_x48 - _x63
+    _x65 = one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic)
+    _x66 = theta**3*trunc_exp_cumulant(3, _x0, analytic)
+    _x67 = 2*_x34
+    _x68 = 2*_x31
+    _x69 = _x31 - _x34
+    _x70 = _x10*_x69 + _x18*_x69
+    _x71 = -_x69
+    _x72 = _x14*_x71 + _x6*_x71
+    return (-_x13 + _x17 - _x20 + _x9, _x16*_x26 + _x22*_x8 - _x24 - _x28, _x10*_x32*_x33 - _x12*_x48 + _x14*_x15*_x52*one_minus_theta + _x14*_x29*_x30 - _x18*_x34 - _x19*_x41 - _x31*_x6 + _x56*_x6*_x7*one_minus_theta, -_x13*_x57 - _x13*_x60 + _x17*_x58 + _x17*_x59 - _x20*_x58 - _x20*_x59 + _x57*_x9 + _x60*_x9, _x10*_x21*_x32*_x33 - _x13*_x62 + _x14*_x15*_x25*_x52*one_minus_theta + _x14*_x15*_x64*one_minus_theta + _x14*_x25*_x29*_x30 - _x20*_x64 + _x21*_x56*_x6*_x7*one_minus_theta - _x22*_x31 - _x24*_x47 - _x27*_x34 - _x28*_x40 + _x6*_x62*_x7*one_minus_theta, -_x10*_x66 - _x13*_x47**2 - _x13*(-_x40*_x42 + _x44*_x52 + _x46*_x56 + _x72) - _x14*_x65 + _x17*_x52**2 + _x17*(_x40*_x50 + _x47*_x51 + _x49*_x56 + _x70) + _x18*_x66 - _x20*_x40**2 - _x20*(_x35*_x47 + _x37*_x52 + _x39*_x56 + _x72) - _x41*_x67 + _x48*_x67 + _x56**2*_x9 + _x6*_x65 + _x61*_x68 - _x63*_x68 + _x9*(_x40*_x54 + _x47*_x55 - _x52*_x53 + _x70),)
