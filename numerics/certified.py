@@ -66,7 +66,8 @@ from numerics.precision import InputError, finite_float, guard_bits, validate_dp
 from numerics.quadrature import breakpoints, breakpoints_float64
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "error_ball", "certified_error",
-           "certified_loss", "certified_loss_gradient", "certified_loss_hessian", "to_arb", "working_bits", "ESTIMATORS"]
+           "certified_loss", "certified_loss_gradient", "certified_loss_hessian", "to_arb", "working_bits", "ESTIMATORS",
+           "arb_to_mpf", "mpf_to_arb"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 _LOG2_10 = math.log2(10)
@@ -142,9 +143,9 @@ class Enclosure:
         if not ball.is_finite():
             return cls(mid=mpmath.nan, rad=mpmath.inf, lower=mpmath.ninf, upper=mpmath.inf,
                        prec_bits=prec_bits, text="[nan +/- inf]")
-        return cls(mid=_arb_to_mpf(ball.mid()), rad=_arb_to_mpf(ball.rad()), lower=_arb_to_mpf(ball.lower()),
-                   upper=_arb_to_mpf(ball.upper()), prec_bits=prec_bits,
-                   text=format_ball(_arb_to_mpf(ball.mid()), _arb_to_mpf(ball.rad()), digits))
+        return cls(mid=arb_to_mpf(ball.mid()), rad=arb_to_mpf(ball.rad()), lower=arb_to_mpf(ball.lower()),
+                   upper=arb_to_mpf(ball.upper()), prec_bits=prec_bits,
+                   text=format_ball(arb_to_mpf(ball.mid()), arb_to_mpf(ball.rad()), digits))
 
 
 def format_ball(mid, rad, digits: int = 30) -> str:
@@ -221,7 +222,7 @@ def _stored(value):
         return mpmath.mpf(value)
 
 
-def _arb_to_mpf(x):
+def arb_to_mpf(x):
     """An exact arb (a midpoint, radius or bound) as an exact mpf."""
     if x.is_zero():
         return mpmath.mpf(0)
@@ -231,7 +232,7 @@ def _arb_to_mpf(x):
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
 
 
-def _mpf_to_arb(x) -> arb:
+def mpf_to_arb(x) -> arb:
     """An mpf as the exact arb with the same (binary) value."""
     sign, man, exp, bits = _exact_mpf(x)._mpf_
     if not man:
@@ -261,7 +262,7 @@ def to_arb(value, name: str = "value") -> arb:
     elif isinstance(value, (float, mpmath.mpf)):
         if not mpmath.isfinite(value):
             raise InputError(f"{name} must be finite, got {value}")
-        ball = _mpf_to_arb(value)
+        ball = mpf_to_arb(value)
     elif isinstance(value, Fraction):
         ball = arb(fmpq(value.numerator, value.denominator))
     elif isinstance(value, (str, Decimal)):
@@ -463,7 +464,7 @@ def _pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
     The breakpoints only steer the integrator (any exact points tiling [0, 1] give a
     rigorous result): the float64 ones are used, the mpmath ones if those fail.
     """
-    a_mid, b_mid = _arb_to_mpf(a_ball.mid()), _arb_to_mpf(b_ball.mid())
+    a_mid, b_mid = arb_to_mpf(a_ball.mid()), arb_to_mpf(b_ball.mid())
     points = None
     try:
         points = breakpoints_float64(float(a_mid), float(b_mid), estimator=estimator, lo=0.0, hi=1.0)
@@ -472,7 +473,7 @@ def _pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
     if not points or not all(math.isfinite(p) for p in points) or points[0] != 0 or points[-1] != 1:
         with mpmath.workprec(bits):
             points = breakpoints(a_mid, b_mid, estimator=estimator, lo=0, hi=1)
-    ends = sorted({_mpf_to_arb(p).mid() for p in points}, key=float)
+    ends = sorted({mpf_to_arb(p).mid() for p in points}, key=float)
     return [arb(0)] + [p for p in ends if 0 < p < 1] + [arb(1)]
 
 

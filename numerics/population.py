@@ -28,8 +28,7 @@ import numpy as np
 from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
 from numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
-from numerics.quadrature import (breakpoints, breakpoints_float64, gauss_legendre_nodes, gauss_legendre_nodes_mp,
-                                  legendre_rule_float64)
+from numerics.quadrature import breakpoints, breakpoints_float64, gauss_legendre_nodes_mp, gauss_legendre_nodes_split
 
 __all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
            "loss", "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation",
@@ -153,8 +152,8 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
     """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece."""
     check_parameters(a, b, prior=prior)
     points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
-    nodes, weights = gauss_legendre_nodes(points, order)
-    e, ga, gb = getattr(gen_np, f"error_and_gradient_{_tag(estimator)}")(a, b, nodes)
+    nodes, rest, weights = gauss_legendre_nodes_split(points, order)
+    e, ga, gb = getattr(gen_np, f"error_and_gradient_{_tag(estimator)}")(a, b, nodes, rest)
     scale = 1.0 / (prior[1] - prior[0])
     value = scale * float(np.dot(weights, e * e / 2))
     gradient = scale * np.array([np.dot(weights, e * ga), np.dot(weights, e * gb)])
@@ -165,16 +164,13 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
 
 def _gauss_legendre_float64(a: float, b: float, estimator: str, prior, order: int, hessian: bool):
     """(L, ∇L, ∇²L or None) in float64 by the breakpoint Gauss–Legendre rule (no validation)."""
-    points = np.asarray(breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1])))
-    x, w = legendre_rule_float64(order)
-    half = (points[1:] - points[:-1])[:, None] / 2
-    nodes = ((points[1:] + points[:-1])[:, None] / 2 + half * x[None, :]).ravel()
-    weights = (half * w[None, :]).ravel()
+    points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
+    nodes, rest, weights = gauss_legendre_nodes_split(points, order)
     tag = _tag(estimator)
     if hessian:
-        e, ga, gb, haa, hab, hbb = getattr(gen_np, f"error_jet_{tag}")(a, b, nodes)
+        e, ga, gb, haa, hab, hbb = getattr(gen_np, f"error_jet_{tag}")(a, b, nodes, rest)
     else:
-        e, ga, gb = getattr(gen_np, f"error_and_gradient_{tag}")(a, b, nodes)
+        e, ga, gb = getattr(gen_np, f"error_and_gradient_{tag}")(a, b, nodes, rest)
     scale = 1.0 / (float(prior[1]) - float(prior[0]))
     we = weights * e
     value = scale * float(np.dot(we, e)) / 2

@@ -6,6 +6,7 @@ Every input error exits with status 2 and a single line on stderr.
 
 from __future__ import annotations
 
+import math
 import json
 import os
 import sys
@@ -172,7 +173,10 @@ def _decimal_float(text: str, name: str) -> float:
 @click.option("--b0", "b0_text", default="10", show_default=True, help="Initial attention scale b₀ > 0.")
 @click.option("--t-max", "t_max_text", default="1e12", show_default=True, help="Final flow time.")
 @click.option("--dps", default=None,
-              help="Working digits of an mpmath solve (e.g. 30); omit for float64. Slow: ~1 s per field evaluation.")
+              help="Working digits of a high-precision solve (e.g. 30); omit for float64. "
+                   "About 0.15 s per field evaluation at 30 digits and b = 1000 (Arb integrand).")
+@click.option("--rhs", default="arb", show_default=True, type=click.Choice(["arb", "mpmath"]),
+              help="Integrand code of a --dps solve: generated Arb (python-flint) or mpmath.")
 @click.option("--solver", default="rodas4", show_default=True,
               help="rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 or bosh3.")
 @click.option("--rtol", "rtol_text", default="1e-8", show_default=True, help="Relative tolerance of the integrator.")
@@ -182,7 +186,7 @@ def _decimal_float(text: str, name: str) -> float:
               help="Write flow.csv, flow.json and PNG plots here.")
 @click.option("--no-check", is_flag=True, help="Skip the second solve at rtol/10 (the a-posteriori check).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def flow(a0_text, b0_text, t_max_text, dps, solver, rtol_text, delta_text, out_dir, no_check, quiet) -> None:
+def flow(a0_text, b0_text, t_max_text, dps, rhs, solver, rtol_text, delta_text, out_dir, no_check, quiet) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
     Prints a table at logarithmically spaced times and the fits: the exponent
@@ -213,7 +217,7 @@ def flow(a0_text, b0_text, t_max_text, dps, solver, rtol_text, delta_text, out_d
 
     try:
         run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
-                                  solver=solver, dps=dps)
+                                  solver=solver, dps=dps, rhs=rhs)
     finally:
         bar.close()
     click.echo(flow_table(run))
@@ -224,7 +228,8 @@ def flow(a0_text, b0_text, t_max_text, dps, solver, rtol_text, delta_text, out_d
         click.echo(f"{dps}-digit final state: a = {run.stats['final_a']}, b = {run.stats['final_b']}; "
                    f"Gauss-Legendre order {run.stats['quadrature_order']} (two orders agree to "
                    f"{run.stats['quadrature_check_digits_start']:.1f} digits at the start, "
-                   f"{run.stats['quadrature_check_digits_end']:.1f} at the end)")
+                   f"{run.stats['quadrature_check_digits_end']:.1f} at the end); {rhs} integrand, largest "
+                   f"relative rounding bound of a field evaluation {run.stats.get('rounding_bound', math.nan):.1e}")
     for name, fit in run.fits.items():
         if isinstance(fit, dict):
             click.echo(f"{name}: {fit['value']:.6g}  95% CI [{fit['ci95'][0]:.6g}, {fit['ci95'][1]:.6g}]  "

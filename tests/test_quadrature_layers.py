@@ -63,3 +63,41 @@ def test_pooled_hessian_quadrature_converges_in_the_order():
     high = loss_gradient_hessian_float64(200.0, 100.0, estimator="pooled", order=32)
     assert abs(low[0] - high[0]) <= 1e-12 * high[0]
     assert np.max(np.abs(low[2] - high[2])) <= 1e-10 * np.max(np.abs(high[2]))
+
+
+def test_float64_gradient_resolves_a_switch_layer_next_to_one():
+    """On the calibration relation at b = 1000 the one-head switch sits at 1 − θ* ≈ 2e-10 with width ≈ 2e-10.
+
+    θ near 1 lives on the 1.1e-16 grid of doubles, 5e-7 of that width: with nodes
+    placed in θ, ∂L/∂a was wrong by 2.2e-8 relative and ∇²L by 4e-9. Nodes placed
+    by their distance from 1 (gauss_legendre_nodes_split, 1 − θ passed to the
+    generated one-pass functions) give float64 rounding level against 30 digits.
+    """
+    import mpmath
+
+    from numerics.population import loss_gradient_hessian_gauss_legendre
+
+    a, b = 1015.3155, 1000.0
+    value, gradient, hessian = loss_gradient_hessian_float64(a, b)
+    with mpmath.workdps(30):
+        ref_value, ref_gradient, ref_hessian = loss_gradient_hessian_gauss_legendre(a, b, order=24)
+    assert abs(value / float(ref_value) - 1) <= 1e-14
+    for got, want in zip(gradient, ref_gradient):
+        assert abs(got / float(want) - 1) <= 1e-13
+    for i in range(2):
+        for j in range(2):
+            assert abs(hessian[i][j] / float(ref_hessian[i][j]) - 1) <= 1e-13
+
+
+def test_split_nodes_are_exact_distances_from_one():
+    from numerics.quadrature import gauss_legendre_nodes_split
+
+    points = [0.0, 0.25, 0.5, 1 - 2**-30, 1 - 2**-40, 1.0]
+    nodes, rest, weights = gauss_legendre_nodes_split(points, 8)
+    assert abs(weights.sum() - 1.0) <= 1e-15
+    upper = nodes >= 0.5
+    # in the upper pieces 1 − θ is carried exactly; θ itself is its rounding
+    assert np.all(nodes[upper] == 1.0 - rest[upper])
+    last = rest[-8:]
+    assert last.min() > 0 and last.max() < 2**-40
+    assert np.allclose(np.sort(last) * 2**41 - 1, np.sort(np.polynomial.legendre.leggauss(8)[0]), rtol=0, atol=1e-14)

@@ -342,14 +342,24 @@ def cumulants_from_moments(max_order: int = MAX_CUMULANT_ORDER) -> tuple[tuple[s
     return moments, tuple(sp.expand(sp.factorial(k) * series.coeff(t, k)) for k in range(1, max_order + 1))
 
 
-def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, doc: str) -> str:
+def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, doc: str,
+                    *, split_theta: bool = False) -> str:
     """A Python function ``name(*args)`` returning ``exprs`` (one expression or a tuple).
 
-    Common subexpressions are shared through SymPy's ``cse``.
+    Common subexpressions are shared through SymPy's ``cse``. With
+    ``split_theta`` (numpy target) the function takes 1 − θ as a further
+    argument ``one_minus_theta`` (default ``1 - theta``) and uses it wherever
+    the expressions hold 1 − θ: near θ = 1 a caller that knows 1 − θ to full
+    relative precision (a quadrature node placed by its distance from 1) then
+    resolves layers narrower than the spacing of doubles there (1.1e-16).
     """
     printer = _printer(target)
     single = isinstance(exprs, sp.Basic)
     flat = [exprs] if single else list(exprs)
+    if split_theta:
+        if target != "numpy":
+            raise ValueError("split_theta is for the numpy target (Arb computes 1 − θ as a ball itself)")
+        flat = [e.xreplace({1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA}) for e in flat]
     if target == "arb":
         # 1 − θ becomes one symbol, computed once (exactly rounded) in the prologue, so that
         # sums such as (1 − θ) + θ·e^{…} do not recompute it with an absolute error
@@ -364,6 +374,9 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
                  f"    {names}{',' if len(args) == 1 else ''} = {', '.join(f'acb({s})' for s in args)}"]
         if theta in args:
             lines.append(f"    {ONE_MINUS_THETA} = 1 - {theta}")
+    elif split_theta:
+        lines = [f"def {name}({', '.join(str(s) for s in args)}, {ONE_MINUS_THETA}=None):", f'    """{doc}"""',
+                 f"    if {ONE_MINUS_THETA} is None:", f"        {ONE_MINUS_THETA} = 1 - {theta}"]
     else:
         lines = [f"def {name}({', '.join(str(s) for s in args)}):", f'    """{doc}"""']
     if target == "numpy":

@@ -55,7 +55,8 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 
 The one-pass functions share every subexpression (each Λ and κ_k is evaluated
 once, at the sign-free rates bθ and b(1 − θ)); they are what the quadratures
-of L, ∇L and ∇²L call.
+of L, ∇L and ∇²L call. In the numpy module they also take
+``one_minus_theta`` (default 1 − θ), for nodes placed by their distance from 1.
 
 Domain: a real, b > 0, θ ∈ [0, 1]. {target_note}
 """
@@ -118,11 +119,14 @@ def _one_pass_sources(estimator: str, target: str) -> list[str]:
     if target != "arb":  # the Arb printer factors the rates itself
         first = tuple(factored_rates(e) for e in first)
         jet = tuple(factored_rates(e) for e in jet)
+    split = target == "numpy"
+    note = " 1 − θ may be passed as one_minus_theta (exact near θ = 1)." if split else ""
     return ["\n" + function_source(f"error_and_gradient_{tag}", (a, b, theta), first, target,
-                                   f"(e, ∂e/∂a, ∂e/∂b) for the {estimator} estimator, in one pass."),
+                                   f"(e, ∂e/∂a, ∂e/∂b) for the {estimator} estimator, in one pass.{note}",
+                                   split_theta=split),
             "\n" + function_source(f"error_jet_{tag}", (a, b, theta), jet, target,
                                    f"(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the {estimator} "
-                                   "estimator, in one pass.")]
+                                   f"estimator, in one pass.{note}", split_theta=split)]
 
 
 def generated_module_source(target: str) -> str:

@@ -12,7 +12,8 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 
 The one-pass functions share every subexpression (each Λ and κ_k is evaluated
 once, at the sign-free rates bθ and b(1 − θ)); they are what the quadratures
-of L, ∇L and ∇²L call.
+of L, ∇L and ∇²L call. In the numpy module they also take
+``one_minus_theta`` (default 1 − θ), for nodes placed by their distance from 1.
 
 Domain: a real, b > 0, θ ∈ [0, 1]. Rigorous: arguments are python-flint acb or arb balls (or
 exact numbers), every function returns an acb ball containing the exact value

@@ -12,7 +12,8 @@ for x ~ Uniform[0, 1]: for each estimator ``one_head``, ``reflected``,
 
 The one-pass functions share every subexpression (each Λ and κ_k is evaluated
 once, at the sign-free rates bθ and b(1 − θ)); they are what the quadratures
-of L, ∇L and ∇²L call.
+of L, ∇L and ∇²L call. In the numpy module they also take
+``one_minus_theta`` (default 1 − θ), for nodes placed by their distance from 1.
 
 Domain: a real, b > 0, θ ∈ [0, 1]. Arguments may be numpy arrays (broadcast); float64 throughout.
 """
@@ -208,60 +209,62 @@ def error_hessian_one_head(a, b, theta):
         return (-_x12 + _x17 - _x18 + _x9, _x12*_x24 + _x17*_x25 + _x18*_x24 + _x21 - _x23 + _x26, _x10*_x13*_x15*_x24*_x25*_x5 - _x12*_x24**2 + _x13**3*_x4*trunc_exp_cumulant(3, _x14) + _x13*_x15*_x25**2*_x4*_x6 - _x13*_x15*_x27*_x4*_x5 - _x20*_x27*_x8 - 2*_x21*_x24 - 2*_x23*_x25 - _x24*_x26 - _x5*theta**3*trunc_exp_cumulant(3, _x1),)
 
 
-def error_and_gradient_one_head(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b) for the one-head estimator, in one pass."""
+def error_and_gradient_one_head(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b) for the one-head estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
-        _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = -_x0 + a - numpy.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + numpy.log1p(-theta)
-        _x3 = softmax_weight_differences(0, _x2)
-        _x4 = _x3*theta*(1 - _x1)
-        _x5 = 1 - theta
-        _x6 = _x5*b
-        _x7 = trunc_exp_cumulant(1, _x6)
-        _x8 = softmax_weight_differences(-_x2, 0)
-        _x9 = _x4*_x8
-        _x10 = _x5*_x7
-        _x11 = -_x1*theta + _x10 + theta
-        return (-_x4 + _x5*_x7*_x8, _x10*_x3*_x8 + _x9, -_x11*_x3*_x5*_x7*_x8 - _x11*_x9 - _x3*theta**2*trunc_exp_cumulant(2, _x0) - _x5**2*_x8*trunc_exp_cumulant(2, _x6),)
+        _x0 = b*one_minus_theta
+        _x1 = b*theta
+        _x2 = a - b*theta + numpy.log(one_minus_theta) - numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
+        _x3 = softmax_weight_differences(-_x2, 0)
+        _x4 = trunc_exp_cumulant(1, _x0)
+        _x5 = _x4*one_minus_theta
+        _x6 = _x3*_x5
+        _x7 = trunc_exp_cumulant(1, _x1)
+        _x8 = softmax_weight_differences(0, _x2)
+        _x9 = _x8*theta*(1 - _x7)
+        _x10 = _x3*_x9
+        _x11 = _x5 - _x7*theta + theta
+        return (_x6 - _x9, _x10 + _x6*_x8, -_x10*_x11 - _x11*_x3*_x4*_x8*one_minus_theta - _x3*one_minus_theta**2*trunc_exp_cumulant(2, _x0) - _x8*theta**2*trunc_exp_cumulant(2, _x1),)
 
 
-def error_jet_one_head(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator, in one pass."""
+def error_jet_one_head(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
-        _x1 = -_x0 + a - numpy.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + numpy.log1p(-theta)
-        _x2 = softmax_weight_differences(0, _x1)
-        _x3 = trunc_exp_cumulant(1, _x0)
-        _x4 = theta*(1 - _x3)
-        _x5 = _x2*_x4
-        _x6 = 1 - theta
-        _x7 = _x6*b
-        _x8 = trunc_exp_cumulant(1, _x7)
-        _x9 = softmax_weight_differences(-_x1, 0)
-        _x10 = _x5*_x9
-        _x11 = _x6*_x8
-        _x12 = _x11*_x9
-        _x13 = _x12*_x2
-        _x14 = theta**2*trunc_exp_cumulant(2, _x0)
-        _x15 = _x14*_x2
-        _x16 = _x6**2
-        _x17 = trunc_exp_cumulant(2, _x7)
-        _x18 = _x16*_x17*_x9
-        _x19 = _x11 - _x3*theta + theta
-        _x20 = -_x19
-        _x21 = _x2**2
-        _x22 = _x21*_x4*_x9
-        _x23 = _x9**2
-        _x24 = _x23*_x5
-        _x25 = _x12*_x21
-        _x26 = _x11*_x2*_x23
-        _x27 = _x15*_x9
-        _x28 = _x18*_x2
-        _x29 = _x20*_x22
-        _x30 = _x19*_x26
-        _x31 = _x14 - _x16*_x17
-        return (-_x5 + _x6*_x8*_x9, _x10 + _x13, -_x10*_x19 - _x15 - _x18 + _x2*_x20*_x6*_x8*_x9, _x22 - _x24 + _x25 - _x26, _x19*_x24 + _x20*_x25 + _x27 - _x28 + _x29 + _x30, -_x10*_x31 - _x13*_x31 - _x19**2*_x24 - 2*_x19*_x27 - _x19*_x29 + _x2*theta**3*trunc_exp_cumulant(3, _x0) + _x20**2*_x25 - 2*_x20*_x28 + _x20*_x30 + _x6**3*_x9*trunc_exp_cumulant(3, _x7),)
+        _x0 = b*one_minus_theta
+        _x1 = b*theta
+        _x2 = a - b*theta + numpy.log(one_minus_theta) - numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
+        _x3 = softmax_weight_differences(-_x2, 0)
+        _x4 = trunc_exp_cumulant(1, _x0)
+        _x5 = _x4*one_minus_theta
+        _x6 = _x3*_x5
+        _x7 = softmax_weight_differences(0, _x2)
+        _x8 = trunc_exp_cumulant(1, _x1)
+        _x9 = theta*(1 - _x8)
+        _x10 = _x7*_x9
+        _x11 = _x6*_x7
+        _x12 = _x10*_x3
+        _x13 = theta**2*trunc_exp_cumulant(2, _x1)
+        _x14 = _x13*_x7
+        _x15 = one_minus_theta**2*trunc_exp_cumulant(2, _x0)
+        _x16 = _x15*_x3
+        _x17 = _x5 - _x8*theta + theta
+        _x18 = -_x17
+        _x19 = _x7**2
+        _x20 = _x19*_x6
+        _x21 = _x3**2
+        _x22 = _x21*_x5*_x7
+        _x23 = _x19*_x3*_x9
+        _x24 = _x10*_x21
+        _x25 = _x14*_x3
+        _x26 = _x16*_x7
+        _x27 = _x17*_x22
+        _x28 = _x18*_x23
+        _x29 = -_x13 + _x15
+        return (-_x10 + _x6, _x11 + _x12, -_x12*_x17 - _x14 - _x16 + _x18*_x3*_x4*_x7*one_minus_theta, _x20 - _x22 + _x23 - _x24, _x17*_x24 + _x18*_x20 + _x25 - _x26 + _x27 + _x28, _x11*_x29 + _x12*_x29 - _x17**2*_x24 - 2*_x17*_x25 - _x17*_x28 + _x18**2*_x20 - 2*_x18*_x26 + _x18*_x27 + _x3*one_minus_theta**3*trunc_exp_cumulant(3, _x0) + _x7*theta**3*trunc_exp_cumulant(3, _x1),)
 
 
 def error_reflected(a, b, theta):
@@ -330,63 +333,63 @@ def error_hessian_reflected(a, b, theta):
         return (_x10 - _x13 + _x19 - _x20, -_x13*_x25 + _x14*_x15*_x23*_x6*_x8 - _x19*_x24 - _x20*_x25 + _x21*_x22*_x6*_x8 - _x26, -_x1*_x27*_x28 + _x11*_x15*_x17*_x24*_x25*_x6 - _x13*_x25**2 + _x14**2*_x15*_x8*trunc_exp_cumulant(3, _x16) - 2*_x14*_x15*_x23*_x24*_x28 + _x15*_x17*_x24**2*_x7*_x8 - _x15*_x17*_x27*_x6*_x8 + 2*_x21*_x22*_x25*_x6*_x8 - _x25*_x26 - _x6*theta**3*trunc_exp_cumulant(3, _x0),)
 
 
-def error_and_gradient_reflected(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b) for the reflected estimator, in one pass."""
+def error_and_gradient_reflected(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b) for the reflected estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
         _x0 = b*theta
-        _x1 = _x0 - b
-        _x2 = -theta
-        _x3 = _x1 + a + numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(-_x1) - numpy.log1p(_x2)
-        _x4 = softmax_weight_differences(0, -_x3)
-        _x5 = theta*trunc_exp_cumulant(1, _x0)
-        _x6 = _x4*_x5
-        _x7 = 1 - theta
-        _x8 = _x7*b
-        _x9 = trunc_exp_cumulant(1, _x8)
-        _x10 = 1 - _x9
-        _x11 = softmax_weight_differences(_x3, 0)
-        _x12 = _x11*_x6
-        _x13 = _x10*_x11*_x4*_x7
-        _x14 = _x2 + _x5 - _x7*_x9 + 1
-        return (_x10*_x11*_x7 - _x6, -_x12 - _x13, _x11*_x7**2*trunc_exp_cumulant(2, _x8) + _x12*_x14 + _x13*_x14 + _x4*theta**2*trunc_exp_cumulant(2, _x0),)
+        _x1 = b*one_minus_theta
+        _x2 = _x0 + a - b - numpy.log(one_minus_theta) + numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
+        _x3 = softmax_weight_differences(0, -_x2)
+        _x4 = trunc_exp_cumulant(1, _x0)
+        _x5 = _x3*_x4*theta
+        _x6 = trunc_exp_cumulant(1, _x1)
+        _x7 = softmax_weight_differences(_x2, 0)
+        _x8 = _x7*one_minus_theta*(1 - _x6)
+        _x9 = _x5*_x7
+        _x10 = _x3*_x8
+        _x11 = -_x4*theta + _x6*one_minus_theta + theta - 1
+        return (-_x5 + _x8, -_x10 - _x9, -_x10*_x11 - _x11*_x9 + _x3*theta**2*trunc_exp_cumulant(2, _x0) + _x7*one_minus_theta**2*trunc_exp_cumulant(2, _x1),)
 
 
-def error_jet_reflected(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the reflected estimator, in one pass."""
+def error_jet_reflected(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the reflected estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
         _x0 = b*theta
-        _x1 = _x0 - b
-        _x2 = -theta
-        _x3 = _x1 + a + numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(-_x1) - numpy.log1p(_x2)
-        _x4 = softmax_weight_differences(0, -_x3)
-        _x5 = theta*trunc_exp_cumulant(1, _x0)
-        _x6 = _x4*_x5
-        _x7 = 1 - theta
-        _x8 = _x7*b
-        _x9 = trunc_exp_cumulant(1, _x8)
-        _x10 = 1 - _x9
-        _x11 = softmax_weight_differences(_x3, 0)
-        _x12 = _x11*_x6
-        _x13 = _x10*_x7
-        _x14 = _x11*_x13
-        _x15 = _x14*_x4
-        _x16 = theta**2
-        _x17 = trunc_exp_cumulant(2, _x0)
-        _x18 = _x16*_x17
-        _x19 = _x7**2
-        _x20 = trunc_exp_cumulant(2, _x8)
-        _x21 = _x11*_x19*_x20
-        _x22 = _x2 + _x5 - _x7*_x9 + 1
-        _x23 = -_x22
-        _x24 = _x4**2
-        _x25 = _x11*_x24*_x5
-        _x26 = _x11**2
-        _x27 = _x26*_x6
-        _x28 = _x14*_x24
-        _x29 = _x13*_x26*_x4
-        _x30 = _x22*_x25
-        _x31 = _x18 - _x19*_x20
-        return (_x10*_x11*_x7 - _x6, -_x12 - _x15, -_x12*_x23 + _x15*_x22 + _x18*_x4 + _x21, _x25 - _x27 + _x28 - _x29, _x11*_x16*_x17*_x4 - _x21*_x4 - _x22*_x28 - _x23*_x27 - _x23*_x29 - _x30, _x10*_x11*_x22**2*_x24*_x7 - _x10*_x11*_x31*_x4*_x7 + _x10*_x22*_x23*_x26*_x4*_x7 + 2*_x11*_x16*_x17*_x23*_x4 + 2*_x11*_x19*_x20*_x22*_x4 - _x11*_x7**3*trunc_exp_cumulant(3, _x8) - _x12*_x31 - _x23**2*_x27 - _x23*_x30 - _x4*theta**3*trunc_exp_cumulant(3, _x0),)
+        _x1 = b*one_minus_theta
+        _x2 = _x0 + a - b - numpy.log(one_minus_theta) + numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
+        _x3 = softmax_weight_differences(0, -_x2)
+        _x4 = trunc_exp_cumulant(1, _x0)
+        _x5 = _x4*theta
+        _x6 = _x3*_x5
+        _x7 = softmax_weight_differences(_x2, 0)
+        _x8 = trunc_exp_cumulant(1, _x1)
+        _x9 = 1 - _x8
+        _x10 = _x9*one_minus_theta
+        _x11 = _x10*_x7
+        _x12 = _x6*_x7
+        _x13 = _x11*_x3
+        _x14 = one_minus_theta**2
+        _x15 = trunc_exp_cumulant(2, _x1)
+        _x16 = _x14*_x15
+        _x17 = _x16*_x7
+        _x18 = theta**2
+        _x19 = trunc_exp_cumulant(2, _x0)
+        _x20 = _x18*_x19
+        _x21 = -_x4*theta + _x8*one_minus_theta + theta - 1
+        _x22 = -_x21
+        _x23 = _x3**2
+        _x24 = _x23*_x5*_x7
+        _x25 = _x7**2
+        _x26 = _x25*_x6
+        _x27 = _x11*_x23
+        _x28 = _x10*_x25*_x3
+        _x29 = _x22*_x24
+        _x30 = _x16 - _x20
+        return (_x11 - _x6, -_x12 - _x13, -_x12*_x21 + _x13*_x22 + _x17 + _x20*_x3, _x24 - _x26 + _x27 - _x28, -_x17*_x3 + _x18*_x19*_x3*_x7 - _x21*_x26 - _x21*_x28 - _x22*_x27 - _x29, _x12*_x30 + 2*_x14*_x15*_x22*_x3*_x7 + 2*_x18*_x19*_x21*_x3*_x7 - _x21**2*_x26 + _x21*_x22*_x25*_x3*_x9*one_minus_theta - _x21*_x29 + _x22**2*_x23*_x7*_x9*one_minus_theta + _x3*_x30*_x7*_x9*one_minus_theta - _x3*theta**3*trunc_exp_cumulant(3, _x0) - _x7*one_minus_theta**3*trunc_exp_cumulant(3, _x1),)
 
 
 def error_averaged(a, b, theta):
@@ -516,117 +519,112 @@ def error_hessian_averaged(a, b, theta):
         return (-_x16 + _x20 - _x28 + _x31 - _x37 + _x38 - _x43 + _x44, _x16*_x55 - _x28*_x59 + _x37*_x55 + _x38*_x56 + _x41*_x53 - _x43*_x59 - _x44*_x58 + _x45*_x47 - _x45*_x52 + (1/2)*_x49*_x50 + _x57 - _x60, (1/2)*_x10*_x13*_x33*_x35*_x64 + (1/2)*_x10*_x14*_x33*_x35*_x55*_x56 - _x10*_x61*trunc_exp_cumulant(3, _x1) - _x12*_x18*_x63 + (1/2)*_x13*_x17*_x33*_x35*_x56**2 + (1/2)*_x13*_x33**3*trunc_exp_cumulant(3, _x34) - _x16*_x55**2 - _x22*_x50*_x63 + (1/2)*_x24*_x25*_x33*_x40*_x64 + _x24*_x25*_x46*_x48*_x59 + (1/2)*_x24*_x26*_x33*_x40*_x58*_x59 - _x24*_x61*trunc_exp_cumulant(3, _x0) + (1/2)*_x25*_x29*_x33*_x40*_x58**2 + (1/2)*_x25*_x32**2*_x33*trunc_exp_cumulant(3, _x39) - _x28*_x59**2 - _x33*_x53*_x58 - _x47*_x55*_x62 - _x52*_x56*_x62 - _x55*_x57 - _x59*_x60,)
 
 
-def error_and_gradient_averaged(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b) for the averaged estimator, in one pass."""
+def error_and_gradient_averaged(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b) for the averaged estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
+        _x0 = b*one_minus_theta
         _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = _x1*theta
-        _x3 = _x0 - b
-        _x4 = trunc_exp_log_mass(-_x3)
-        _x5 = -theta
-        _x6 = numpy.log1p(_x5)
-        _x7 = trunc_exp_log_mass(_x0)
-        _x8 = numpy.log(theta)
-        _x9 = _x3 - _x4 - _x6 + _x7 + _x8 + a
-        _x10 = softmax_weight_differences(0, -_x9)
-        _x11 = -_x0 + _x4 + _x6 - _x7 - _x8 + a
-        _x12 = softmax_weight_differences(0, _x11)
-        _x13 = (1/2)*_x12
-        _x14 = theta*(1 - _x1)
-        _x15 = 1 - theta
-        _x16 = _x15*b
-        _x17 = trunc_exp_cumulant(1, _x16)
-        _x18 = softmax_weight_differences(-_x11, 0)
-        _x19 = 1 - _x17
-        _x20 = softmax_weight_differences(_x9, 0)
-        _x21 = (1/2)*_x18
-        _x22 = _x12*_x14*_x21
-        _x23 = (1/2)*_x20
-        _x24 = _x10*_x2*_x23
-        _x25 = _x15*_x17
-        _x26 = theta**2
+        _x2 = _x1*one_minus_theta
+        _x3 = numpy.log(one_minus_theta)
+        _x4 = b*theta
+        _x5 = numpy.log(theta)
+        _x6 = trunc_exp_log_mass(_x0)
+        _x7 = trunc_exp_log_mass(_x4)
+        _x8 = _x3 - _x4 - _x5 + _x6 - _x7 + a
+        _x9 = softmax_weight_differences(-_x8, 0)
+        _x10 = (1/2)*_x9
+        _x11 = trunc_exp_cumulant(1, _x4)
+        _x12 = _x11*theta
+        _x13 = -_x3 + _x4 + _x5 - _x6 + _x7 + a - b
+        _x14 = softmax_weight_differences(0, -_x13)
+        _x15 = softmax_weight_differences(0, _x8)
+        _x16 = (1/2)*_x15
+        _x17 = 1 - _x11
+        _x18 = _x17*theta
+        _x19 = 1 - _x1
+        _x20 = softmax_weight_differences(_x13, 0)
+        _x21 = (1/2)*_x20
+        _x22 = _x19*_x21*one_minus_theta
+        _x23 = _x12*_x14*_x21
+        _x24 = theta**2
+        _x25 = trunc_exp_cumulant(2, _x4)
+        _x26 = one_minus_theta**2
         _x27 = trunc_exp_cumulant(2, _x0)
-        _x28 = _x15**2
-        _x29 = trunc_exp_cumulant(2, _x16)
-        _x30 = -_x2 + _x25 + theta
-        _x31 = _x2 - _x25 + _x5 + 1
-        return (-1/2*_x10*_x2 - _x13*_x14 + (1/2)*_x15*_x17*_x18 + (1/2)*_x15*_x19*_x20, -_x10*_x15*_x19*_x23 + _x12*_x21*_x25 + _x22 - _x24, (1/2)*_x10*_x15*_x19*_x20*_x31 + (1/2)*_x10*_x26*_x27 - 1/2*_x12*_x15*_x17*_x18*_x30 - _x13*_x26*_x27 + (1/2)*_x20*_x28*_x29 - _x21*_x28*_x29 - _x22*_x30 + _x24*_x31,)
+        _x28 = -_x11*theta + _x2 + theta
+        _x29 = _x28 - 1
+        return (_x10*_x2 - 1/2*_x12*_x14 - _x16*_x18 + _x22, (1/2)*_x1*_x15*_x9*one_minus_theta - _x14*_x22 + (1/2)*_x15*_x17*_x9*theta - _x23, -1/2*_x1*_x15*_x28*_x9*one_minus_theta - _x10*_x15*_x18*_x28 - _x10*_x26*_x27 - 1/2*_x14*_x19*_x20*_x29*one_minus_theta + (1/2)*_x14*_x24*_x25 - _x16*_x24*_x25 + (1/2)*_x20*_x26*_x27 - _x23*_x29,)
 
 
-def error_jet_averaged(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the averaged estimator, in one pass."""
+def error_jet_averaged(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the averaged estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
+        _x0 = b*one_minus_theta
         _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = _x1*theta
-        _x3 = _x0 - b
-        _x4 = trunc_exp_log_mass(-_x3)
-        _x5 = -theta
-        _x6 = numpy.log1p(_x5)
-        _x7 = trunc_exp_log_mass(_x0)
-        _x8 = numpy.log(theta)
-        _x9 = _x3 - _x4 - _x6 + _x7 + _x8 + a
-        _x10 = softmax_weight_differences(0, -_x9)
-        _x11 = (1/2)*_x10
-        _x12 = _x11*_x2
-        _x13 = -_x0 + _x4 + _x6 - _x7 - _x8 + a
-        _x14 = softmax_weight_differences(0, _x13)
-        _x15 = (1/2)*_x14
-        _x16 = theta*(1 - _x1)
-        _x17 = _x15*_x16
-        _x18 = 1 - theta
-        _x19 = _x18*b
-        _x20 = trunc_exp_cumulant(1, _x19)
-        _x21 = softmax_weight_differences(-_x13, 0)
-        _x22 = 1 - _x20
-        _x23 = softmax_weight_differences(_x9, 0)
-        _x24 = (1/2)*_x21
-        _x25 = _x16*_x24
-        _x26 = _x14*_x25
-        _x27 = (1/2)*_x23
-        _x28 = _x2*_x27
-        _x29 = _x10*_x28
-        _x30 = _x18*_x20
-        _x31 = _x24*_x30
-        _x32 = _x14*_x31
-        _x33 = _x18*_x22
-        _x34 = _x27*_x33
-        _x35 = _x10*_x34
-        _x36 = theta**2
-        _x37 = trunc_exp_cumulant(2, _x0)
-        _x38 = _x36*_x37
-        _x39 = _x18**2
-        _x40 = trunc_exp_cumulant(2, _x19)
-        _x41 = _x39*_x40
-        _x42 = _x24*_x41
-        _x43 = -_x2 + _x30 + theta
-        _x44 = _x2 - _x30 + _x5 + 1
-        _x45 = -_x44
-        _x46 = -_x43
-        _x47 = _x21**2
-        _x48 = _x17*_x47
-        _x49 = _x14**2
-        _x50 = _x25*_x49
-        _x51 = _x23**2
-        _x52 = _x12*_x51
-        _x53 = _x10**2
-        _x54 = _x28*_x53
-        _x55 = _x15*_x30*_x47
-        _x56 = _x31*_x49
-        _x57 = _x11*_x33*_x51
-        _x58 = _x34*_x53
-        _x59 = _x14*_x38
-        _x60 = _x10*_x38
-        _x61 = _x46*_x50
-        _x62 = _x44*_x54
-        _x63 = _x43*_x55
-        _x64 = _x45*_x57
-        _x65 = theta**3*trunc_exp_cumulant(3, _x0)
-        _x66 = _x18**3*trunc_exp_cumulant(3, _x19)
-        _x67 = _x38 - _x39*_x40
-        _x68 = -_x67
-        return (-_x12 - _x17 + (1/2)*_x18*_x20*_x21 + (1/2)*_x18*_x22*_x23, _x26 - _x29 + _x32 - _x35, (1/2)*_x10*_x18*_x22*_x23*_x44 + (1/2)*_x10*_x36*_x37 + (1/2)*_x14*_x18*_x20*_x21*_x46 - _x15*_x38 + (1/2)*_x23*_x39*_x40 - _x26*_x43 - _x29*_x45 - _x42, -_x48 + _x50 - _x52 + _x54 - _x55 + _x56 - _x57 + _x58, -_x10*_x27*_x41 - _x14*_x42 + _x24*_x59 + _x27*_x60 + _x43*_x48 - _x44*_x58 - _x45*_x52 + _x46*_x56 + _x61 - _x62 + _x63 - _x64, _x10*_x23*_x41*_x44 - _x11*_x65 - _x14*_x21*_x41*_x46 + _x15*_x65 - _x21*_x43*_x59 + _x23*_x45*_x60 + _x24*_x66 - _x26*_x67 - _x27*_x66 - _x29*_x67 + _x32*_x68 + _x35*_x68 - _x43**2*_x48 - _x43*_x61 + _x44**2*_x58 + _x44*_x64 - _x45**2*_x52 - _x45*_x62 + _x46**2*_x56 + _x46*_x63,)
+        _x2 = _x1*one_minus_theta
+        _x3 = numpy.log(one_minus_theta)
+        _x4 = b*theta
+        _x5 = numpy.log(theta)
+        _x6 = trunc_exp_log_mass(_x0)
+        _x7 = trunc_exp_log_mass(_x4)
+        _x8 = _x3 - _x4 - _x5 + _x6 - _x7 + a
+        _x9 = softmax_weight_differences(-_x8, 0)
+        _x10 = (1/2)*_x9
+        _x11 = _x10*_x2
+        _x12 = trunc_exp_cumulant(1, _x4)
+        _x13 = _x12*theta
+        _x14 = -_x3 + _x4 + _x5 - _x6 + _x7 + a - b
+        _x15 = softmax_weight_differences(0, -_x14)
+        _x16 = (1/2)*_x15
+        _x17 = _x13*_x16
+        _x18 = softmax_weight_differences(0, _x8)
+        _x19 = (1/2)*_x18
+        _x20 = 1 - _x12
+        _x21 = _x20*theta
+        _x22 = _x19*_x21
+        _x23 = softmax_weight_differences(_x14, 0)
+        _x24 = (1/2)*_x23
+        _x25 = 1 - _x1
+        _x26 = _x25*one_minus_theta
+        _x27 = _x24*_x26
+        _x28 = _x13*_x24
+        _x29 = _x15*_x28
+        _x30 = _x15*_x27
+        _x31 = theta**2
+        _x32 = trunc_exp_cumulant(2, _x4)
+        _x33 = _x31*_x32
+        _x34 = one_minus_theta**2
+        _x35 = trunc_exp_cumulant(2, _x0)
+        _x36 = _x34*_x35
+        _x37 = _x10*_x36
+        _x38 = -_x12*theta + _x2 + theta
+        _x39 = -_x38
+        _x40 = _x10*_x21
+        _x41 = _x18*_x40
+        _x42 = _x38 - 1
+        _x43 = -_x42
+        _x44 = _x9**2
+        _x45 = _x19*_x2*_x44
+        _x46 = _x18**2
+        _x47 = _x11*_x46
+        _x48 = _x22*_x44
+        _x49 = _x40*_x46
+        _x50 = _x23**2
+        _x51 = _x17*_x50
+        _x52 = _x15**2
+        _x53 = _x28*_x52
+        _x54 = _x16*_x26*_x50
+        _x55 = _x27*_x52
+        _x56 = _x43*_x53
+        _x57 = _x42*_x54
+        _x58 = theta**3*trunc_exp_cumulant(3, _x4)
+        _x59 = one_minus_theta**3*trunc_exp_cumulant(3, _x0)
+        _x60 = -_x33 + _x36
+        _x61 = -_x60
+        return (_x11 - _x17 - _x22 + _x27, (1/2)*_x1*_x18*_x9*one_minus_theta + (1/2)*_x18*_x20*_x9*theta - _x29 - _x30, (1/2)*_x1*_x18*_x39*_x9*one_minus_theta + (1/2)*_x15*_x23*_x25*_x43*one_minus_theta + (1/2)*_x15*_x31*_x32 - _x19*_x33 + (1/2)*_x23*_x34*_x35 - _x29*_x42 - _x37 - _x38*_x41, -_x45 + _x47 - _x48 + _x49 - _x51 + _x53 - _x54 + _x55, (1/2)*_x1*_x18*_x38*_x44*one_minus_theta + (1/2)*_x1*_x39*_x46*_x9*one_minus_theta + (1/2)*_x15*_x23*_x31*_x32 - _x15*_x24*_x36 + (1/2)*_x18*_x20*_x38*_x44*theta + (1/2)*_x18*_x31*_x32*_x9 - _x18*_x37 + (1/2)*_x20*_x39*_x46*_x9*theta - _x42*_x51 - _x43*_x55 - _x56 - _x57, _x10*_x59 + _x11*_x18*_x60 + _x15*_x23*_x33*_x42 + _x15*_x23*_x36*_x43 - _x16*_x58 - _x18*_x33*_x38*_x9 - _x18*_x36*_x39*_x9 + _x19*_x58 - _x24*_x59 - _x29*_x61 + _x30*_x60 - _x38**2*_x48 + _x38*_x39*_x45 - _x38*_x39*_x49 + _x39**2*_x47 - _x41*_x61 - _x42**2*_x51 - _x42*_x56 + _x43**2*_x55 + _x43*_x57,)
 
 
 def error_pooled(a, b, theta):
@@ -777,137 +775,131 @@ def error_hessian_pooled(a, b, theta):
         return (_x16*_x24*_x29*_x33 + _x16*_x24*_x33*_x36 - _x18*_x22 + _x18*_x24*_x26*_x27 - _x22*_x39 + _x24*_x26*_x27*_x39 - _x29*_x31 - _x31*_x36, _x16*_x24*_x28*_x33*_x64 + _x16*_x24*_x33*_x70 + _x17*_x20*_x40*_x41 + _x17*_x24*_x26*_x27*_x56 - _x21*_x35*_x53 - _x22*_x67 + _x24*_x26*_x27*_x67 - _x24*_x38*_x45 - _x30*_x37*_x60 - _x31*_x70 - _x34*_x43 - _x37*_x44, -_x14*_x71*trunc_exp_cumulant(3, _x9) + _x16*_x23**2*_x24*trunc_exp_cumulant(3, _x32) + _x16*_x24*_x33*_x64**2 + _x16*_x24*_x33*(_x53*_x63 + _x56*_x61 + _x60*_x62 + _x75) + 2*_x20*_x40*_x41*_x53 - _x20*_x71*trunc_exp_cumulant(3, _x0) - _x22*_x53**2 - _x22*(_x23*_x66 + _x50*_x65 + _x52*_x56 + _x73) + _x24**3*_x27*trunc_exp_cumulant(3, _x25) + _x24*_x26*_x27*_x56**2 + _x24*_x26*_x27*(_x51*_x69 + _x55*_x66 - _x65*theta + _x75) - 2*_x24*_x45*_x65 - _x31*_x60**2 - _x31*(_x53*_x57 + _x56*_x59 + _x58*_x65 + _x73) - 2*_x43*_x68 - 2*_x44*_x66,)
 
 
-def error_and_gradient_pooled(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b) for the pooled estimator, in one pass."""
+def error_and_gradient_pooled(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b) for the pooled estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
+        _x0 = b*one_minus_theta
         _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = trunc_exp_log_mass(_x0)
+        _x2 = numpy.log(one_minus_theta)
         _x3 = numpy.log(theta)
-        _x4 = -b
-        _x5 = _x0 + _x4
-        _x6 = trunc_exp_log_mass(-_x5)
-        _x7 = -theta
-        _x8 = numpy.log1p(_x7)
-        _x9 = -_x0 + a
-        _x10 = -_x2 - _x3 + _x6 + _x8 + _x9
-        _x11 = _x5 + a
-        _x12 = _x2 + _x3 - _x6 - _x8
-        _x13 = softmax_weight_differences(0, _x10, _x11, -_x12)
-        _x14 = _x13*theta*(1 - _x1)
-        _x15 = 2*_x0 + _x12 + _x4
-        _x16 = _x11 + _x12
-        _x17 = softmax_weight_differences(-_x11, -_x15, 0, -_x16)
-        _x18 = _x1*theta
-        _x19 = _x17*_x18
-        _x20 = theta - 1
-        _x21 = -_x20
-        _x22 = _x21*b
-        _x23 = trunc_exp_cumulant(1, _x22)
-        _x24 = 1 - _x23
-        _x25 = softmax_weight_differences(_x12, _x9, _x16, 0)
-        _x26 = softmax_weight_differences(-_x10, 0, _x15, -_x9)
-        _x27 = _x13 + _x25
-        _x28 = -_x17 - _x26
-        _x29 = theta**2
-        _x30 = trunc_exp_cumulant(2, _x0)
-        _x31 = _x21**2
-        _x32 = trunc_exp_cumulant(2, _x22)
-        _x33 = _x21*_x23
-        _x34 = _x18 - _x33
-        _x35 = _x34 + 1
-        _x36 = _x35 + _x7
-        _x37 = _x35 - 2*theta
-        _x38 = -_x18 + _x33 + theta
-        return (-_x14 - _x19 + _x21*_x23*_x26 + _x21*_x24*_x25, -_x14*_x28 - _x19*_x27 + _x21*_x23*_x26*_x27 + _x21*_x24*_x25*_x28, -_x13*_x29*_x30 - _x14*(_x17*_x21 - _x25*_x34 + _x26*_x38) + _x17*_x29*_x30 - _x19*(_x13*_x20 - _x25*_x36 - _x26*_x37) + _x21*_x23*_x26*(-_x13*_x38 + _x17*_x37 - _x25*theta) + _x21*_x24*_x25*(_x13*_x34 + _x17*_x36 + _x26*theta) + _x25*_x31*_x32 - _x26*_x31*_x32,)
+        _x4 = trunc_exp_log_mass(_x0)
+        _x5 = b*theta
+        _x6 = trunc_exp_log_mass(_x5)
+        _x7 = _x2 - _x3 + _x4 - _x6
+        _x8 = -_x5 + a
+        _x9 = -b
+        _x10 = _x5 + _x9 + a
+        _x11 = -_x2 + _x3 - _x4 + _x6
+        _x12 = _x10 + _x11
+        _x13 = softmax_weight_differences(-_x7, _x8, _x12, 0)
+        _x14 = _x13*one_minus_theta*(1 - _x1)
+        _x15 = trunc_exp_cumulant(1, _x5)
+        _x16 = _x7 + _x8
+        _x17 = softmax_weight_differences(0, _x16, _x10, _x7)
+        _x18 = _x17*theta*(1 - _x15)
+        _x19 = _x11 + 2*_x5 + _x9
+        _x20 = softmax_weight_differences(-_x16, 0, _x19, -_x8)
+        _x21 = _x1*one_minus_theta
+        _x22 = _x20*_x21
+        _x23 = softmax_weight_differences(-_x10, -_x19, 0, -_x12)
+        _x24 = _x15*_x23*theta
+        _x25 = _x13 + _x17
+        _x26 = -_x20 - _x23
+        _x27 = one_minus_theta**2*trunc_exp_cumulant(2, _x0)
+        _x28 = theta**2*trunc_exp_cumulant(2, _x5)
+        _x29 = -_x15*theta + _x21
+        _x30 = _x29 + theta
+        _x31 = _x30 - 1
+        _x32 = _x29 + 2*theta - 1
+        return (_x14 - _x18 + _x22 - _x24, _x14*_x26 - _x18*_x26 + _x22*_x25 - _x24*_x25, _x13*_x27 + _x14*(-_x17*_x29 + _x20*theta - _x23*_x31) - _x17*_x28 - _x18*(_x13*_x29 + _x20*_x30 + _x23*one_minus_theta) - _x20*_x27 + _x22*(-_x13*theta - _x17*_x30 - _x23*_x32) + _x23*_x28 - _x24*(_x13*_x31 - _x17*one_minus_theta + _x20*_x32),)
 
 
-def error_jet_pooled(a, b, theta):
-    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the pooled estimator, in one pass."""
+def error_jet_pooled(a, b, theta, one_minus_theta=None):
+    """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the pooled estimator, in one pass. 1 − θ may be passed as one_minus_theta (exact near θ = 1)."""
+    if one_minus_theta is None:
+        one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
-        _x1 = trunc_exp_log_mass(_x0)
-        _x2 = numpy.log(theta)
-        _x3 = -b
-        _x4 = _x0 + _x3
-        _x5 = trunc_exp_log_mass(-_x4)
-        _x6 = -theta
-        _x7 = numpy.log1p(_x6)
-        _x8 = -_x0 + a
-        _x9 = -_x1 - _x2 + _x5 + _x7 + _x8
-        _x10 = _x4 + a
-        _x11 = _x1 + _x2 - _x5 - _x7
-        _x12 = softmax_weight_differences(0, _x9, _x10, -_x11)
-        _x13 = trunc_exp_cumulant(1, _x0)
-        _x14 = theta*(1 - _x13)
-        _x15 = _x12*_x14
-        _x16 = 2*_x0 + _x11 + _x3
-        _x17 = _x10 + _x11
-        _x18 = softmax_weight_differences(-_x10, -_x16, 0, -_x17)
-        _x19 = _x13*theta
-        _x20 = _x18*_x19
-        _x21 = theta - 1
-        _x22 = -_x21
-        _x23 = _x22*b
-        _x24 = trunc_exp_cumulant(1, _x23)
-        _x25 = 1 - _x24
-        _x26 = softmax_weight_differences(_x11, _x8, _x17, 0)
-        _x27 = softmax_weight_differences(-_x9, 0, _x16, -_x8)
-        _x28 = _x12 + _x26
-        _x29 = _x18*_x28
-        _x30 = _x19*_x29
-        _x31 = -_x18 - _x27
-        _x32 = _x12*_x31
-        _x33 = _x14*_x32
-        _x34 = theta**2
-        _x35 = trunc_exp_cumulant(2, _x0)
-        _x36 = _x34*_x35
-        _x37 = _x22**2
-        _x38 = trunc_exp_cumulant(2, _x23)
+        _x0 = numpy.log(one_minus_theta)
+        _x1 = numpy.log(theta)
+        _x2 = b*one_minus_theta
+        _x3 = trunc_exp_log_mass(_x2)
+        _x4 = b*theta
+        _x5 = trunc_exp_log_mass(_x4)
+        _x6 = _x0 - _x1 + _x3 - _x5
+        _x7 = -_x4 + a
+        _x8 = -b
+        _x9 = _x4 + _x8 + a
+        _x10 = -_x0 + _x1 - _x3 + _x5
+        _x11 = _x10 + _x9
+        _x12 = softmax_weight_differences(-_x6, _x7, _x11, 0)
+        _x13 = trunc_exp_cumulant(1, _x2)
+        _x14 = 1 - _x13
+        _x15 = _x14*one_minus_theta
+        _x16 = _x12*_x15
+        _x17 = _x6 + _x7
+        _x18 = softmax_weight_differences(0, _x17, _x9, _x6)
+        _x19 = trunc_exp_cumulant(1, _x4)
+        _x20 = theta*(1 - _x19)
+        _x21 = _x18*_x20
+        _x22 = _x10 + 2*_x4 + _x8
+        _x23 = softmax_weight_differences(-_x17, 0, _x22, -_x7)
+        _x24 = _x13*one_minus_theta
+        _x25 = _x23*_x24
+        _x26 = softmax_weight_differences(-_x9, -_x22, 0, -_x11)
+        _x27 = _x19*theta
+        _x28 = _x26*_x27
+        _x29 = _x12 + _x18
+        _x30 = _x23*_x29
+        _x31 = _x26*_x29
+        _x32 = _x27*_x31
+        _x33 = -_x23 - _x26
+        _x34 = _x12*_x33
+        _x35 = _x18*_x33
+        _x36 = _x20*_x35
+        _x37 = one_minus_theta**2
+        _x38 = trunc_exp_cumulant(2, _x2)
         _x39 = _x37*_x38
-        _x40 = _x12*_x21
-        _x41 = _x22*_x24
-        _x42 = _x19 - _x41
-        _x43 = _x42 + 1
-        _x44 = _x43 + _x6
-        _x45 = -_x26*_x44
-        _x46 = _x43 - 2*theta
-        _x47 = -_x27*_x46
-        _x48 = _x40 + _x45 + _x47
+        _x40 = theta**2
+        _x41 = trunc_exp_cumulant(2, _x4)
+        _x42 = _x40*_x41
+        _x43 = _x26*one_minus_theta
+        _x44 = -_x19*theta + _x24
+        _x45 = _x12*_x44
+        _x46 = _x44 + theta
+        _x47 = _x23*_x46
+        _x48 = _x43 + _x45 + _x47
         _x49 = _x18*_x48
-        _x50 = _x18*_x22
-        _x51 = -_x26*_x42
-        _x52 = -_x19 + _x41 + theta
-        _x53 = _x27*_x52
+        _x50 = _x23*theta
+        _x51 = -_x18*_x44
+        _x52 = _x46 - 1
+        _x53 = -_x26*_x52
         _x54 = _x50 + _x51 + _x53
         _x55 = _x12*_x54
-        _x56 = _x27*theta
-        _x57 = _x12*_x42
-        _x58 = _x18*_x44
-        _x59 = _x56 + _x57 + _x58
-        _x60 = _x26*theta
-        _x61 = -_x12*_x52
-        _x62 = _x18*_x46
-        _x63 = -_x60 + _x61 + _x62
-        _x64 = _x28**2
-        _x65 = _x31**2
-        _x66 = _x27*_x28
-        _x67 = -_x29 - _x66
-        _x68 = _x26*_x31
-        _x69 = _x32 + _x68
-        _x70 = _x22*_x25
-        _x71 = _x26*_x59
-        _x72 = _x55 + _x71
-        _x73 = _x27*_x63
-        _x74 = -_x49 - _x73
-        _x75 = _x27*_x41
-        _x76 = _x26*_x70
-        _x77 = theta**3*trunc_exp_cumulant(3, _x0)
-        _x78 = _x22**3*trunc_exp_cumulant(3, _x23)
-        _x79 = 2*_x36
-        _x80 = 2*_x39
-        _x81 = _x36 - _x37*_x38
-        _x82 = _x26*_x81 + _x27*_x81
-        _x83 = -_x81
-        _x84 = _x12*_x83 + _x18*_x83
-        return (-_x15 - _x20 + _x22*_x24*_x27 + _x22*_x25*_x26, _x22*_x24*_x27*_x28 + _x22*_x25*_x26*_x31 - _x30 - _x33, -_x12*_x36 - _x14*_x55 + _x18*_x34*_x35 - _x19*_x49 + _x22*_x24*_x27*_x63 + _x22*_x25*_x26*_x59 + _x26*_x37*_x38 - _x27*_x39, -_x15*_x65 - _x15*_x67 - _x20*_x64 - _x20*_x69 + _x22*_x24*_x27*_x64 + _x22*_x24*_x27*_x69 + _x22*_x25*_x26*_x65 + _x22*_x25*_x26*_x67, -_x15*_x74 - _x20*_x72 + _x29*_x36 - _x30*_x48 - _x32*_x36 - _x33*_x54 - _x39*_x66 + _x39*_x68 + _x41*_x63*_x66 + _x59*_x68*_x70 + _x72*_x75 + _x74*_x76, _x12*_x77 - _x15*_x54**2 - _x15*(_x48*_x50 + _x51*_x59 + _x53*_x63 + _x82) - _x18*_x77 - _x20*_x48**2 - _x20*(_x40*_x54 + _x45*_x59 + _x47*_x63 + _x82) - _x26*_x78 + _x27*_x78 + _x49*_x79 - _x55*_x79 + _x59**2*_x76 + _x63**2*_x75 + _x71*_x80 - _x73*_x80 + _x75*(_x48*_x62 + _x54*_x61 - _x59*_x60 + _x84) + _x76*(_x48*_x58 + _x54*_x57 + _x56*_x63 + _x84),)
+        _x56 = _x12*theta
+        _x57 = -_x18*_x46
+        _x58 = _x44 + 2*theta - 1
+        _x59 = -_x26*_x58
+        _x60 = -_x56 + _x57 + _x59
+        _x61 = _x23*_x60
+        _x62 = _x18*one_minus_theta
+        _x63 = _x12*_x52
+        _x64 = _x23*_x58
+        _x65 = -_x62 + _x63 + _x64
+        _x66 = _x26*_x65
+        _x67 = _x29**2
+        _x68 = _x33**2
+        _x69 = -_x30 - _x31
+        _x70 = _x34 + _x35
+        _x71 = _x49 + _x55
+        _x72 = -_x61 - _x66
+        _x73 = one_minus_theta**3
+        _x74 = trunc_exp_cumulant(3, _x2)
+        _x75 = theta**3
+        _x76 = trunc_exp_cumulant(3, _x4)
+        _x77 = _x39 - _x42
+        _x78 = -_x77
+        _x79 = _x12*_x78 + _x23*_x78
+        _x80 = _x18*_x77 + _x26*_x77
+        return (_x16 - _x21 + _x25 - _x28, _x15*_x34 + _x24*_x30 - _x32 - _x36, _x12*_x39 + _x15*_x55 - _x18*_x42 - _x20*_x49 - _x23*_x39 + _x24*_x61 + _x26*_x42 - _x27*_x66, _x16*_x68 + _x16*_x69 - _x21*_x68 - _x21*_x69 + _x25*_x67 + _x25*_x70 - _x28*_x67 - _x28*_x70, _x12*_x14*_x33*_x54*one_minus_theta + _x12*_x14*_x72*one_minus_theta + _x12*_x33*_x37*_x38 + _x13*_x23*_x29*_x60*one_minus_theta + _x13*_x23*_x71*one_minus_theta - _x21*_x72 + _x26*_x29*_x40*_x41 - _x28*_x71 - _x30*_x39 - _x32*_x65 - _x35*_x42 - _x36*_x48, _x12*_x14*_x54**2*one_minus_theta + _x12*_x14*one_minus_theta*(_x48*_x51 + _x50*_x60 + _x53*_x65 + _x80) + 2*_x12*_x37*_x38*_x54 - _x12*_x73*_x74 + _x13*_x23*_x60**2*one_minus_theta + _x13*_x23*one_minus_theta*(_x48*_x57 - _x54*_x56 + _x59*_x65 + _x80) + _x18*_x75*_x76 - _x21*_x48**2 - _x21*(_x43*_x65 + _x45*_x54 + _x47*_x60 + _x79) + _x23*_x73*_x74 + 2*_x26*_x40*_x41*_x65 - _x26*_x75*_x76 - _x28*_x65**2 - _x28*(-_x48*_x62 + _x54*_x63 + _x60*_x64 + _x79) - 2*_x39*_x61 - 2*_x42*_x49,)

@@ -1,0 +1,81 @@
+"""The one-pass generated functions (error_and_gradient_<est>, error_jet_<est>) against the per-quantity ones.
+
+They are differentiated from the sign-free-rate form of e and share every
+subexpression, so they are a different formula for the same numbers: the
+three targets (numpy, mpmath, Arb) must agree with e, ∇e, ∇²e to rounding.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb, ctx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.generated import population_arb as gen_arb
+from numerics.generated import population_mpmath as gen_mp
+from numerics.generated import population_numpy as gen_np
+
+ESTIMATORS = ("one_head", "reflected", "averaged", "pooled")
+
+
+def _separate(module, tag, a, b, theta):
+    return (getattr(module, f"error_{tag}")(a, b, theta), *getattr(module, f"error_gradient_{tag}")(a, b, theta),
+            *getattr(module, f"error_hessian_{tag}")(a, b, theta))
+
+
+points = st.tuples(st.floats(-50, 1500), st.floats(0.5, 1000), st.floats(0, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(point=points, tag=st.sampled_from(ESTIMATORS))
+def test_mpmath_one_pass_agrees_with_separate_functions(point, tag):
+    with mpmath.workdps(40):
+        a, b, theta = (mpmath.mpf(v) for v in point)  # the mpmath code wants mpf (floats would multiply as floats)
+        jet = getattr(gen_mp, f"error_jet_{tag}")(a, b, theta)
+        first = getattr(gen_mp, f"error_and_gradient_{tag}")(a, b, theta)
+        separate = _separate(gen_mp, tag, a, b, theta)
+        # relative to each component, with a floor at the size of the O(1) terms it is formed from
+        for got, want in zip(jet, separate):
+            assert abs(got - want) <= mpmath.mpf(10) ** -30 * (abs(want) + mpmath.mpf(10) ** -8)
+        for got, want in zip(first, jet[:3]):
+            assert abs(got - want) <= mpmath.mpf(10) ** -30 * (abs(want) + mpmath.mpf(10) ** -8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(point=points, tag=st.sampled_from(ESTIMATORS))
+def test_numpy_one_pass_agrees_with_mpmath(point, tag):
+    """Scale-relative: each component against the largest |component| on a small θ-grid around θ."""
+    a, b, theta = point
+    thetas = np.clip(theta + np.linspace(-0.01, 0.01, 5), 0.0, 1.0)
+    jet = np.array(getattr(gen_np, f"error_jet_{tag}")(a, b, thetas))
+    with mpmath.workdps(40):
+        ref = np.array([[float(v) for v in getattr(gen_mp, f"error_jet_{tag}")(
+            mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(float(t)))] for t in thetas]).T
+    # plus 1e-14 absolute: components formed from O(1) terms carry their rounding (∂e/∂b ≈ 1e-20 at b = 1, θ = 0)
+    scale = np.max(np.abs(ref), axis=1)
+    assert np.all(np.abs(jet - ref) <= 1e-11 * scale[:, None] + 1e-14)
+
+
+@pytest.mark.parametrize("tag", ESTIMATORS)
+def test_numpy_one_minus_theta_argument_is_used(tag):
+    """Passing 1 − θ explicitly gives the same values as letting the function form it (θ ≤ ½: both exact)."""
+    theta = np.linspace(0.0, 0.5, 11)
+    implicit = getattr(gen_np, f"error_jet_{tag}")(30.0, 20.0, theta)
+    explicit = getattr(gen_np, f"error_jet_{tag}")(30.0, 20.0, theta, 1.0 - theta)
+    for x, y in zip(implicit, explicit):
+        assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("tag", ESTIMATORS)
+def test_arb_one_pass_contains_the_mpmath_values(tag):
+    with ctx.workprec(200):
+        for a, b, theta in [(25, 20, "0.95"), (600, 1000, "0.3"), (-3, 50, "0.999")]:
+            balls = getattr(gen_arb, f"error_jet_{tag}")(arb(a), arb(b), arb(theta))
+            with mpmath.workdps(60):
+                ref = getattr(gen_mp, f"error_jet_{tag}")(a, b, mpmath.mpf(theta))
+                for ball, want in zip(balls, ref):
+                    assert ball.real.contains(arb(mpmath.nstr(want, 55))) or \
+                        abs(mpmath.mpf(ball.real.mid().str(60, radius=False)) - want) <= 10 ** -45 * (1 + abs(want))
