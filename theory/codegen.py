@@ -342,6 +342,28 @@ def cumulants_from_moments(max_order: int = MAX_CUMULANT_ORDER) -> tuple[tuple[s
     return moments, tuple(sp.expand(sp.factorial(k) * series.coeff(t, k)) for k in range(1, max_order + 1))
 
 
+def _special_jets(flat: list) -> tuple[list, list]:
+    """Replace every Λ(r), κ_k(r) by a symbol, one group per rate r: (expressions, [(names, r, max k)]).
+
+    Each group is printed as one ``trunc_exp_jet(r, max k)`` call (numpy), which
+    shares exp(−|r|) and the Taylor pass between the orders.
+    """
+    highest: dict = {}
+    for expr in flat:
+        for node in expr.atoms(TruncExpLogMass, TruncExpCumulant):
+            order = 0 if isinstance(node, TruncExpLogMass) else int(node.args[0])
+            rate = node.args[-1]
+            highest[rate] = max(highest.get(rate, 0), order)
+    mapping, calls = {}, []
+    for i, rate in enumerate(sorted(highest, key=sp.default_sort_key)):
+        names = [sp.Symbol(f"_lam{i}")] + [sp.Symbol(f"_kappa{k}_{i}") for k in range(1, highest[rate] + 1)]
+        mapping[TruncExpLogMass(rate)] = names[0]
+        for k in range(1, highest[rate] + 1):
+            mapping[TruncExpCumulant(k, rate)] = names[k]
+        calls.append((names, rate, highest[rate]))
+    return [expr.xreplace(mapping) for expr in flat], calls
+
+
 def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, doc: str,
                     *, split_theta: bool = False) -> str:
     """A Python function ``name(*args)`` returning ``exprs`` (one expression or a tuple).
@@ -351,7 +373,8 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     argument ``one_minus_theta`` (default ``1 - theta``) and uses it wherever
     the expressions hold 1 − θ: near θ = 1 a caller that knows 1 − θ to full
     relative precision (a quadrature node placed by its distance from 1) then
-    resolves layers narrower than the spacing of doubles there (1.1e-16).
+    resolves layers narrower than the spacing of doubles there (1.1e-16); and
+    the Λ, κ_k of each rate come from one ``trunc_exp_jet`` call.
     """
     printer = _printer(target)
     single = isinstance(exprs, sp.Basic)
@@ -367,6 +390,9 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
             {1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA}) for e in flat]
     else:
         flat = [softmax_as_differences(e) for e in flat]
+    jet_calls = []
+    if split_theta:
+        flat, jet_calls = _special_jets(flat)
     replacements, reduced = sp.cse([stabilize(e) for e in flat], symbols=sp.numbered_symbols("_x"))
     if target == "arb":
         names = ", ".join(str(s) for s in args)
@@ -384,6 +410,8 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
         indent = "        "
     else:
         indent = "    "
+    for names, rate, max_order in jet_calls:
+        lines.append(f"{indent}{', '.join(str(n) for n in names)} = trunc_exp_jet({printer.doprint(rate)}, {max_order})")
     for sym, sub in replacements:
         lines.append(f"{indent}{sym} = {printer.doprint(sub)}")
     body = [printer.doprint(e) for e in reduced]
@@ -423,7 +451,7 @@ def special_functions_source(target: str) -> str:
             f"    if order == {k}:\n        return {printer.doprint(stabilize(large_rate_form(k), expm1=True))}"
             for k in orders)
         return _NUMPY_SPECIALS.format(taylor=taylor, large=large, switch=float(TAYLOR_SWITCH),
-                                      degree=TAYLOR_DEGREE)
+                                      degree=TAYLOR_DEGREE, max_order=MAX_CUMULANT_ORDER)
     if target == "arb":
         return _arb_special_functions_source(printer)
     exact = "\n".join(
@@ -481,6 +509,17 @@ def _taylor_parts(coefficients):
 _TAYLOR_PARTS = {{order: _taylor_parts(coefficients) for order, coefficients in _TAYLOR.items()}}
 
 
+def _padded(parts):
+    """Rows of highest-degree-first coefficients, zero-padded in front to one length (Horner is unchanged)."""
+    width = max(len(part) for part in parts)
+    return numpy.array([(0.0,) * (width - len(part)) + part for part in parts])
+
+
+# one row per order 0..{max_order}: the even and odd parts of all Taylor polynomials, for one Horner pass
+_TAYLOR_EVEN = _padded([_TAYLOR_PARTS[order][0] for order in sorted(_TAYLOR_PARTS)])
+_TAYLOR_ODD = _padded([_TAYLOR_PARTS[order][1] for order in sorted(_TAYLOR_PARTS)])
+
+
 def _taylor(order, beta):
     """The degree-{degree} Taylor polynomial of κ_order (Λ for order 0) at β: Horner in β²."""
     even, odd = _TAYLOR_PARTS[order]
@@ -526,6 +565,42 @@ def _special(order, beta):
     return out
 
 
+def _taylor_all(beta, count):
+    """Taylor polynomials of Λ, κ_1, …, κ_(count−1) at the 1-d array β (|β| < {switch}), shape (count, n).
+
+    Powers 1, β², β⁴, … (numpy.vander) times the coefficient matrices: two
+    matrix products instead of a Horner loop per order. The terms decrease
+    like (β/2π)^k, so the power form is as accurate as Horner's (a few ulps).
+    """
+    powers = numpy.vander(beta * beta, _TAYLOR_EVEN.shape[1], increasing=True)
+    even = powers @ _TAYLOR_EVEN[:count, ::-1].T
+    odd = powers[:, :_TAYLOR_ODD.shape[1]] @ _TAYLOR_ODD[:count, ::-1].T
+    return (even + beta[:, None] * odd).T
+
+
+def trunc_exp_jet(beta, max_order):
+    """(Λ(β), κ_1(β), …, κ_max_order(β)) in one pass: the single functions' values to a few ulps.
+
+    One exp(−|β|) and one Taylor pass serve every order (the one-pass e, ∇e, ∇²e call this).
+    """
+    beta = numpy.asarray(beta, dtype=float)
+    flat = beta.ravel()
+    size = numpy.abs(flat)
+    out = numpy.empty((max_order + 1, flat.size))
+    small = size < _SWITCH
+    if small.any():
+        out[:, small] = _taylor_all(flat[small], max_order + 1)
+    large = ~small
+    if large.any():
+        y = size[large]
+        q = numpy.exp(-y)
+        p = -q / numpy.expm1(-y)
+        positive = flat[large] > 0
+        for order in range(max_order + 1):
+            out[order, large] = _signed(order, _large_rate(order, y, q, p), y, positive)
+    return tuple(row.reshape(beta.shape) for row in out)
+
+
 def trunc_exp_log_mass(beta):
     """Λ(β) = log((1 - exp(-β))/β), float64, stable for all real β."""
     return _special(0, beta)
@@ -553,6 +628,12 @@ def softmax_weight_differences(*differences):
 
     The largest d_i (≥ 0) is shifted out; a weight whose entry is e^(−∞) is 0.
     """
+    if len(differences) == 2:  # the usual case, without the general path's overhead (same arithmetic)
+        first, second = numpy.asarray(differences[0], dtype=float), numpy.asarray(differences[1], dtype=float)
+        top = numpy.maximum(first, second)
+        with numpy.errstate(invalid="ignore"):
+            weight = numpy.exp(-top) / (numpy.exp(first - top) + numpy.exp(second - top))
+        return numpy.where(numpy.isposinf(top), 0.0, weight)
     ds = numpy.broadcast_arrays(*[numpy.asarray(d, dtype=float) for d in differences])
     top = ds[0]
     for d in ds[1:]:

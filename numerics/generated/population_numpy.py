@@ -65,6 +65,17 @@ def _taylor_parts(coefficients):
 _TAYLOR_PARTS = {order: _taylor_parts(coefficients) for order, coefficients in _TAYLOR.items()}
 
 
+def _padded(parts):
+    """Rows of highest-degree-first coefficients, zero-padded in front to one length (Horner is unchanged)."""
+    width = max(len(part) for part in parts)
+    return numpy.array([(0.0,) * (width - len(part)) + part for part in parts])
+
+
+# one row per order 0..4: the even and odd parts of all Taylor polynomials, for one Horner pass
+_TAYLOR_EVEN = _padded([_TAYLOR_PARTS[order][0] for order in sorted(_TAYLOR_PARTS)])
+_TAYLOR_ODD = _padded([_TAYLOR_PARTS[order][1] for order in sorted(_TAYLOR_PARTS)])
+
+
 def _taylor(order, beta):
     """The degree-40 Taylor polynomial of κ_order (Λ for order 0) at β: Horner in β²."""
     even, odd = _TAYLOR_PARTS[order]
@@ -110,6 +121,42 @@ def _special(order, beta):
     return out
 
 
+def _taylor_all(beta, count):
+    """Taylor polynomials of Λ, κ_1, …, κ_(count−1) at the 1-d array β (|β| < 2.0), shape (count, n).
+
+    Powers 1, β², β⁴, … (numpy.vander) times the coefficient matrices: two
+    matrix products instead of a Horner loop per order. The terms decrease
+    like (β/2π)^k, so the power form is as accurate as Horner's (a few ulps).
+    """
+    powers = numpy.vander(beta * beta, _TAYLOR_EVEN.shape[1], increasing=True)
+    even = powers @ _TAYLOR_EVEN[:count, ::-1].T
+    odd = powers[:, :_TAYLOR_ODD.shape[1]] @ _TAYLOR_ODD[:count, ::-1].T
+    return (even + beta[:, None] * odd).T
+
+
+def trunc_exp_jet(beta, max_order):
+    """(Λ(β), κ_1(β), …, κ_max_order(β)) in one pass: the single functions' values to a few ulps.
+
+    One exp(−|β|) and one Taylor pass serve every order (the one-pass e, ∇e, ∇²e call this).
+    """
+    beta = numpy.asarray(beta, dtype=float)
+    flat = beta.ravel()
+    size = numpy.abs(flat)
+    out = numpy.empty((max_order + 1, flat.size))
+    small = size < _SWITCH
+    if small.any():
+        out[:, small] = _taylor_all(flat[small], max_order + 1)
+    large = ~small
+    if large.any():
+        y = size[large]
+        q = numpy.exp(-y)
+        p = -q / numpy.expm1(-y)
+        positive = flat[large] > 0
+        for order in range(max_order + 1):
+            out[order, large] = _signed(order, _large_rate(order, y, q, p), y, positive)
+    return tuple(row.reshape(beta.shape) for row in out)
+
+
 def trunc_exp_log_mass(beta):
     """Λ(β) = log((1 - exp(-β))/β), float64, stable for all real β."""
     return _special(0, beta)
@@ -137,6 +184,12 @@ def softmax_weight_differences(*differences):
 
     The largest d_i (≥ 0) is shifted out; a weight whose entry is e^(−∞) is 0.
     """
+    if len(differences) == 2:  # the usual case, without the general path's overhead (same arithmetic)
+        first, second = numpy.asarray(differences[0], dtype=float), numpy.asarray(differences[1], dtype=float)
+        top = numpy.maximum(first, second)
+        with numpy.errstate(invalid="ignore"):
+            weight = numpy.exp(-top) / (numpy.exp(first - top) + numpy.exp(second - top))
+        return numpy.where(numpy.isposinf(top), 0.0, weight)
     ds = numpy.broadcast_arrays(*[numpy.asarray(d, dtype=float) for d in differences])
     top = ds[0]
     for d in ds[1:]:
@@ -214,19 +267,17 @@ def error_and_gradient_one_head(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*one_minus_theta
-        _x1 = b*theta
-        _x2 = a - b*theta + numpy.log(one_minus_theta) - numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
-        _x3 = softmax_weight_differences(-_x2, 0)
-        _x4 = trunc_exp_cumulant(1, _x0)
-        _x5 = _x4*one_minus_theta
-        _x6 = _x3*_x5
-        _x7 = trunc_exp_cumulant(1, _x1)
-        _x8 = softmax_weight_differences(0, _x2)
-        _x9 = _x8*theta*(1 - _x7)
-        _x10 = _x3*_x9
-        _x11 = _x5 - _x7*theta + theta
-        return (_x6 - _x9, _x10 + _x6*_x8, -_x10*_x11 - _x11*_x3*_x4*_x8*one_minus_theta - _x3*one_minus_theta**2*trunc_exp_cumulant(2, _x0) - _x8*theta**2*trunc_exp_cumulant(2, _x1),)
+        _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2)
+        _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2)
+        _x0 = _lam0 - _lam1 + a - b*theta + numpy.log(one_minus_theta) - numpy.log(theta)
+        _x1 = softmax_weight_differences(-_x0, 0)
+        _x2 = _kappa1_0*one_minus_theta
+        _x3 = _x1*_x2
+        _x4 = softmax_weight_differences(0, _x0)
+        _x5 = _x4*theta*(1 - _kappa1_1)
+        _x6 = _x1*_x5
+        _x7 = -_kappa1_1*theta + _x2 + theta
+        return (_x3 - _x5, _x3*_x4 + _x6, -_kappa1_0*_x1*_x4*_x7*one_minus_theta - _kappa2_0*_x1*one_minus_theta**2 - _kappa2_1*_x4*theta**2 - _x6*_x7,)
 
 
 def error_jet_one_head(a, b, theta, one_minus_theta=None):
@@ -234,37 +285,35 @@ def error_jet_one_head(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*one_minus_theta
-        _x1 = b*theta
-        _x2 = a - b*theta + numpy.log(one_minus_theta) - numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
-        _x3 = softmax_weight_differences(-_x2, 0)
-        _x4 = trunc_exp_cumulant(1, _x0)
-        _x5 = _x4*one_minus_theta
-        _x6 = _x3*_x5
-        _x7 = softmax_weight_differences(0, _x2)
-        _x8 = trunc_exp_cumulant(1, _x1)
-        _x9 = theta*(1 - _x8)
-        _x10 = _x7*_x9
-        _x11 = _x6*_x7
-        _x12 = _x10*_x3
-        _x13 = theta**2*trunc_exp_cumulant(2, _x1)
-        _x14 = _x13*_x7
-        _x15 = one_minus_theta**2*trunc_exp_cumulant(2, _x0)
+        _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3)
+        _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3)
+        _x0 = _lam0 - _lam1 + a - b*theta + numpy.log(one_minus_theta) - numpy.log(theta)
+        _x1 = softmax_weight_differences(-_x0, 0)
+        _x2 = _kappa1_0*one_minus_theta
+        _x3 = _x1*_x2
+        _x4 = softmax_weight_differences(0, _x0)
+        _x5 = theta*(1 - _kappa1_1)
+        _x6 = _x4*_x5
+        _x7 = _x3*_x4
+        _x8 = _x1*_x6
+        _x9 = _kappa2_1*theta**2
+        _x10 = _x4*_x9
+        _x11 = _kappa2_0*one_minus_theta**2
+        _x12 = _x1*_x11
+        _x13 = -_kappa1_1*theta + _x2 + theta
+        _x14 = -_x13
+        _x15 = _x4**2
         _x16 = _x15*_x3
-        _x17 = _x5 - _x8*theta + theta
-        _x18 = -_x17
-        _x19 = _x7**2
-        _x20 = _x19*_x6
-        _x21 = _x3**2
-        _x22 = _x21*_x5*_x7
-        _x23 = _x19*_x3*_x9
-        _x24 = _x10*_x21
-        _x25 = _x14*_x3
-        _x26 = _x16*_x7
-        _x27 = _x17*_x22
-        _x28 = _x18*_x23
-        _x29 = -_x13 + _x15
-        return (-_x10 + _x6, _x11 + _x12, -_x12*_x17 - _x14 - _x16 + _x18*_x3*_x4*_x7*one_minus_theta, _x20 - _x22 + _x23 - _x24, _x17*_x24 + _x18*_x20 + _x25 - _x26 + _x27 + _x28, _x11*_x29 + _x12*_x29 - _x17**2*_x24 - 2*_x17*_x25 - _x17*_x28 + _x18**2*_x20 - 2*_x18*_x26 + _x18*_x27 + _x3*one_minus_theta**3*trunc_exp_cumulant(3, _x0) + _x7*theta**3*trunc_exp_cumulant(3, _x1),)
+        _x17 = _x1**2
+        _x18 = _x17*_x2*_x4
+        _x19 = _x1*_x15*_x5
+        _x20 = _x17*_x6
+        _x21 = _x1*_x10
+        _x22 = _x12*_x4
+        _x23 = _x13*_x18
+        _x24 = _x14*_x19
+        _x25 = _x11 - _x9
+        return (_x3 - _x6, _x7 + _x8, _kappa1_0*_x1*_x14*_x4*one_minus_theta - _x10 - _x12 - _x13*_x8, _x16 - _x18 + _x19 - _x20, _x13*_x20 + _x14*_x16 + _x21 - _x22 + _x23 + _x24, _kappa3_0*_x1*one_minus_theta**3 + _kappa3_1*_x4*theta**3 - _x13**2*_x20 - 2*_x13*_x21 - _x13*_x24 + _x14**2*_x16 - 2*_x14*_x22 + _x14*_x23 + _x25*_x7 + _x25*_x8,)
 
 
 def error_reflected(a, b, theta):
@@ -338,19 +387,17 @@ def error_and_gradient_reflected(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
-        _x1 = b*one_minus_theta
-        _x2 = _x0 + a - b - numpy.log(one_minus_theta) + numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
-        _x3 = softmax_weight_differences(0, -_x2)
-        _x4 = trunc_exp_cumulant(1, _x0)
-        _x5 = _x3*_x4*theta
-        _x6 = trunc_exp_cumulant(1, _x1)
-        _x7 = softmax_weight_differences(_x2, 0)
-        _x8 = _x7*one_minus_theta*(1 - _x6)
-        _x9 = _x5*_x7
-        _x10 = _x3*_x8
-        _x11 = -_x4*theta + _x6*one_minus_theta + theta - 1
-        return (-_x5 + _x8, -_x10 - _x9, -_x10*_x11 - _x11*_x9 + _x3*theta**2*trunc_exp_cumulant(2, _x0) + _x7*one_minus_theta**2*trunc_exp_cumulant(2, _x1),)
+        _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2)
+        _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2)
+        _x0 = -_lam0 + _lam1 + a + b*theta - b - numpy.log(one_minus_theta) + numpy.log(theta)
+        _x1 = softmax_weight_differences(0, -_x0)
+        _x2 = _kappa1_1*_x1*theta
+        _x3 = 1 - _kappa1_0
+        _x4 = softmax_weight_differences(_x0, 0)
+        _x5 = _x2*_x4
+        _x6 = _x1*_x3*_x4*one_minus_theta
+        _x7 = _kappa1_0*one_minus_theta - _kappa1_1*theta + theta - 1
+        return (-_x2 + _x3*_x4*one_minus_theta, -_x5 - _x6, _kappa2_0*_x4*one_minus_theta**2 + _kappa2_1*_x1*theta**2 - _x5*_x7 - _x6*_x7,)
 
 
 def error_jet_reflected(a, b, theta, one_minus_theta=None):
@@ -358,38 +405,34 @@ def error_jet_reflected(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*theta
-        _x1 = b*one_minus_theta
-        _x2 = _x0 + a - b - numpy.log(one_minus_theta) + numpy.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x1)
-        _x3 = softmax_weight_differences(0, -_x2)
-        _x4 = trunc_exp_cumulant(1, _x0)
-        _x5 = _x4*theta
+        _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3)
+        _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3)
+        _x0 = -_lam0 + _lam1 + a + b*theta - b - numpy.log(one_minus_theta) + numpy.log(theta)
+        _x1 = softmax_weight_differences(0, -_x0)
+        _x2 = _kappa1_1*theta
+        _x3 = _x1*_x2
+        _x4 = 1 - _kappa1_0
+        _x5 = softmax_weight_differences(_x0, 0)
         _x6 = _x3*_x5
-        _x7 = softmax_weight_differences(_x2, 0)
-        _x8 = trunc_exp_cumulant(1, _x1)
-        _x9 = 1 - _x8
-        _x10 = _x9*one_minus_theta
-        _x11 = _x10*_x7
-        _x12 = _x6*_x7
-        _x13 = _x11*_x3
-        _x14 = one_minus_theta**2
-        _x15 = trunc_exp_cumulant(2, _x1)
-        _x16 = _x14*_x15
-        _x17 = _x16*_x7
-        _x18 = theta**2
-        _x19 = trunc_exp_cumulant(2, _x0)
-        _x20 = _x18*_x19
-        _x21 = -_x4*theta + _x8*one_minus_theta + theta - 1
-        _x22 = -_x21
-        _x23 = _x3**2
-        _x24 = _x23*_x5*_x7
-        _x25 = _x7**2
-        _x26 = _x25*_x6
-        _x27 = _x11*_x23
-        _x28 = _x10*_x25*_x3
-        _x29 = _x22*_x24
-        _x30 = _x16 - _x20
-        return (_x11 - _x6, -_x12 - _x13, -_x12*_x21 + _x13*_x22 + _x17 + _x20*_x3, _x24 - _x26 + _x27 - _x28, -_x17*_x3 + _x18*_x19*_x3*_x7 - _x21*_x26 - _x21*_x28 - _x22*_x27 - _x29, _x12*_x30 + 2*_x14*_x15*_x22*_x3*_x7 + 2*_x18*_x19*_x21*_x3*_x7 - _x21**2*_x26 + _x21*_x22*_x25*_x3*_x9*one_minus_theta - _x21*_x29 + _x22**2*_x23*_x7*_x9*one_minus_theta + _x3*_x30*_x7*_x9*one_minus_theta - _x3*theta**3*trunc_exp_cumulant(3, _x0) - _x7*one_minus_theta**3*trunc_exp_cumulant(3, _x1),)
+        _x7 = _x4*one_minus_theta
+        _x8 = _x5*_x7
+        _x9 = _x1*_x8
+        _x10 = one_minus_theta**2
+        _x11 = _kappa2_0*_x10
+        _x12 = _x11*_x5
+        _x13 = theta**2
+        _x14 = _kappa2_1*_x13
+        _x15 = _kappa1_0*one_minus_theta - _kappa1_1*theta + theta - 1
+        _x16 = -_x15
+        _x17 = _x1**2
+        _x18 = _x17*_x2*_x5
+        _x19 = _x5**2
+        _x20 = _x19*_x3
+        _x21 = _x17*_x8
+        _x22 = _x1*_x19*_x7
+        _x23 = _x16*_x18
+        _x24 = _x11 - _x14
+        return (-_x3 + _x4*_x5*one_minus_theta, -_x6 - _x9, _x1*_x14 + _x12 - _x15*_x6 + _x16*_x9, _x18 - _x20 + _x21 - _x22, _kappa2_1*_x1*_x13*_x5 - _x1*_x12 - _x15*_x20 - _x15*_x22 - _x16*_x21 - _x23, 2*_kappa2_0*_x1*_x10*_x16*_x5 + 2*_kappa2_1*_x1*_x13*_x15*_x5 - _kappa3_0*_x5*one_minus_theta**3 - _kappa3_1*_x1*theta**3 + _x1*_x15*_x16*_x19*_x4*one_minus_theta + _x1*_x24*_x4*_x5*one_minus_theta - _x15**2*_x20 - _x15*_x23 + _x16**2*_x17*_x4*_x5*one_minus_theta + _x24*_x6,)
 
 
 def error_averaged(a, b, theta):
@@ -524,37 +567,33 @@ def error_and_gradient_averaged(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*one_minus_theta
-        _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = _x1*one_minus_theta
-        _x3 = numpy.log(one_minus_theta)
-        _x4 = b*theta
-        _x5 = numpy.log(theta)
-        _x6 = trunc_exp_log_mass(_x0)
-        _x7 = trunc_exp_log_mass(_x4)
-        _x8 = _x3 - _x4 - _x5 + _x6 - _x7 + a
-        _x9 = softmax_weight_differences(-_x8, 0)
+        _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2)
+        _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2)
+        _x0 = _kappa1_0*one_minus_theta
+        _x1 = numpy.log(one_minus_theta)
+        _x2 = b*theta
+        _x3 = numpy.log(theta)
+        _x4 = _lam0 - _lam1 + _x1 - _x2 - _x3 + a
+        _x5 = (1/2)*softmax_weight_differences(-_x4, 0)
+        _x6 = _x0*_x5
+        _x7 = _kappa1_1*theta
+        _x8 = -_lam0 + _lam1 - _x1 + _x2 + _x3 + a - b
+        _x9 = softmax_weight_differences(0, -_x8)
         _x10 = (1/2)*_x9
-        _x11 = trunc_exp_cumulant(1, _x4)
-        _x12 = _x11*theta
-        _x13 = -_x3 + _x4 + _x5 - _x6 + _x7 + a - b
-        _x14 = softmax_weight_differences(0, -_x13)
-        _x15 = softmax_weight_differences(0, _x8)
-        _x16 = (1/2)*_x15
-        _x17 = 1 - _x11
-        _x18 = _x17*theta
-        _x19 = 1 - _x1
-        _x20 = softmax_weight_differences(_x13, 0)
-        _x21 = (1/2)*_x20
-        _x22 = _x19*_x21*one_minus_theta
-        _x23 = _x12*_x14*_x21
-        _x24 = theta**2
-        _x25 = trunc_exp_cumulant(2, _x4)
-        _x26 = one_minus_theta**2
-        _x27 = trunc_exp_cumulant(2, _x0)
-        _x28 = -_x11*theta + _x2 + theta
-        _x29 = _x28 - 1
-        return (_x10*_x2 - 1/2*_x12*_x14 - _x16*_x18 + _x22, (1/2)*_x1*_x15*_x9*one_minus_theta - _x14*_x22 + (1/2)*_x15*_x17*_x9*theta - _x23, -1/2*_x1*_x15*_x28*_x9*one_minus_theta - _x10*_x15*_x18*_x28 - _x10*_x26*_x27 - 1/2*_x14*_x19*_x20*_x29*one_minus_theta + (1/2)*_x14*_x24*_x25 - _x16*_x24*_x25 + (1/2)*_x20*_x26*_x27 - _x23*_x29,)
+        _x11 = softmax_weight_differences(0, _x4)
+        _x12 = (1/2)*_x11
+        _x13 = theta*(1 - _kappa1_1)
+        _x14 = (1/2)*softmax_weight_differences(_x8, 0)
+        _x15 = _x14*one_minus_theta*(1 - _kappa1_0)
+        _x16 = _x11*_x6
+        _x17 = _x14*_x7*_x9
+        _x18 = _x11*_x13*_x5
+        _x19 = _x15*_x9
+        _x20 = _kappa2_1*theta**2
+        _x21 = _kappa2_0*one_minus_theta**2
+        _x22 = -_kappa1_1*theta + _x0 + theta
+        _x23 = _x22 - 1
+        return (-_x10*_x7 - _x12*_x13 + _x15 + _x6, _x16 - _x17 + _x18 - _x19, _x10*_x20 - _x12*_x20 + _x14*_x21 - _x16*_x22 - _x17*_x23 - _x18*_x22 - _x19*_x23 - _x21*_x5,)
 
 
 def error_jet_averaged(a, b, theta, one_minus_theta=None):
@@ -562,69 +601,66 @@ def error_jet_averaged(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*one_minus_theta
-        _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = _x1*one_minus_theta
-        _x3 = numpy.log(one_minus_theta)
-        _x4 = b*theta
-        _x5 = numpy.log(theta)
-        _x6 = trunc_exp_log_mass(_x0)
-        _x7 = trunc_exp_log_mass(_x4)
-        _x8 = _x3 - _x4 - _x5 + _x6 - _x7 + a
-        _x9 = softmax_weight_differences(-_x8, 0)
-        _x10 = (1/2)*_x9
-        _x11 = _x10*_x2
-        _x12 = trunc_exp_cumulant(1, _x4)
-        _x13 = _x12*theta
-        _x14 = -_x3 + _x4 + _x5 - _x6 + _x7 + a - b
-        _x15 = softmax_weight_differences(0, -_x14)
-        _x16 = (1/2)*_x15
-        _x17 = _x13*_x16
-        _x18 = softmax_weight_differences(0, _x8)
-        _x19 = (1/2)*_x18
-        _x20 = 1 - _x12
-        _x21 = _x20*theta
-        _x22 = _x19*_x21
-        _x23 = softmax_weight_differences(_x14, 0)
-        _x24 = (1/2)*_x23
-        _x25 = 1 - _x1
-        _x26 = _x25*one_minus_theta
-        _x27 = _x24*_x26
-        _x28 = _x13*_x24
-        _x29 = _x15*_x28
-        _x30 = _x15*_x27
-        _x31 = theta**2
-        _x32 = trunc_exp_cumulant(2, _x4)
-        _x33 = _x31*_x32
-        _x34 = one_minus_theta**2
-        _x35 = trunc_exp_cumulant(2, _x0)
-        _x36 = _x34*_x35
-        _x37 = _x10*_x36
-        _x38 = -_x12*theta + _x2 + theta
-        _x39 = -_x38
-        _x40 = _x10*_x21
-        _x41 = _x18*_x40
-        _x42 = _x38 - 1
-        _x43 = -_x42
-        _x44 = _x9**2
-        _x45 = _x19*_x2*_x44
-        _x46 = _x18**2
-        _x47 = _x11*_x46
-        _x48 = _x22*_x44
-        _x49 = _x40*_x46
-        _x50 = _x23**2
-        _x51 = _x17*_x50
-        _x52 = _x15**2
-        _x53 = _x28*_x52
-        _x54 = _x16*_x26*_x50
-        _x55 = _x27*_x52
-        _x56 = _x43*_x53
-        _x57 = _x42*_x54
-        _x58 = theta**3*trunc_exp_cumulant(3, _x4)
-        _x59 = one_minus_theta**3*trunc_exp_cumulant(3, _x0)
-        _x60 = -_x33 + _x36
-        _x61 = -_x60
-        return (_x11 - _x17 - _x22 + _x27, (1/2)*_x1*_x18*_x9*one_minus_theta + (1/2)*_x18*_x20*_x9*theta - _x29 - _x30, (1/2)*_x1*_x18*_x39*_x9*one_minus_theta + (1/2)*_x15*_x23*_x25*_x43*one_minus_theta + (1/2)*_x15*_x31*_x32 - _x19*_x33 + (1/2)*_x23*_x34*_x35 - _x29*_x42 - _x37 - _x38*_x41, -_x45 + _x47 - _x48 + _x49 - _x51 + _x53 - _x54 + _x55, (1/2)*_x1*_x18*_x38*_x44*one_minus_theta + (1/2)*_x1*_x39*_x46*_x9*one_minus_theta + (1/2)*_x15*_x23*_x31*_x32 - _x15*_x24*_x36 + (1/2)*_x18*_x20*_x38*_x44*theta + (1/2)*_x18*_x31*_x32*_x9 - _x18*_x37 + (1/2)*_x20*_x39*_x46*_x9*theta - _x42*_x51 - _x43*_x55 - _x56 - _x57, _x10*_x59 + _x11*_x18*_x60 + _x15*_x23*_x33*_x42 + _x15*_x23*_x36*_x43 - _x16*_x58 - _x18*_x33*_x38*_x9 - _x18*_x36*_x39*_x9 + _x19*_x58 - _x24*_x59 - _x29*_x61 + _x30*_x60 - _x38**2*_x48 + _x38*_x39*_x45 - _x38*_x39*_x49 + _x39**2*_x47 - _x41*_x61 - _x42**2*_x51 - _x42*_x56 + _x43**2*_x55 + _x43*_x57,)
+        _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3)
+        _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3)
+        _x0 = _kappa1_0*one_minus_theta
+        _x1 = numpy.log(one_minus_theta)
+        _x2 = b*theta
+        _x3 = numpy.log(theta)
+        _x4 = _lam0 - _lam1 + _x1 - _x2 - _x3 + a
+        _x5 = softmax_weight_differences(-_x4, 0)
+        _x6 = (1/2)*_x5
+        _x7 = _x0*_x6
+        _x8 = _kappa1_1*theta
+        _x9 = -_lam0 + _lam1 - _x1 + _x2 + _x3 + a - b
+        _x10 = softmax_weight_differences(0, -_x9)
+        _x11 = (1/2)*_x10
+        _x12 = _x11*_x8
+        _x13 = softmax_weight_differences(0, _x4)
+        _x14 = (1/2)*_x13
+        _x15 = theta*(1 - _kappa1_1)
+        _x16 = _x14*_x15
+        _x17 = softmax_weight_differences(_x9, 0)
+        _x18 = (1/2)*_x17
+        _x19 = one_minus_theta*(1 - _kappa1_0)
+        _x20 = _x18*_x19
+        _x21 = _x13*_x7
+        _x22 = _x18*_x8
+        _x23 = _x10*_x22
+        _x24 = _x15*_x6
+        _x25 = _x13*_x24
+        _x26 = _x10*_x20
+        _x27 = _kappa2_1*theta**2
+        _x28 = _kappa2_0*one_minus_theta**2
+        _x29 = _x28*_x6
+        _x30 = _x18*_x28
+        _x31 = -_kappa1_1*theta + _x0 + theta
+        _x32 = -_x31
+        _x33 = _x31 - 1
+        _x34 = -_x33
+        _x35 = _x5**2
+        _x36 = _x0*_x14*_x35
+        _x37 = _x13**2
+        _x38 = _x37*_x7
+        _x39 = _x17**2
+        _x40 = _x12*_x39
+        _x41 = _x10**2
+        _x42 = _x22*_x41
+        _x43 = _x16*_x35
+        _x44 = _x24*_x37
+        _x45 = _x11*_x19*_x39
+        _x46 = _x20*_x41
+        _x47 = _x13*_x27
+        _x48 = _x10*_x27
+        _x49 = _x31*_x36
+        _x50 = _x32*_x44
+        _x51 = _x34*_x42
+        _x52 = _x33*_x45
+        _x53 = _kappa3_1*theta**3
+        _x54 = _kappa3_0*one_minus_theta**3
+        _x55 = -_x27 + _x28
+        _x56 = -_x55
+        return (-_x12 - _x16 + _x20 + _x7, _x21 - _x23 + _x25 - _x26, _x11*_x27 - _x14*_x27 + _x21*_x32 - _x23*_x33 - _x25*_x31 + _x26*_x34 - _x29 + _x30, -_x36 + _x38 - _x40 + _x42 - _x43 + _x44 - _x45 + _x46, -_x10*_x30 - _x13*_x29 + _x18*_x48 + _x31*_x43 + _x32*_x38 - _x33*_x40 - _x34*_x46 + _x47*_x6 + _x49 + _x50 - _x51 - _x52, _x10*_x17*_x28*_x34 - _x11*_x53 - _x13*_x28*_x32*_x5 + _x14*_x53 + _x17*_x33*_x48 - _x18*_x54 + _x21*_x55 - _x23*_x56 - _x25*_x56 + _x26*_x55 - _x31**2*_x43 - _x31*_x47*_x5 - _x31*_x50 + _x32**2*_x38 + _x32*_x49 - _x33**2*_x40 - _x33*_x51 + _x34**2*_x46 + _x34*_x52 + _x54*_x6,)
 
 
 def error_pooled(a, b, theta):
@@ -780,40 +816,35 @@ def error_and_gradient_pooled(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
-        _x0 = b*one_minus_theta
-        _x1 = trunc_exp_cumulant(1, _x0)
-        _x2 = numpy.log(one_minus_theta)
-        _x3 = numpy.log(theta)
-        _x4 = trunc_exp_log_mass(_x0)
-        _x5 = b*theta
-        _x6 = trunc_exp_log_mass(_x5)
-        _x7 = _x2 - _x3 + _x4 - _x6
-        _x8 = -_x5 + a
-        _x9 = -b
-        _x10 = _x5 + _x9 + a
-        _x11 = -_x2 + _x3 - _x4 + _x6
-        _x12 = _x10 + _x11
-        _x13 = softmax_weight_differences(-_x7, _x8, _x12, 0)
-        _x14 = _x13*one_minus_theta*(1 - _x1)
-        _x15 = trunc_exp_cumulant(1, _x5)
-        _x16 = _x7 + _x8
-        _x17 = softmax_weight_differences(0, _x16, _x10, _x7)
-        _x18 = _x17*theta*(1 - _x15)
-        _x19 = _x11 + 2*_x5 + _x9
-        _x20 = softmax_weight_differences(-_x16, 0, _x19, -_x8)
-        _x21 = _x1*one_minus_theta
-        _x22 = _x20*_x21
-        _x23 = softmax_weight_differences(-_x10, -_x19, 0, -_x12)
-        _x24 = _x15*_x23*theta
-        _x25 = _x13 + _x17
-        _x26 = -_x20 - _x23
-        _x27 = one_minus_theta**2*trunc_exp_cumulant(2, _x0)
-        _x28 = theta**2*trunc_exp_cumulant(2, _x5)
-        _x29 = -_x15*theta + _x21
-        _x30 = _x29 + theta
-        _x31 = _x30 - 1
-        _x32 = _x29 + 2*theta - 1
-        return (_x14 - _x18 + _x22 - _x24, _x14*_x26 - _x18*_x26 + _x22*_x25 - _x24*_x25, _x13*_x27 + _x14*(-_x17*_x29 + _x20*theta - _x23*_x31) - _x17*_x28 - _x18*(_x13*_x29 + _x20*_x30 + _x23*one_minus_theta) - _x20*_x27 + _x22*(-_x13*theta - _x17*_x30 - _x23*_x32) + _x23*_x28 - _x24*(_x13*_x31 - _x17*one_minus_theta + _x20*_x32),)
+        _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2)
+        _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2)
+        _x0 = numpy.log(one_minus_theta)
+        _x1 = numpy.log(theta)
+        _x2 = _lam0 - _lam1 + _x0 - _x1
+        _x3 = b*theta
+        _x4 = -_x3 + a
+        _x5 = _x3 + a - b
+        _x6 = -_lam0 + _lam1 - _x0 + _x1 + _x5
+        _x7 = softmax_weight_differences(-_x2, _x4, _x6, 0)
+        _x8 = _x7*one_minus_theta*(1 - _kappa1_0)
+        _x9 = _x2 + _x4
+        _x10 = softmax_weight_differences(0, _x9, _x5, _x2)
+        _x11 = _x10*theta*(1 - _kappa1_1)
+        _x12 = _x2 - 2*b*theta + b
+        _x13 = softmax_weight_differences(-_x9, 0, -_x12, -_x4)
+        _x14 = _kappa1_0*one_minus_theta
+        _x15 = _x13*_x14
+        _x16 = softmax_weight_differences(-_x5, _x12, 0, -_x6)
+        _x17 = _kappa1_1*_x16*theta
+        _x18 = _x10 + _x7
+        _x19 = -_x13 - _x16
+        _x20 = _kappa2_0*one_minus_theta**2
+        _x21 = _kappa2_1*theta**2
+        _x22 = -_kappa1_1*theta + _x14
+        _x23 = _x22 + theta
+        _x24 = _x22 + 2*theta - 1
+        _x25 = _x23 - 1
+        return (-_x11 + _x15 - _x17 + _x8, -_x11*_x19 + _x15*_x18 - _x17*_x18 + _x19*_x8, -_x10*_x21 - _x11*(_x13*_x23 + _x16*one_minus_theta + _x22*_x7) - _x13*_x20 + _x15*(-_x10*_x23 - _x16*_x24 - _x7*theta) + _x16*_x21 - _x17*(-_x10*one_minus_theta + _x13*_x24 + _x25*_x7) + _x20*_x7 + _x8*(-_x10*_x22 + _x13*theta - _x16*_x25),)
 
 
 def error_jet_pooled(a, b, theta, one_minus_theta=None):
@@ -821,85 +852,77 @@ def error_jet_pooled(a, b, theta, one_minus_theta=None):
     if one_minus_theta is None:
         one_minus_theta = 1 - theta
     with numpy.errstate(divide='ignore'):  # log(0) = -inf at θ ∈ {0, 1} is exact
+        _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3)
+        _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3)
         _x0 = numpy.log(one_minus_theta)
         _x1 = numpy.log(theta)
-        _x2 = b*one_minus_theta
-        _x3 = trunc_exp_log_mass(_x2)
-        _x4 = b*theta
-        _x5 = trunc_exp_log_mass(_x4)
-        _x6 = _x0 - _x1 + _x3 - _x5
-        _x7 = -_x4 + a
-        _x8 = -b
-        _x9 = _x4 + _x8 + a
-        _x10 = -_x0 + _x1 - _x3 + _x5
-        _x11 = _x10 + _x9
-        _x12 = softmax_weight_differences(-_x6, _x7, _x11, 0)
-        _x13 = trunc_exp_cumulant(1, _x2)
-        _x14 = 1 - _x13
-        _x15 = _x14*one_minus_theta
-        _x16 = _x12*_x15
-        _x17 = _x6 + _x7
-        _x18 = softmax_weight_differences(0, _x17, _x9, _x6)
-        _x19 = trunc_exp_cumulant(1, _x4)
-        _x20 = theta*(1 - _x19)
-        _x21 = _x18*_x20
-        _x22 = _x10 + 2*_x4 + _x8
-        _x23 = softmax_weight_differences(-_x17, 0, _x22, -_x7)
-        _x24 = _x13*one_minus_theta
-        _x25 = _x23*_x24
-        _x26 = softmax_weight_differences(-_x9, -_x22, 0, -_x11)
-        _x27 = _x19*theta
-        _x28 = _x26*_x27
-        _x29 = _x12 + _x18
-        _x30 = _x23*_x29
-        _x31 = _x26*_x29
-        _x32 = _x27*_x31
-        _x33 = -_x23 - _x26
-        _x34 = _x12*_x33
-        _x35 = _x18*_x33
-        _x36 = _x20*_x35
-        _x37 = one_minus_theta**2
-        _x38 = trunc_exp_cumulant(2, _x2)
-        _x39 = _x37*_x38
-        _x40 = theta**2
-        _x41 = trunc_exp_cumulant(2, _x4)
-        _x42 = _x40*_x41
-        _x43 = _x26*one_minus_theta
-        _x44 = -_x19*theta + _x24
-        _x45 = _x12*_x44
-        _x46 = _x44 + theta
-        _x47 = _x23*_x46
-        _x48 = _x43 + _x45 + _x47
-        _x49 = _x18*_x48
-        _x50 = _x23*theta
-        _x51 = -_x18*_x44
-        _x52 = _x46 - 1
-        _x53 = -_x26*_x52
-        _x54 = _x50 + _x51 + _x53
-        _x55 = _x12*_x54
-        _x56 = _x12*theta
-        _x57 = -_x18*_x46
-        _x58 = _x44 + 2*theta - 1
-        _x59 = -_x26*_x58
-        _x60 = -_x56 + _x57 + _x59
-        _x61 = _x23*_x60
-        _x62 = _x18*one_minus_theta
-        _x63 = _x12*_x52
-        _x64 = _x23*_x58
-        _x65 = -_x62 + _x63 + _x64
-        _x66 = _x26*_x65
-        _x67 = _x29**2
-        _x68 = _x33**2
-        _x69 = -_x30 - _x31
-        _x70 = _x34 + _x35
-        _x71 = _x49 + _x55
-        _x72 = -_x61 - _x66
-        _x73 = one_minus_theta**3
-        _x74 = trunc_exp_cumulant(3, _x2)
-        _x75 = theta**3
-        _x76 = trunc_exp_cumulant(3, _x4)
-        _x77 = _x39 - _x42
-        _x78 = -_x77
-        _x79 = _x12*_x78 + _x23*_x78
-        _x80 = _x18*_x77 + _x26*_x77
-        return (_x16 - _x21 + _x25 - _x28, _x15*_x34 + _x24*_x30 - _x32 - _x36, _x12*_x39 + _x15*_x55 - _x18*_x42 - _x20*_x49 - _x23*_x39 + _x24*_x61 + _x26*_x42 - _x27*_x66, _x16*_x68 + _x16*_x69 - _x21*_x68 - _x21*_x69 + _x25*_x67 + _x25*_x70 - _x28*_x67 - _x28*_x70, _x12*_x14*_x33*_x54*one_minus_theta + _x12*_x14*_x72*one_minus_theta + _x12*_x33*_x37*_x38 + _x13*_x23*_x29*_x60*one_minus_theta + _x13*_x23*_x71*one_minus_theta - _x21*_x72 + _x26*_x29*_x40*_x41 - _x28*_x71 - _x30*_x39 - _x32*_x65 - _x35*_x42 - _x36*_x48, _x12*_x14*_x54**2*one_minus_theta + _x12*_x14*one_minus_theta*(_x48*_x51 + _x50*_x60 + _x53*_x65 + _x80) + 2*_x12*_x37*_x38*_x54 - _x12*_x73*_x74 + _x13*_x23*_x60**2*one_minus_theta + _x13*_x23*one_minus_theta*(_x48*_x57 - _x54*_x56 + _x59*_x65 + _x80) + _x18*_x75*_x76 - _x21*_x48**2 - _x21*(_x43*_x65 + _x45*_x54 + _x47*_x60 + _x79) + _x23*_x73*_x74 + 2*_x26*_x40*_x41*_x65 - _x26*_x75*_x76 - _x28*_x65**2 - _x28*(-_x48*_x62 + _x54*_x63 + _x60*_x64 + _x79) - 2*_x39*_x61 - 2*_x42*_x49,)
+        _x2 = _lam0 - _lam1 + _x0 - _x1
+        _x3 = b*theta
+        _x4 = -_x3 + a
+        _x5 = _x3 + a - b
+        _x6 = -_lam0 + _lam1 - _x0 + _x1 + _x5
+        _x7 = softmax_weight_differences(-_x2, _x4, _x6, 0)
+        _x8 = one_minus_theta*(1 - _kappa1_0)
+        _x9 = _x7*_x8
+        _x10 = _x2 + _x4
+        _x11 = softmax_weight_differences(0, _x10, _x5, _x2)
+        _x12 = theta*(1 - _kappa1_1)
+        _x13 = _x11*_x12
+        _x14 = _x2 - 2*b*theta + b
+        _x15 = softmax_weight_differences(-_x10, 0, -_x14, -_x4)
+        _x16 = _kappa1_0*one_minus_theta
+        _x17 = _x15*_x16
+        _x18 = softmax_weight_differences(-_x5, _x14, 0, -_x6)
+        _x19 = _kappa1_1*theta
+        _x20 = _x18*_x19
+        _x21 = _x11 + _x7
+        _x22 = _x15*_x21
+        _x23 = _x16*_x22
+        _x24 = _x18*_x21
+        _x25 = _x19*_x24
+        _x26 = -_x15 - _x18
+        _x27 = _x26*_x7
+        _x28 = _x27*_x8
+        _x29 = _x11*_x26
+        _x30 = _x12*_x29
+        _x31 = _kappa2_0*one_minus_theta**2
+        _x32 = _kappa2_1*theta**2
+        _x33 = -_kappa1_1*theta + _x16
+        _x34 = _x33*_x7
+        _x35 = _x18*one_minus_theta
+        _x36 = _x33 + theta
+        _x37 = _x15*_x36
+        _x38 = _x34 + _x35 + _x37
+        _x39 = _x11*_x38
+        _x40 = _x7*theta
+        _x41 = -_x11*_x36
+        _x42 = _x33 + 2*theta - 1
+        _x43 = -_x18*_x42
+        _x44 = -_x40 + _x41 + _x43
+        _x45 = _x15*_x44
+        _x46 = _x11*one_minus_theta
+        _x47 = _x36 - 1
+        _x48 = _x47*_x7
+        _x49 = _x15*_x42
+        _x50 = -_x46 + _x48 + _x49
+        _x51 = _x18*_x50
+        _x52 = _x15*theta
+        _x53 = -_x11*_x33
+        _x54 = -_x18*_x47
+        _x55 = _x52 + _x53 + _x54
+        _x56 = _x55*_x7
+        _x57 = _x21**2
+        _x58 = _x26**2
+        _x59 = -_x22 - _x24
+        _x60 = _x27 + _x29
+        _x61 = _x39 + _x56
+        _x62 = -_x45 - _x51
+        _x63 = _kappa3_1*theta**3
+        _x64 = _kappa3_0*one_minus_theta**3
+        _x65 = 2*_x32
+        _x66 = 2*_x31
+        _x67 = _x31 - _x32
+        _x68 = -_x67
+        _x69 = _x15*_x68 + _x68*_x7
+        _x70 = _x11*_x67 + _x18*_x67
+        return (-_x13 + _x17 - _x20 + _x9, _x23 - _x25 + _x28 - _x30, -_x11*_x32 - _x12*_x39 - _x15*_x31 + _x16*_x45 + _x18*_x32 - _x19*_x51 + _x31*_x7 + _x56*_x8, -_x13*_x58 - _x13*_x59 + _x17*_x57 + _x17*_x60 - _x20*_x57 - _x20*_x60 + _x58*_x9 + _x59*_x9, -_x13*_x62 + _x17*_x61 - _x20*_x61 - _x22*_x31 + _x23*_x44 + _x24*_x32 - _x25*_x50 + _x27*_x31 + _x28*_x55 - _x29*_x32 - _x30*_x38 + _x62*_x9, _x11*_x63 - _x13*_x38**2 - _x13*(_x34*_x55 + _x35*_x50 + _x37*_x44 + _x69) + _x15*_x64 + _x17*_x44**2 + _x17*(_x38*_x41 - _x40*_x55 + _x43*_x50 + _x70) - _x18*_x63 - _x20*_x50**2 - _x20*(-_x38*_x46 + _x44*_x49 + _x48*_x55 + _x69) - _x39*_x65 - _x45*_x66 + _x51*_x65 + _x55**2*_x9 + _x56*_x66 - _x64*_x7 + _x9*(_x38*_x53 + _x44*_x52 + _x50*_x54 + _x70),)
