@@ -60,6 +60,29 @@ def _exact_midpoint(ball: arb) -> arb:
     return arb(ball.mid())
 
 
+def _one_minus_exact(rest: arb) -> arb:
+    """1 − r for an exact ball r > 0, exactly (with as many bits as that takes)."""
+    _, exponent = rest.mid().man_exp()
+    with ctx.workprec(ctx.prec + max(0, -int(exponent)) + 8):
+        return arb(1) - rest
+
+
+def _nodes(left: arb, right: arb, x, left_mpf) -> list[arb]:
+    """The rule's nodes on [left, right] as exact balls.
+
+    On pieces in [½, 1] the nodes are placed by their distance r from 1
+    (rounded there to the working precision, relative to r) and θ = 1 − r is
+    formed exactly, so that a layer at 1 − θ ≈ 2e-10 is resolved to the
+    working precision rather than to its absolute spacing near 1.
+    """
+    if left_mpf >= 0.5:
+        near, far = 1 - right, 1 - left  # exact: Sterbenz
+        half, middle = (far - near) / 2, (far + near) / 2
+        return [_one_minus_exact(_exact_midpoint(middle - half * xi)) for xi in x]
+    half, middle = (right - left) / 2, (right + left) / 2
+    return [_exact_midpoint(middle + half * xi) for xi in x]
+
+
 def loss_gradient_hessian_arb(a, b, *, order: int, estimator: str = "one-head", hessian: bool = True,
                               points=None) -> ArbMoments:
     """(L, ∇L, ∇²L) at the current mpmath precision, integrand in Arb at the same precision.
@@ -84,11 +107,11 @@ def loss_gradient_hessian_arb(a, b, *, order: int, estimator: str = "one-head", 
         ends = [mpf_to_arb(mpmath.mpf(p)) for p in points]
         count = 6 if hessian else 3
         sums = [arb(0)] * count
-        for left, right in zip(ends[:-1], ends[1:]):
-            half, middle = (right - left) / 2, (right + left) / 2
+        for k, (left, right) in enumerate(zip(ends[:-1], ends[1:])):
+            half = (right - left) / 2
             piece = [arb(0)] * count
-            for xi, wi in zip(x, w):
-                values = [v.real for v in function(a_ball, b_ball, _exact_midpoint(middle + half * xi))]
+            for node, wi in zip(_nodes(left, right, x, points[k]), w):
+                values = [v.real for v in function(a_ball, b_ball, node)]
                 e = values[0]
                 piece[0] += wi * e * e
                 piece[1] += wi * e * values[1]
