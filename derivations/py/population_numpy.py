@@ -102,13 +102,16 @@ def _signed(order, value, y, positive):
 
 def _special(order, beta):
     beta = numpy.asarray(beta, dtype=float)
-    if beta.ndim == 0:  # one number: no masks, no arrays
+    if beta.ndim == 0:  # one number: no masks, no arrays (the reflections of _signed, as conditionals)
         x = float(beta)
         y = abs(x)
         if y < _SWITCH:
             return numpy.float64(_taylor(order, x))
         q = math.exp(-y)
-        return numpy.float64(_signed(order, _large_rate(order, y, q, -q / math.expm1(-y)), y, x > 0))
+        value = float(_large_rate(order, y, q, -q / math.expm1(-y)))
+        if x > 0 or (order > 1 and order % 2 == 0):
+            return numpy.float64(value)
+        return numpy.float64(y + value if order == 0 else 1.0 - value if order == 1 else -value)
     size = numpy.abs(beta)
     out = numpy.empty(beta.shape)
     small = size < _SWITCH
