@@ -241,3 +241,15 @@ def test_sup_interior_error_is_the_refined_maximum(a_b):
             lo = m1
     refined = max(values[i], abs(float(gen_np.error_one_head(a, b_, 0.5 * (lo + hi)))))
     assert sup == pytest.approx(refined, rel=1e-13)
+
+
+def test_parallel_a_posteriori_check_gives_the_same_run():
+    """The rtol/10 solve in a second process (t_max ≥ PARALLEL_CHECK_FROM) is the same computation."""
+    from numerics.population_flow import PARALLEL_CHECK_FROM, run_population_flow
+
+    t_max = PARALLEL_CHECK_FROM
+    parallel = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=True)
+    serial = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=False)
+    assert parallel.a_posteriori_rel_error_b == serial.a_posteriori_rel_error_b
+    assert np.array_equal(parallel.b, serial.b)
+    assert 0 < serial.a_posteriori_rel_error_b < 1e-4
