@@ -26,7 +26,7 @@ import functools
 from dataclasses import dataclass
 
 import mpmath
-from flint import arb, ctx
+from flint import arb, ctx, fmpz
 
 from numerics.certified import arb_to_mpf, mpf_to_arb
 from numerics.generated import population_arb as gen_arb
@@ -83,35 +83,19 @@ def _nodes(left: arb, right: arb, x, left_mpf) -> list[arb]:
     return [_exact_midpoint(middle + half * xi) for xi in x]
 
 
-def loss_gradient_hessian_arb(a, b, *, order: int, estimator: str = "one-head", hessian: bool = True,
-                              points=None) -> ArbMoments:
-    """(L, ∇L, ∇²L) at the current mpmath precision, integrand in Arb at the same precision.
-
-    ``a``, ``b``: real numbers (mpf, float or int; taken as exact binary
-    values); prior Uniform[0, 1]. ``points``: the breakpoints, default
-    :func:`numerics.quadrature.breakpoints` at (a, b). ∇L is a pair, ∇²L a
-    nested 2×2 tuple (None unless ``hessian``).
-    """
-    check_parameters(a, b)
-    if not (isinstance(order, int) and order >= 1):
-        raise ValueError(f"order must be a positive integer, got {order!r}")
-    prec = mpmath.mp.prec
-    a, b = mpmath.mpf(a), mpmath.mpf(b)
-    if points is None:
-        points = breakpoints(a, b, estimator=estimator)
-    tag = _tag(estimator)
-    function = getattr(gen_arb, f"error_jet_{tag}" if hessian else f"error_and_gradient_{tag}")
+def _piece_sums(a: arb, b: arb, points: list, order: int, prec: int, estimator: str, hessian: bool) -> list[arb]:
+    """Σ over the pieces of ``points`` of the rule's sums of ½e²·2, e∇e (and ∇e∇eᵀ + e∇²e), as balls."""
+    function = getattr(gen_arb, f"error_jet_{_tag(estimator)}" if hessian else f"error_and_gradient_{_tag(estimator)}")
     x, w = _rule_arb(order, prec)
+    count = 6 if hessian else 3
+    sums = [arb(0)] * count
     with ctx.workprec(prec):
-        a_ball, b_ball = mpf_to_arb(a), mpf_to_arb(b)
         ends = [mpf_to_arb(mpmath.mpf(p)) for p in points]
-        count = 6 if hessian else 3
-        sums = [arb(0)] * count
         for k, (left, right) in enumerate(zip(ends[:-1], ends[1:])):
             half = (right - left) / 2
             piece = [arb(0)] * count
             for node, wi in zip(_nodes(left, right, x, points[k]), w):
-                values = [v.real for v in function(a_ball, b_ball, node)]
+                values = [v.real for v in function(a, b, node)]
                 e = values[0]
                 piece[0] += wi * e * e
                 piece[1] += wi * e * values[1]
@@ -122,6 +106,65 @@ def loss_gradient_hessian_arb(a, b, *, order: int, estimator: str = "one-head", 
                     piece[4] += wi * (ga * gb + e * hab)
                     piece[5] += wi * (gb * gb + e * hbb)
             sums = [s + half * p for s, p in zip(sums, piece)]
+    return sums
+
+
+def _exact_pair(ball: arb) -> tuple[int, int]:
+    man, exp = ball.man_exp()
+    return int(man), int(exp)
+
+
+def _from_pair(pair: tuple[int, int]) -> arb:
+    return arb(fmpz(pair[0])) * arb(2) ** pair[1] if pair[0] else arb(0)
+
+
+def _piece_sums_portable(a, b, points, order, prec, estimator, hessian) -> list:
+    """:func:`_piece_sums` with mpf/arb arguments and results as exact (mantissa, exponent) pairs
+    (midpoint, radius): what a worker process receives and returns."""
+    with mpmath.workprec(prec), ctx.workprec(prec + 64):
+        a_ball, b_ball = _from_pair(a), _from_pair(b)
+        found = _piece_sums(a_ball, b_ball, [mpmath.mpf(p) for p in points], order, prec, estimator, hessian)
+    return [(_exact_pair(arb(s.mid())), _exact_pair(arb(s.rad()))) for s in found]
+
+
+def _portable(value: mpmath.mpf) -> tuple[int, int]:
+    sign, man, exp, _ = value._mpf_
+    if not man:
+        return (0, 0)
+    return (-man if sign else man, exp)
+
+
+def loss_gradient_hessian_arb(a, b, *, order: int, estimator: str = "one-head", hessian: bool = True,
+                              points=None, pool=None) -> ArbMoments:
+    """(L, ∇L, ∇²L) at the current mpmath precision, integrand in Arb at the same precision.
+
+    ``a``, ``b``: real numbers (mpf, float or int; taken as exact binary
+    values); prior Uniform[0, 1]. ``points``: the breakpoints, default
+    :func:`numerics.quadrature.breakpoints` at (a, b). ∇L is a pair, ∇²L a
+    nested 2×2 tuple (None unless ``hessian``). ``pool``: a
+    ``concurrent.futures`` executor; the later half of the pieces is then
+    summed there while this process sums the first half (the same balls).
+    """
+    check_parameters(a, b)
+    if not (isinstance(order, int) and order >= 1):
+        raise ValueError(f"order must be a positive integer, got {order!r}")
+    prec = mpmath.mp.prec
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    if points is None:
+        points = breakpoints(a, b, estimator=estimator)
+    points = [mpmath.mpf(p) for p in points]
+    remote = None
+    if pool is not None and len(points) > 3:
+        split = len(points) // 2
+        remote = pool.submit(_piece_sums_portable, _portable(a), _portable(b), [_portable(p) for p in points[split:]],
+                             order, prec, estimator, hessian)
+        points = points[:split + 1]
+    with ctx.workprec(prec):
+        sums = _piece_sums(mpf_to_arb(a), mpf_to_arb(b), points, order, prec, estimator, hessian)
+        if remote is not None:
+            with ctx.workprec(prec + 64):
+                other = [_from_pair(mid) + arb(0, _from_pair(rad)) for mid, rad in remote.result()]
+            sums = [s + o for s, o in zip(sums, other)]
         sums[0] = sums[0] / 2
         bound = 0.0
         for s in sums:

@@ -106,9 +106,16 @@ class PopulationFlowFieldMP:
     are rounded back to the caller's precision.
     """
 
-    def __init__(self, estimator: str = "one-head", order: int = 20, guard: int = FIELD_GUARD_BITS, rhs: str = "arb"):
+    def __init__(self, estimator: str = "one-head", order: int = 20, guard: int = FIELD_GUARD_BITS, rhs: str = "arb",
+                 workers: int = 1):
         if rhs not in RHS_BACKENDS:
             raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
+        if not (isinstance(workers, int) and workers in (1, 2)):
+            raise InputError(f"workers must be 1 or 2, got {workers!r}")
+        # with the Arb integrand and two workers, half of the pieces are summed in a second process
+        self._pool = None
+        if workers == 2 and rhs == "arb":
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         self.estimator = estimator
         self.order = order
         self.guard = guard
@@ -121,12 +128,18 @@ class PopulationFlowFieldMP:
         with mpmath.workprec(mpmath.mp.prec + self.guard):
             if self.rhs == "arb":
                 moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
-                                                    hessian=hessian)
+                                                    hessian=hessian, pool=self._pool)
                 self.rounding_bound = max(self.rounding_bound, moments.rounding_bound)
                 return moments.gradient, moments.hessian
             _, grad, hess = loss_gradient_hessian_gauss_legendre(z[0], z[1], order=self.order,
                                                                  estimator=self.estimator, hessian=hessian)
         return grad, hess
+
+    def close(self) -> None:
+        """Stop the second process (if any)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
     def __call__(self, s, z) -> np.ndarray:
         grad, _ = self._moments(z, False)
@@ -278,7 +291,8 @@ def _save_times(t_max: float, per_decade: int) -> np.ndarray:
     return ts[(ts > 0) & (ts < t_max)]
 
 
-def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quadrature_order=None, rhs="arb"):
+def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quadrature_order=None, rhs="arb",
+           workers=1):
     controller = PIController(rtol=rtol, atol=rtol * 1e-2)
     saveat = SaveAt(ts=tuple(np.log1p(save_ts)))
     if dps is None:
@@ -286,13 +300,16 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
         return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
                            max_steps=2_000_000, progress=progress, linearization=flow_field.linearization)
     arithmetic = MPArithmetic(dps)
-    flow_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs)
+    flow_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers)
     with arithmetic.working():
         s1 = mpmath.log1p(mpmath.mpf(t_max))
         z0 = [mpmath.mpf(z) for z in z0]
-    sol = diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
-                      max_steps=2_000_000, progress=progress, linearization=flow_field.linearization,
-                      arithmetic=arithmetic)
+    try:
+        sol = diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
+                          max_steps=2_000_000, progress=progress, linearization=flow_field.linearization,
+                          arithmetic=arithmetic)
+    finally:
+        flow_field.close()
     sol.info["rounding_bound"] = flow_field.rounding_bound
     return sol
 
@@ -301,14 +318,15 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
                         delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str = "rodas4",
                         estimator: str = "one-head", fit_from: float | None = None, check: bool = True,
                         dps: int | None = None, rhs: str = "arb", parallel_check: bool = True,
-                        progress=None) -> FlowRun:
+                        workers: int = 1, progress=None) -> FlowRun:
     """Integrate the population flow from (a0, b0) to t_max and compute diagnostics and fits.
 
     ``solver``: one of :data:`SOLVERS` (default "rodas4", L-stable Rosenbrock
     with the exact Jacobian). ``dps``: None for float64, else the number of
     digits of an mpmath solve (the stats then hold the final a, b to dps
     digits, the Gauss–Legendre order and its two-order check); its integrand is
-    ``rhs`` ("arb", the default, or "mpmath", see :class:`PopulationFlowFieldMP`). ``rtol`` is the
+    ``rhs`` ("arb", the default, or "mpmath", see :class:`PopulationFlowFieldMP`);
+    ``workers=2`` sums half of each Arb evaluation's pieces in a second process. ``rtol`` is the
     local error tolerance per step (mixed, atol = rtol/100); the global error
     is estimated a posteriori by the rtol/10 solve (``check``), which runs in a
     second process at the same time as the rtol solve (``parallel_check``, for
@@ -345,9 +363,11 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     if dps is not None:
         quadrature = _order_along_float64_flow(a0, b0, t_max, dps, solver, estimator, rhs)
     common = (save_ts, estimator)
-    tail = (dps, quadrature.get("quadrature_order"), rhs)
+    if not (isinstance(workers, int) and workers in (1, 2)):
+        raise InputError(f"workers must be 1 or 2, got {workers!r}")
+    tail = (dps, quadrature.get("quadrature_order"), rhs, workers if dps is not None else 1)
     check_solve = None
-    if check and parallel_check and t_max >= PARALLEL_CHECK_FROM:
+    if check and parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1):
         # the rtol/10 solve on the second core while this process does the rtol solve
         pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         check_solve = pool.submit(_solve, [a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)

@@ -177,6 +177,8 @@ def _decimal_float(text: str, name: str) -> float:
                    "About 0.15 s per field evaluation at 30 digits and b = 1000 (Arb integrand).")
 @click.option("--rhs", default="arb", show_default=True, type=click.Choice(["arb", "mpmath"]),
               help="Integrand code of a --dps solve: generated Arb (python-flint) or mpmath.")
+@click.option("--workers", default=None, type=click.Choice(["1", "2"]),
+              help="Processes for a --dps solve with the Arb integrand (default: 2 if this machine has 2 cores).")
 @click.option("--solver", default="rodas4", show_default=True,
               help="rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 or bosh3.")
 @click.option("--rtol", "rtol_text", default="1e-8", show_default=True, help="Relative tolerance of the integrator.")
@@ -186,7 +188,8 @@ def _decimal_float(text: str, name: str) -> float:
               help="Write flow.csv, flow.json and PNG plots here.")
 @click.option("--no-check", is_flag=True, help="Skip the second solve at rtol/10 (the a-posteriori check).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def flow(a0_text, b0_text, t_max_text, dps, rhs, solver, rtol_text, delta_text, out_dir, no_check, quiet) -> None:
+def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_check,
+         quiet) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
     Prints a table at logarithmically spaced times and the fits: the exponent
@@ -217,7 +220,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, solver, rtol_text, delta_text, 
 
     try:
         run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
-                                  solver=solver, dps=dps, rhs=rhs)
+                                  solver=solver, dps=dps, rhs=rhs,
+                                  workers=int(workers) if workers else min(2, os.cpu_count() or 1))
     finally:
         bar.close()
     click.echo(flow_table(run))

@@ -105,6 +105,19 @@ def test_arb_and_mpmath_flows_agree():
         run_population_flow(10.0, 10.0, 0.01, dps=20, rhs="fortran")
 
 
+def test_two_worker_flow_is_the_same_computation():
+    """workers=2 sums half of each Arb evaluation's pieces in a second process: the same balls up to
+    the order of summation, so the same steps and final states to about the working precision."""
+    one = run_population_flow(10.0, 10.0, 0.01, rtol=1e-10, dps=20, solver="rodas3", check=False, per_decade=1)
+    two = run_population_flow(10.0, 10.0, 0.01, rtol=1e-10, dps=20, solver="rodas3", check=False, per_decade=1,
+                              workers=2)
+    assert one.stats["accepted_steps"] == two.stats["accepted_steps"]
+    for key in ("final_a", "final_b"):
+        assert abs(mpmath.mpf(one.stats[key]) - mpmath.mpf(two.stats[key])) <= 1e-19 * abs(mpmath.mpf(one.stats[key]))
+    with pytest.raises(InputError):
+        run_population_flow(10.0, 10.0, 0.01, dps=20, workers=3)
+
+
 @pytest.mark.slow
 def test_float64_flow_against_30_digit_flow():
     """(10, 10) → t = 1e12: the float64 Rodas4 flow at rtol 1e-8 and the 30-digit flow (Arb
