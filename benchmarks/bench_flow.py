@@ -1,7 +1,7 @@
 """Population flow: the stiff float64 solver against scipy's LSODA with a quad gradient.
 
 Usage: python benchmarks/bench_flow.py [--compare-t-max 1e6] [--t-max 1e12] [--rtol 1e-8]
-                                       [--dps 30] [--hp-t-max 1e12] [--hp-rtol 1e-9]
+                                       [--dps 30] [--hp-t-max 1e12] [--hp-rtol 1e-9] [--hp-workers 2]
                                        [--skip-baseline] [--only-compare]
 
 All runs integrate dz/dt = −∇L(z) from (a₀, b₀) = (10, 10), in this process.
@@ -15,8 +15,8 @@ All runs integrate dz/dt = −∇L(z) from (a₀, b₀) = (10, 10), in this proc
    the final relative difference in b between the two.
 2. The float64 flow to --t-max as ``stumpcheck flow`` runs it (with the rtol/10
    a-posteriori solve), and the Dopri5 path to the same horizon for reference.
-3. The --dps-digit flow (Arb integrand, --hp-rtol) to --hp-t-max (to 1e12 about
-   20 minutes), the float64 flow's relative difference from it in the final a and
+3. The --dps-digit flow (Arb integrand, --hp-rtol, --hp-workers processes) to
+   --hp-t-max (to 1e12 about 20 minutes in one process), the float64 flow's relative difference from it in the final a and
    b, and one field linearization at its final state with the Arb integrand
    against the mpmath integrand (the baseline for this part).
 
@@ -79,6 +79,7 @@ def main() -> None:
     parser.add_argument("--dps", type=int, default=30)
     parser.add_argument("--hp-t-max", type=float, default=1e12)
     parser.add_argument("--hp-rtol", type=float, default=1e-9)
+    parser.add_argument("--hp-workers", type=int, default=2, choices=(1, 2))
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--only-compare", action="store_true", help="run part 1 only")
     args = parser.parse_args()
@@ -130,7 +131,7 @@ def main() -> None:
     # 3. the high-precision flow (Arb integrand) to --hp-t-max, and one field evaluation against the
     #    mpmath integrand (the baseline) at the final state
     hp_s, hp = timed(run_population_flow, 10.0, 10.0, args.hp_t_max, rtol=args.hp_rtol, dps=args.dps, check=False,
-                     per_decade=1)
+                     per_decade=1, workers=args.hp_workers)
     lo = run_population_flow(10.0, 10.0, args.hp_t_max, rtol=args.rtol, check=False, per_decade=1)
     final_b_hp, final_a_hp = mpmath.mpf(hp.stats["final_b"]), mpmath.mpf(hp.stats["final_a"])
     field_arb = PopulationFlowFieldMP(order=hp.stats["quadrature_order"], rhs="arb")
@@ -139,7 +140,8 @@ def main() -> None:
         z = np.array([final_a_hp, final_b_hp], dtype=object)
         arb_s, _ = timed(field_arb.linearization, mpmath.mpf(1), z)
         mp_s, _ = timed(field_mp.linearization, mpmath.mpf(1), z)
-    row.update(dps=args.dps, hp_t_max=args.hp_t_max, hp_rtol=args.hp_rtol, hp_seconds=hp_s,
+    row.update(dps=args.dps, hp_t_max=args.hp_t_max, hp_rtol=args.hp_rtol, hp_workers=args.hp_workers,
+               hp_seconds=hp_s,
                hp_status=hp.status.name, hp_steps=hp.stats["accepted_steps"],
                hp_field_evaluations=hp.stats["gradient_evaluations"],
                hp_seconds_per_evaluation=hp_s / max(hp.stats["gradient_evaluations"], 1),
@@ -163,7 +165,8 @@ def main() -> None:
           f"steps, a-posteriori {full.a_posteriori_rel_error_b:.2e}; one solve: Rodas4 {rodas_s:.1f} s "
           f"({rodas.stats['gradient_evaluations']} evals) vs Dopri5 {dopri_s:.1f} s "
           f"({dopri.stats['gradient_evaluations']} evals)")
-    print(f"{args.dps}-digit flow (Arb integrand, rtol {args.hp_rtol:g}) to t = {args.hp_t_max:g}: {hp_s:.1f} s, "
+    print(f"{args.dps}-digit flow (Arb integrand, rtol {args.hp_rtol:g}, {args.hp_workers} process(es)) to "
+          f"t = {args.hp_t_max:g}: {hp_s:.1f} s, "
           f"{hp.stats['accepted_steps']} steps, {hp.stats['gradient_evaluations']} evals "
           f"({row['hp_seconds_per_evaluation']:.2f} s each), order {hp.stats['quadrature_order']} "
           f"(two orders agree to {hp.stats['quadrature_check_digits_end']:.1f} digits at the end); final b "

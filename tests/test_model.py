@@ -537,12 +537,9 @@ def test_numpy_stable_form_finite_and_accurate_at_extremes(estimator, point):
     """Float64 e, ∇e, ∇²e are finite (no overflow or invalid operation) and agree
     with the 50-digit mpmath code to 1e−12 of the condition-aware scale."""
     a, b, theta = point
-    if estimator == "pooled" and point == (-1e6, 1e5, 0.7):
-        # Known limitation, measured 2026-11-29: ∂e/∂b comes out −8.5e−22 against an exact
-        # 5e−57, i.e. 1.4e−12 of the 6e−10 scale. ∂ℓ/∂b of the reflected segments is a
-        # segment mean minus 1, formed as a difference of O(1) numbers; rewriting the
-        # log-mass derivatives as stable mean offsets is open work.
-        pytest.xfail("pooled ∂e/∂b at a=-1e6, b=1e5 is accurate to 1.4e-12 of scale, not 1e-12")
+    # (−1e6, 1e5, 0.7) pooled was a known failure until 2026-11-30: ∂e/∂b came out −8.5e−22
+    # against an exact 5e−57 (1.4e−12 of the 6e−10 scale), the reflected segments' ∂ℓ/∂b being
+    # a difference of O(1) numbers. Printed from e with sign-free rates it is off by 3e−26.
     with np.errstate(over="raise", invalid="raise"):
         values = [float(v) for v in _all_quantities(gen_np, estimator, a, b, theta)]
     assert all(math.isfinite(v) for v in values), values

@@ -87,14 +87,18 @@ _WHAT = {
 def _derived(estimator: str, target: str):
     """(e, ∇e, ∇²e) as printed for ``target``.
 
-    numpy and mpmath print :mod:`theory.loss`'s expressions. The Arb target
-    first writes e with sign-free rates (:func:`theory.codegen.canonical_rates`)
-    and differentiates that form with SymPy, so that ball arithmetic does not
-    meet the cancellations the other form has at large b.
+    Every target prints e written with sign-free rates
+    (:func:`theory.codegen.canonical_rates`) and its SymPy derivatives, so that
+    neither ball arithmetic nor floating point meets the cancellations the
+    form of :mod:`theory.loss` has at large b (there the float64 pooled ∂e/∂b
+    at a = −1e6, b = 1e5 was off by 1.4e−12 of its scale; now 5e−17). numpy
+    and mpmath also print b − bθ as b(1 − θ) (the Arb printer does that itself).
     """
-    if target != "arb":
-        return loss.error(estimator), loss.error_gradient(estimator), loss.error_hessian(estimator)
-    return _canonical_derived(estimator)
+    error, gradient, hess = _canonical_derived(estimator)
+    if target == "arb":  # the Arb printer factors the rates itself
+        return error, gradient, hess
+    return (factored_rates(error), tuple(factored_rates(g) for g in gradient),
+            tuple(tuple(factored_rates(h) for h in row) for row in hess))
 
 
 def _canonical_derived(estimator: str):

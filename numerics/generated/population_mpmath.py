@@ -92,60 +92,57 @@ def softmax_weight_differences(*differences):
 def error_one_head(a, b, theta):
     """e(θ) for the one-head estimator."""
     _x0 = b*theta
-    _x1 = -_x0
-    _x2 = _x1 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + mpmath.log1p(-theta)
-    _x3 = 1 - theta
-    return _x3*softmax_weight_differences(-_x2, 0)*trunc_exp_cumulant(1, _x3*b) - theta*softmax_weight_differences(0, _x2)*trunc_exp_cumulant(1, _x1)
+    _x1 = -_x0 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + mpmath.log1p(-theta)
+    _x2 = 1 - theta
+    return _x2*softmax_weight_differences(-_x1, 0)*trunc_exp_cumulant(1, _x2*b) - theta*(1 - trunc_exp_cumulant(1, _x0))*softmax_weight_differences(0, _x1)
 
 
 def error_gradient_one_head(a, b, theta):
     """(∂e/∂a, ∂e/∂b) for the one-head estimator."""
     _x0 = b*theta
-    _x1 = -_x0
-    _x2 = -_x0 + b
-    _x3 = _x1 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(_x2) + mpmath.log1p(-theta)
-    _x4 = softmax_weight_differences(0, _x3)
-    _x5 = softmax_weight_differences(-_x3, 0)
-    _x6 = _x4*_x5
-    _x7 = _x6*theta*trunc_exp_cumulant(1, _x1)
-    _x8 = 1 - theta
-    _x9 = _x8*b
-    _x10 = trunc_exp_cumulant(1, _x9)
-    _x11 = _x8*trunc_exp_cumulant(1, _x2) - theta*trunc_exp_cumulant(1, _x0) + theta
-    return (_x10*_x6*_x8 + _x7, -_x10*_x11*_x4*_x5*_x8 - _x11*_x7 - _x4*theta**2*trunc_exp_cumulant(2, _x1) - _x5*_x8**2*trunc_exp_cumulant(2, _x9),)
+    _x1 = trunc_exp_cumulant(1, _x0)
+    _x2 = -_x0 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + mpmath.log1p(-theta)
+    _x3 = softmax_weight_differences(0, _x2)
+    _x4 = softmax_weight_differences(-_x2, 0)
+    _x5 = _x3*_x4
+    _x6 = _x5*theta*(1 - _x1)
+    _x7 = 1 - theta
+    _x8 = _x7*b
+    _x9 = trunc_exp_cumulant(1, _x8)
+    _x10 = _x7*_x9
+    _x11 = -_x1*theta + _x10 + theta
+    return (_x10*_x5 + _x6, -_x11*_x3*_x4*_x7*_x9 - _x11*_x6 - _x3*theta**2*trunc_exp_cumulant(2, _x0) - _x4*_x7**2*trunc_exp_cumulant(2, _x8),)
 
 
 def error_hessian_one_head(a, b, theta):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator."""
     _x0 = b*theta
-    _x1 = -_x0
-    _x2 = -_x0 + b
-    _x3 = _x1 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(_x2) + mpmath.log1p(-theta)
-    _x4 = softmax_weight_differences(-_x3, 0)
-    _x5 = softmax_weight_differences(0, _x3)
-    _x6 = _x5**2
+    _x1 = -_x0 + a - mpmath.log(theta) - trunc_exp_log_mass(_x0) + trunc_exp_log_mass(-_x0 + b) + mpmath.log1p(-theta)
+    _x2 = softmax_weight_differences(-_x1, 0)
+    _x3 = softmax_weight_differences(0, _x1)
+    _x4 = _x2*_x3**2
+    _x5 = trunc_exp_cumulant(1, _x0)
+    _x6 = theta*(1 - _x5)
     _x7 = _x4*_x6
-    _x8 = theta*trunc_exp_cumulant(1, _x1)
-    _x9 = _x7*_x8
-    _x10 = _x4**2
-    _x11 = _x10*_x5
-    _x12 = _x11*_x8
-    _x13 = 1 - theta
-    _x14 = _x13*b
-    _x15 = trunc_exp_cumulant(1, _x14)
-    _x16 = _x13*_x15
-    _x17 = _x16*_x7
-    _x18 = _x11*_x16
-    _x19 = theta**2
-    _x20 = _x4*_x5
-    _x21 = _x19*_x20*trunc_exp_cumulant(2, _x1)
-    _x22 = _x13**2
-    _x23 = _x20*_x22*trunc_exp_cumulant(2, _x14)
-    _x24 = _x13*trunc_exp_cumulant(1, _x2) - theta*trunc_exp_cumulant(1, _x0) + theta
-    _x25 = -_x24
-    _x26 = _x25*_x9
-    _x27 = _x19*trunc_exp_cumulant(2, _x0) - _x22*trunc_exp_cumulant(2, _x2)
-    return (-_x12 + _x17 - _x18 + _x9, _x12*_x24 + _x17*_x25 + _x18*_x24 + _x21 - _x23 + _x26, _x10*_x13*_x15*_x24*_x25*_x5 - _x12*_x24**2 + _x13**3*_x4*trunc_exp_cumulant(3, _x14) + _x13*_x15*_x25**2*_x4*_x6 - _x13*_x15*_x27*_x4*_x5 - _x20*_x27*_x8 - 2*_x21*_x24 - 2*_x23*_x25 - _x24*_x26 - _x5*theta**3*trunc_exp_cumulant(3, _x1),)
+    _x8 = _x2**2*_x3
+    _x9 = _x6*_x8
+    _x10 = 1 - theta
+    _x11 = _x10*b
+    _x12 = _x10*trunc_exp_cumulant(1, _x11)
+    _x13 = _x12*_x4
+    _x14 = _x12*_x8
+    _x15 = theta**2*trunc_exp_cumulant(2, _x0)
+    _x16 = _x2*_x3
+    _x17 = _x15*_x16
+    _x18 = _x10**2
+    _x19 = trunc_exp_cumulant(2, _x11)
+    _x20 = _x16*_x18*_x19
+    _x21 = _x12 - _x5*theta + theta
+    _x22 = -_x21
+    _x23 = _x22*_x7
+    _x24 = _x14*_x21
+    _x25 = _x15 - _x18*_x19
+    return (_x13 - _x14 + _x7 - _x9, _x13*_x22 + _x17 - _x20 + _x21*_x9 + _x23 + _x24, _x10**3*_x2*trunc_exp_cumulant(3, _x11) - _x12*_x16*_x25 + _x13*_x22**2 - _x16*_x25*_x6 - 2*_x17*_x21 - 2*_x20*_x22 - _x21**2*_x9 - _x21*_x23 + _x22*_x24 + _x3*theta**3*trunc_exp_cumulant(3, _x0),)
 
 
 def error_and_gradient_one_head(a, b, theta):
@@ -208,7 +205,7 @@ def error_reflected(a, b, theta):
     _x1 = _x0 - b
     _x2 = _x1 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(-_x1) - mpmath.log1p(-theta)
     _x3 = 1 - theta
-    return _x3*softmax_weight_differences(_x2, 0)*trunc_exp_cumulant(1, -_x3*b) - theta*softmax_weight_differences(0, -_x2)*trunc_exp_cumulant(1, _x0)
+    return _x3*(1 - trunc_exp_cumulant(1, _x3*b))*softmax_weight_differences(_x2, 0) - theta*softmax_weight_differences(0, -_x2)*trunc_exp_cumulant(1, _x0)
 
 
 def error_gradient_reflected(a, b, theta):
@@ -216,19 +213,18 @@ def error_gradient_reflected(a, b, theta):
     _x0 = b*theta
     _x1 = theta*trunc_exp_cumulant(1, _x0)
     _x2 = _x0 - b
-    _x3 = -_x2
-    _x4 = -theta
-    _x5 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x3) - mpmath.log1p(_x4)
-    _x6 = softmax_weight_differences(0, -_x5)
-    _x7 = softmax_weight_differences(_x5, 0)
-    _x8 = _x6*_x7
-    _x9 = _x1*_x8
-    _x10 = theta - 1
-    _x11 = -_x10
-    _x12 = -_x11*b
-    _x13 = _x11*_x8*trunc_exp_cumulant(1, _x12)
-    _x14 = _x1 - _x11*trunc_exp_cumulant(1, _x3) + _x4 + 1
-    return (-_x13 - _x9, -_x10*_x11*_x7*trunc_exp_cumulant(2, _x12) + _x13*_x14 + _x14*_x9 + _x6*theta**2*trunc_exp_cumulant(2, _x0),)
+    _x3 = -theta
+    _x4 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(-_x2) - mpmath.log1p(_x3)
+    _x5 = softmax_weight_differences(0, -_x4)
+    _x6 = softmax_weight_differences(_x4, 0)
+    _x7 = _x5*_x6
+    _x8 = _x1*_x7
+    _x9 = 1 - theta
+    _x10 = _x9*b
+    _x11 = trunc_exp_cumulant(1, _x10)
+    _x12 = _x7*_x9*(1 - _x11)
+    _x13 = _x1 - _x11*_x9 + _x3 + 1
+    return (-_x12 - _x8, _x12*_x13 + _x13*_x8 + _x5*theta**2*trunc_exp_cumulant(2, _x0) + _x6*_x9**2*trunc_exp_cumulant(2, _x10),)
 
 
 def error_hessian_reflected(a, b, theta):
@@ -236,33 +232,33 @@ def error_hessian_reflected(a, b, theta):
     _x0 = b*theta
     _x1 = theta*trunc_exp_cumulant(1, _x0)
     _x2 = _x0 - b
-    _x3 = -_x2
-    _x4 = -theta
-    _x5 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(_x3) - mpmath.log1p(_x4)
-    _x6 = softmax_weight_differences(0, -_x5)
+    _x3 = -theta
+    _x4 = _x2 + a + mpmath.log(theta) + trunc_exp_log_mass(_x0) - trunc_exp_log_mass(-_x2) - mpmath.log1p(_x3)
+    _x5 = softmax_weight_differences(_x4, 0)
+    _x6 = softmax_weight_differences(0, -_x4)
     _x7 = _x6**2
-    _x8 = softmax_weight_differences(_x5, 0)
-    _x9 = _x7*_x8
-    _x10 = _x1*_x9
-    _x11 = _x8**2
-    _x12 = _x11*_x6
-    _x13 = _x1*_x12
-    _x14 = theta - 1
-    _x15 = -_x14
-    _x16 = -_x15*b
-    _x17 = trunc_exp_cumulant(1, _x16)
-    _x18 = _x15*_x17
-    _x19 = _x18*_x9
-    _x20 = _x12*_x18
-    _x21 = theta**2
-    _x22 = trunc_exp_cumulant(2, _x0)
-    _x23 = trunc_exp_cumulant(2, _x16)
-    _x24 = _x1 - _x15*trunc_exp_cumulant(1, _x3) + _x4 + 1
-    _x25 = -_x24
-    _x26 = _x10*_x24
-    _x27 = -_x15**2*trunc_exp_cumulant(2, _x3) + _x21*_x22
-    _x28 = _x6*_x8
-    return (_x10 - _x13 + _x19 - _x20, -_x13*_x25 + _x14*_x15*_x23*_x6*_x8 - _x19*_x24 - _x20*_x25 + _x21*_x22*_x6*_x8 - _x26, -_x1*_x27*_x28 + _x11*_x15*_x17*_x24*_x25*_x6 - _x13*_x25**2 + _x14**2*_x15*_x8*trunc_exp_cumulant(3, _x16) - 2*_x14*_x15*_x23*_x24*_x28 + _x15*_x17*_x24**2*_x7*_x8 - _x15*_x17*_x27*_x6*_x8 + 2*_x21*_x22*_x25*_x6*_x8 - _x25*_x26 - _x6*theta**3*trunc_exp_cumulant(3, _x0),)
+    _x8 = _x5*_x7
+    _x9 = _x1*_x8
+    _x10 = _x5**2
+    _x11 = _x10*_x6
+    _x12 = _x1*_x11
+    _x13 = 1 - theta
+    _x14 = _x13*b
+    _x15 = trunc_exp_cumulant(1, _x14)
+    _x16 = 1 - _x15
+    _x17 = _x13*_x16
+    _x18 = _x17*_x8
+    _x19 = _x11*_x17
+    _x20 = theta**2
+    _x21 = trunc_exp_cumulant(2, _x0)
+    _x22 = _x13**2
+    _x23 = trunc_exp_cumulant(2, _x14)
+    _x24 = _x5*_x6
+    _x25 = _x1 - _x13*_x15 + _x3 + 1
+    _x26 = -_x25
+    _x27 = _x25*_x9
+    _x28 = _x20*_x21 - _x22*_x23
+    return (-_x12 + _x18 - _x19 + _x9, -_x12*_x26 - _x18*_x25 - _x19*_x26 + _x20*_x21*_x5*_x6 - _x22*_x23*_x24 - _x27, -_x1*_x24*_x28 + _x10*_x13*_x16*_x25*_x26*_x6 - _x12*_x26**2 - _x13**3*_x5*trunc_exp_cumulant(3, _x14) + _x13*_x16*_x25**2*_x5*_x7 - _x13*_x16*_x28*_x5*_x6 + 2*_x20*_x21*_x26*_x5*_x6 + 2*_x22*_x23*_x25*_x5*_x6 - _x26*_x27 - _x6*theta**3*trunc_exp_cumulant(3, _x0),)
 
 
 def error_and_gradient_reflected(a, b, theta):
@@ -325,125 +321,116 @@ def error_jet_reflected(a, b, theta):
 def error_averaged(a, b, theta):
     """e(θ) for the averaged estimator."""
     _x0 = b*theta
-    _x1 = -_x0
-    _x2 = mpmath.log(theta)
+    _x1 = _x0 - b
+    _x2 = trunc_exp_log_mass(-_x1)
     _x3 = mpmath.log1p(-theta)
     _x4 = trunc_exp_log_mass(_x0)
-    _x5 = _x0 - b
-    _x6 = trunc_exp_log_mass(-_x5)
-    _x7 = _x1 - _x2 + _x3 - _x4 + _x6 + a
+    _x5 = mpmath.log(theta)
+    _x6 = _x1 - _x2 - _x3 + _x4 + _x5 + a
+    _x7 = trunc_exp_cumulant(1, _x0)
     _x8 = (mpmath.mpf(1)/mpmath.mpf(2))*theta
-    _x9 = _x2 - _x3 + _x4 + _x5 - _x6 + a
+    _x9 = -_x0 + _x2 + _x3 - _x4 - _x5 + a
     _x10 = 1 - theta
-    _x11 = _x10*b
-    return (mpmath.mpf(1)/mpmath.mpf(2))*_x10*softmax_weight_differences(-_x7, 0)*trunc_exp_cumulant(1, _x11) + (mpmath.mpf(1)/mpmath.mpf(2))*_x10*softmax_weight_differences(_x9, 0)*trunc_exp_cumulant(1, -_x11) - _x8*softmax_weight_differences(0, _x7)*trunc_exp_cumulant(1, _x1) - _x8*softmax_weight_differences(0, -_x9)*trunc_exp_cumulant(1, _x0)
+    _x11 = trunc_exp_cumulant(1, _x10*b)
+    return (mpmath.mpf(1)/mpmath.mpf(2))*_x10*_x11*softmax_weight_differences(-_x9, 0) + (mpmath.mpf(1)/mpmath.mpf(2))*_x10*(1 - _x11)*softmax_weight_differences(_x6, 0) - _x7*_x8*softmax_weight_differences(0, -_x6) - _x8*(1 - _x7)*softmax_weight_differences(0, _x9)
 
 
 def error_gradient_averaged(a, b, theta):
     """(∂e/∂a, ∂e/∂b) for the averaged estimator."""
     _x0 = b*theta
-    _x1 = -_x0
+    _x1 = trunc_exp_cumulant(1, _x0)
     _x2 = mpmath.log(theta)
     _x3 = -theta
     _x4 = mpmath.log1p(_x3)
     _x5 = trunc_exp_log_mass(_x0)
     _x6 = _x0 - b
-    _x7 = -_x6
-    _x8 = trunc_exp_log_mass(_x7)
-    _x9 = _x1 - _x2 + _x4 - _x5 + _x8 + a
-    _x10 = softmax_weight_differences(0, _x9)
-    _x11 = softmax_weight_differences(-_x9, 0)
-    _x12 = (mpmath.mpf(1)/mpmath.mpf(2))*_x11
-    _x13 = _x10*_x12
-    _x14 = _x13*theta*trunc_exp_cumulant(1, _x1)
-    _x15 = theta*trunc_exp_cumulant(1, _x0)
-    _x16 = _x2 - _x4 + _x5 + _x6 - _x8 + a
-    _x17 = softmax_weight_differences(0, -_x16)
-    _x18 = softmax_weight_differences(_x16, 0)
-    _x19 = (mpmath.mpf(1)/mpmath.mpf(2))*_x18
-    _x20 = _x17*_x19
-    _x21 = _x15*_x20
-    _x22 = theta - 1
-    _x23 = -_x22
-    _x24 = _x23*b
-    _x25 = trunc_exp_cumulant(1, _x24)
-    _x26 = -_x24
-    _x27 = trunc_exp_cumulant(1, _x26)
-    _x28 = theta**2
-    _x29 = _x23*trunc_exp_cumulant(1, _x7)
-    _x30 = -_x15 + _x29 + theta
-    _x31 = _x15 - _x29 + _x3 + 1
-    return (_x13*_x23*_x25 + _x14 - _x20*_x23*_x27 - _x21, -mpmath.mpf(1)/mpmath.mpf(2)*_x10*_x11*_x23*_x25*_x30 - mpmath.mpf(1)/mpmath.mpf(2)*_x10*_x28*trunc_exp_cumulant(2, _x1) - _x12*_x23**2*trunc_exp_cumulant(2, _x24) - _x14*_x30 + (mpmath.mpf(1)/mpmath.mpf(2))*_x17*_x18*_x23*_x27*_x31 + (mpmath.mpf(1)/mpmath.mpf(2))*_x17*_x28*trunc_exp_cumulant(2, _x0) - _x19*_x22*_x23*trunc_exp_cumulant(2, _x26) + _x21*_x31,)
+    _x7 = trunc_exp_log_mass(-_x6)
+    _x8 = -_x0 - _x2 + _x4 - _x5 + _x7 + a
+    _x9 = softmax_weight_differences(-_x8, 0)
+    _x10 = softmax_weight_differences(0, _x8)
+    _x11 = (mpmath.mpf(1)/mpmath.mpf(2))*_x10
+    _x12 = _x11*_x9
+    _x13 = _x12*theta*(1 - _x1)
+    _x14 = _x1*theta
+    _x15 = _x2 - _x4 + _x5 + _x6 - _x7 + a
+    _x16 = softmax_weight_differences(_x15, 0)
+    _x17 = softmax_weight_differences(0, -_x15)
+    _x18 = (mpmath.mpf(1)/mpmath.mpf(2))*_x16*_x17
+    _x19 = _x14*_x18
+    _x20 = 1 - theta
+    _x21 = _x20*b
+    _x22 = trunc_exp_cumulant(1, _x21)
+    _x23 = _x20*_x22
+    _x24 = 1 - _x22
+    _x25 = theta**2
+    _x26 = trunc_exp_cumulant(2, _x0)
+    _x27 = _x20**2
+    _x28 = trunc_exp_cumulant(2, _x21)
+    _x29 = -_x14 + _x23 + theta
+    _x30 = _x14 - _x23 + _x3 + 1
+    return (_x12*_x23 + _x13 - _x18*_x20*_x24 - _x19, -mpmath.mpf(1)/mpmath.mpf(2)*_x10*_x20*_x22*_x29*_x9 - _x11*_x25*_x26 - _x13*_x29 + (mpmath.mpf(1)/mpmath.mpf(2))*_x16*_x17*_x20*_x24*_x30 + (mpmath.mpf(1)/mpmath.mpf(2))*_x16*_x27*_x28 + (mpmath.mpf(1)/mpmath.mpf(2))*_x17*_x25*_x26 + _x19*_x30 - mpmath.mpf(1)/mpmath.mpf(2)*_x27*_x28*_x9,)
 
 
 def error_hessian_averaged(a, b, theta):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the averaged estimator."""
     _x0 = b*theta
-    _x1 = -_x0
-    _x2 = mpmath.log(theta)
-    _x3 = -theta
-    _x4 = mpmath.log1p(_x3)
-    _x5 = trunc_exp_log_mass(_x0)
-    _x6 = _x0 - b
-    _x7 = -_x6
-    _x8 = trunc_exp_log_mass(_x7)
-    _x9 = _x1 - _x2 + _x4 - _x5 + _x8 + a
-    _x10 = softmax_weight_differences(0, _x9)
-    _x11 = theta*trunc_exp_cumulant(1, _x1)
-    _x12 = _x10*_x11
-    _x13 = softmax_weight_differences(-_x9, 0)
-    _x14 = _x13**2
-    _x15 = (mpmath.mpf(1)/mpmath.mpf(2))*_x14
-    _x16 = _x12*_x15
-    _x17 = _x10**2
-    _x18 = (mpmath.mpf(1)/mpmath.mpf(2))*_x13
-    _x19 = _x17*_x18
-    _x20 = _x11*_x19
-    _x21 = theta*trunc_exp_cumulant(1, _x0)
+    _x1 = trunc_exp_cumulant(1, _x0)
+    _x2 = theta*(1 - _x1)
+    _x3 = mpmath.log(theta)
+    _x4 = -theta
+    _x5 = mpmath.log1p(_x4)
+    _x6 = trunc_exp_log_mass(_x0)
+    _x7 = _x0 - b
+    _x8 = trunc_exp_log_mass(-_x7)
+    _x9 = -_x0 - _x3 + _x5 - _x6 + _x8 + a
+    _x10 = softmax_weight_differences(-_x9, 0)
+    _x11 = softmax_weight_differences(0, _x9)
+    _x12 = (mpmath.mpf(1)/mpmath.mpf(2))*_x11
+    _x13 = _x10**2*_x12
+    _x14 = _x13*_x2
+    _x15 = (mpmath.mpf(1)/mpmath.mpf(2))*_x10
+    _x16 = _x11**2*_x15
+    _x17 = _x16*_x2
+    _x18 = _x1*theta
+    _x19 = _x3 - _x5 + _x6 + _x7 - _x8 + a
+    _x20 = softmax_weight_differences(_x19, 0)
+    _x21 = softmax_weight_differences(0, -_x19)
     _x22 = (mpmath.mpf(1)/mpmath.mpf(2))*_x21
-    _x23 = _x2 - _x4 + _x5 + _x6 - _x8 + a
-    _x24 = softmax_weight_differences(0, -_x23)
-    _x25 = softmax_weight_differences(_x23, 0)
-    _x26 = _x25**2
-    _x27 = _x24*_x26
-    _x28 = _x22*_x27
-    _x29 = _x24**2
-    _x30 = _x25*_x29
-    _x31 = _x22*_x30
-    _x32 = theta - 1
-    _x33 = -_x32
-    _x34 = _x33*b
-    _x35 = trunc_exp_cumulant(1, _x34)
-    _x36 = _x33*_x35
-    _x37 = _x10*_x15*_x36
-    _x38 = _x19*_x36
-    _x39 = -_x34
-    _x40 = trunc_exp_cumulant(1, _x39)
-    _x41 = (mpmath.mpf(1)/mpmath.mpf(2))*_x33
+    _x23 = _x20**2*_x22
+    _x24 = _x18*_x23
+    _x25 = (mpmath.mpf(1)/mpmath.mpf(2))*_x20
+    _x26 = _x21**2*_x25
+    _x27 = _x18*_x26
+    _x28 = 1 - theta
+    _x29 = _x28*b
+    _x30 = trunc_exp_cumulant(1, _x29)
+    _x31 = _x28*_x30
+    _x32 = _x13*_x31
+    _x33 = _x16*_x31
+    _x34 = _x28*(1 - _x30)
+    _x35 = _x23*_x34
+    _x36 = _x26*_x34
+    _x37 = theta**2*trunc_exp_cumulant(2, _x0)
+    _x38 = _x10*_x12
+    _x39 = _x20*_x22
+    _x40 = _x28**2
+    _x41 = trunc_exp_cumulant(2, _x29)
     _x42 = _x40*_x41
-    _x43 = _x27*_x42
-    _x44 = _x30*_x42
-    _x45 = _x10*_x18
-    _x46 = theta**2
-    _x47 = _x46*trunc_exp_cumulant(2, _x1)
-    _x48 = trunc_exp_cumulant(2, _x0)
-    _x49 = _x46*_x48
-    _x50 = _x24*_x25
-    _x51 = _x33**2
-    _x52 = _x51*trunc_exp_cumulant(2, _x34)
-    _x53 = _x32*_x50*trunc_exp_cumulant(2, _x39)
-    _x54 = _x33*trunc_exp_cumulant(1, _x7)
-    _x55 = -_x21 + _x54 + theta
+    _x43 = -_x18 + _x31 + theta
+    _x44 = _x18 - _x31 + _x4 + 1
+    _x45 = -_x44
+    _x46 = -_x43
+    _x47 = _x17*_x46
+    _x48 = _x27*_x44
+    _x49 = _x32*_x43
+    _x50 = _x35*_x45
+    _x51 = theta**3*trunc_exp_cumulant(3, _x0)
+    _x52 = _x28**3*trunc_exp_cumulant(3, _x29)
+    _x53 = _x10*_x11
+    _x54 = _x20*_x21
+    _x55 = _x37 - _x40*_x41
     _x56 = -_x55
-    _x57 = _x20*_x56
-    _x58 = _x21 + _x3 - _x54 + 1
-    _x59 = -_x58
-    _x60 = _x31*_x58
-    _x61 = (mpmath.mpf(1)/mpmath.mpf(2))*theta**3
-    _x62 = _x10*_x13
-    _x63 = _x49 - _x51*trunc_exp_cumulant(2, _x7)
-    _x64 = -_x63
-    return (-_x16 + _x20 - _x28 + _x31 - _x37 + _x38 - _x43 + _x44, _x16*_x55 - _x28*_x59 + _x37*_x55 + _x38*_x56 + _x41*_x53 - _x43*_x59 - _x44*_x58 + _x45*_x47 - _x45*_x52 + (mpmath.mpf(1)/mpmath.mpf(2))*_x49*_x50 + _x57 - _x60, (mpmath.mpf(1)/mpmath.mpf(2))*_x10*_x13*_x33*_x35*_x64 + (mpmath.mpf(1)/mpmath.mpf(2))*_x10*_x14*_x33*_x35*_x55*_x56 - _x10*_x61*trunc_exp_cumulant(3, _x1) - _x12*_x18*_x63 + (mpmath.mpf(1)/mpmath.mpf(2))*_x13*_x17*_x33*_x35*_x56**2 + (mpmath.mpf(1)/mpmath.mpf(2))*_x13*_x33**3*trunc_exp_cumulant(3, _x34) - _x16*_x55**2 - _x22*_x50*_x63 + (mpmath.mpf(1)/mpmath.mpf(2))*_x24*_x25*_x33*_x40*_x64 + _x24*_x25*_x46*_x48*_x59 + (mpmath.mpf(1)/mpmath.mpf(2))*_x24*_x26*_x33*_x40*_x58*_x59 - _x24*_x61*trunc_exp_cumulant(3, _x0) + (mpmath.mpf(1)/mpmath.mpf(2))*_x25*_x29*_x33*_x40*_x58**2 + (mpmath.mpf(1)/mpmath.mpf(2))*_x25*_x32**2*_x33*trunc_exp_cumulant(3, _x39) - _x28*_x59**2 - _x33*_x53*_x58 - _x47*_x55*_x62 - _x52*_x56*_x62 - _x55*_x57 - _x59*_x60,)
+    return (-_x14 + _x17 - _x24 + _x27 - _x32 + _x33 - _x35 + _x36, _x14*_x43 - _x24*_x45 + _x33*_x46 - _x36*_x44 + _x37*_x38 + _x37*_x39 - _x38*_x42 - _x39*_x42 + _x47 - _x48 + _x49 - _x50, _x12*_x51 - _x14*_x43**2 + _x15*_x52 - _x18*_x39*_x55 - _x2*_x38*_x55 - _x22*_x51 - _x24*_x45**2 - _x25*_x52 + _x31*_x38*_x56 + _x33*_x46**2 + _x34*_x39*_x56 + _x36*_x44**2 - _x37*_x43*_x53 + _x37*_x45*_x54 + _x42*_x44*_x54 - _x42*_x46*_x53 - _x43*_x47 + _x44*_x50 - _x45*_x48 + _x46*_x49,)
 
 
 def error_and_gradient_averaged(a, b, theta):
@@ -560,22 +547,22 @@ def error_jet_averaged(a, b, theta):
 def error_pooled(a, b, theta):
     """e(θ) for the pooled estimator."""
     _x0 = b*theta
-    _x1 = -_x0
+    _x1 = trunc_exp_cumulant(1, _x0)
     _x2 = trunc_exp_log_mass(_x0)
     _x3 = mpmath.log(theta)
     _x4 = -b
     _x5 = _x0 + _x4
     _x6 = trunc_exp_log_mass(-_x5)
     _x7 = mpmath.log1p(-theta)
-    _x8 = _x1 + a
+    _x8 = -_x0 + a
     _x9 = -_x2 - _x3 + _x6 + _x7 + _x8
     _x10 = _x5 + a
     _x11 = _x2 + _x3 - _x6 - _x7
     _x12 = 2*_x0 + _x11 + _x4
     _x13 = _x10 + _x11
     _x14 = 1 - theta
-    _x15 = _x14*b
-    return _x14*softmax_weight_differences(_x11, _x8, _x13, 0)*trunc_exp_cumulant(1, -_x15) + _x14*softmax_weight_differences(-_x9, 0, _x12, -_x8)*trunc_exp_cumulant(1, _x15) - theta*softmax_weight_differences(0, _x9, _x10, -_x11)*trunc_exp_cumulant(1, _x1) - theta*softmax_weight_differences(-_x10, -_x12, 0, -_x13)*trunc_exp_cumulant(1, _x0)
+    _x15 = trunc_exp_cumulant(1, _x14*b)
+    return -_x1*theta*softmax_weight_differences(-_x10, -_x12, 0, -_x13) + _x14*_x15*softmax_weight_differences(-_x9, 0, _x12, -_x8) + _x14*(1 - _x15)*softmax_weight_differences(_x11, _x8, _x13, 0) - theta*(1 - _x1)*softmax_weight_differences(0, _x9, _x10, -_x11)
 
 
 def error_gradient_pooled(a, b, theta):
@@ -585,40 +572,41 @@ def error_gradient_pooled(a, b, theta):
     _x2 = mpmath.log(theta)
     _x3 = -b
     _x4 = _x0 + _x3
-    _x5 = -_x4
-    _x6 = trunc_exp_log_mass(_x5)
-    _x7 = -theta
-    _x8 = mpmath.log1p(_x7)
-    _x9 = -_x0
-    _x10 = _x9 + a
-    _x11 = -_x1 + _x10 - _x2 + _x6 + _x8
-    _x12 = _x4 + a
-    _x13 = _x1 + _x2 - _x6 - _x8
-    _x14 = softmax_weight_differences(0, _x11, _x12, -_x13)
-    _x15 = _x12 + _x13
-    _x16 = softmax_weight_differences(_x13, _x10, _x15, 0)
-    _x17 = _x14 + _x16
-    _x18 = 2*_x0 + _x13 + _x3
-    _x19 = softmax_weight_differences(-_x12, -_x18, 0, -_x15)
-    _x20 = theta*trunc_exp_cumulant(1, _x0)
-    _x21 = _x19*_x20
-    _x22 = theta - 1
-    _x23 = -_x22
-    _x24 = _x23*b
-    _x25 = trunc_exp_cumulant(1, _x24)
-    _x26 = softmax_weight_differences(-_x11, 0, _x18, -_x10)
-    _x27 = -_x19 - _x26
-    _x28 = _x14*theta*trunc_exp_cumulant(1, _x9)
-    _x29 = -_x24
-    _x30 = trunc_exp_cumulant(1, _x29)
-    _x31 = theta**2
-    _x32 = _x23*trunc_exp_cumulant(1, _x5)
-    _x33 = _x20 - _x32
-    _x34 = -_x20 + _x32 + theta
-    _x35 = _x33 + 1
-    _x36 = _x35 + _x7
+    _x5 = trunc_exp_log_mass(-_x4)
+    _x6 = -theta
+    _x7 = mpmath.log1p(_x6)
+    _x8 = -_x0 + a
+    _x9 = -_x1 - _x2 + _x5 + _x7 + _x8
+    _x10 = _x4 + a
+    _x11 = _x1 + _x2 - _x5 - _x7
+    _x12 = softmax_weight_differences(0, _x9, _x10, -_x11)
+    _x13 = _x10 + _x11
+    _x14 = softmax_weight_differences(_x11, _x8, _x13, 0)
+    _x15 = _x12 + _x14
+    _x16 = 2*_x0 + _x11 + _x3
+    _x17 = softmax_weight_differences(-_x10, -_x16, 0, -_x13)
+    _x18 = trunc_exp_cumulant(1, _x0)
+    _x19 = _x18*theta
+    _x20 = _x17*_x19
+    _x21 = theta - 1
+    _x22 = -_x21
+    _x23 = _x22*b
+    _x24 = trunc_exp_cumulant(1, _x23)
+    _x25 = softmax_weight_differences(-_x9, 0, _x16, -_x8)
+    _x26 = -_x17 - _x25
+    _x27 = _x12*theta*(1 - _x18)
+    _x28 = 1 - _x24
+    _x29 = theta**2
+    _x30 = trunc_exp_cumulant(2, _x0)
+    _x31 = _x22**2
+    _x32 = trunc_exp_cumulant(2, _x23)
+    _x33 = _x22*_x24
+    _x34 = _x19 - _x33
+    _x35 = _x34 + 1
+    _x36 = _x35 + _x6
     _x37 = _x35 - 2*theta
-    return (_x16*_x23*_x27*_x30 - _x17*_x21 + _x17*_x23*_x25*_x26 - _x27*_x28, -_x14*_x31*trunc_exp_cumulant(2, _x9) - _x16*_x22*_x23*trunc_exp_cumulant(2, _x29) + _x16*_x23*_x30*(_x14*_x33 + _x19*_x36 + _x26*theta) + _x19*_x31*trunc_exp_cumulant(2, _x0) - _x21*(_x14*_x22 - _x16*_x36 - _x26*_x37) - _x23**2*_x26*trunc_exp_cumulant(2, _x24) + _x23*_x25*_x26*(-_x14*_x34 - _x16*theta + _x19*_x37) - _x28*(-_x16*_x33 + _x19*_x23 + _x26*_x34),)
+    _x38 = -_x19 + _x33 + theta
+    return (_x14*_x22*_x26*_x28 - _x15*_x20 + _x15*_x22*_x24*_x25 - _x26*_x27, -_x12*_x29*_x30 + _x14*_x22*_x28*(_x12*_x34 + _x17*_x36 + _x25*theta) + _x14*_x31*_x32 + _x17*_x29*_x30 - _x20*(_x12*_x21 - _x14*_x36 - _x25*_x37) + _x22*_x24*_x25*(-_x12*_x38 - _x14*theta + _x17*_x37) - _x25*_x31*_x32 - _x27*(-_x14*_x34 + _x17*_x22 + _x25*_x38),)
 
 
 def error_hessian_pooled(a, b, theta):
@@ -628,78 +616,78 @@ def error_hessian_pooled(a, b, theta):
     _x2 = mpmath.log(theta)
     _x3 = -b
     _x4 = _x0 + _x3
-    _x5 = -_x4
-    _x6 = trunc_exp_log_mass(_x5)
-    _x7 = -theta
-    _x8 = mpmath.log1p(_x7)
-    _x9 = -_x0
-    _x10 = _x9 + a
-    _x11 = -_x1 + _x10 - _x2 + _x6 + _x8
-    _x12 = _x4 + a
-    _x13 = _x1 + _x2 - _x6 - _x8
-    _x14 = softmax_weight_differences(0, _x11, _x12, -_x13)
-    _x15 = _x12 + _x13
-    _x16 = softmax_weight_differences(_x13, _x10, _x15, 0)
-    _x17 = _x14 + _x16
-    _x18 = _x17**2
-    _x19 = 2*_x0 + _x13 + _x3
-    _x20 = softmax_weight_differences(-_x12, -_x19, 0, -_x15)
-    _x21 = theta*trunc_exp_cumulant(1, _x0)
-    _x22 = _x20*_x21
-    _x23 = theta - 1
-    _x24 = -_x23
-    _x25 = _x24*b
-    _x26 = trunc_exp_cumulant(1, _x25)
-    _x27 = softmax_weight_differences(-_x11, 0, _x19, -_x10)
-    _x28 = -_x20 - _x27
-    _x29 = _x28**2
-    _x30 = theta*trunc_exp_cumulant(1, _x9)
-    _x31 = _x14*_x30
-    _x32 = -_x25
-    _x33 = trunc_exp_cumulant(1, _x32)
-    _x34 = _x17*_x27
-    _x35 = _x17*_x20
-    _x36 = -_x34 - _x35
-    _x37 = _x14*_x28
-    _x38 = _x16*_x28
-    _x39 = _x37 + _x38
-    _x40 = theta**2
-    _x41 = trunc_exp_cumulant(2, _x0)
-    _x42 = _x24**2
-    _x43 = _x42*trunc_exp_cumulant(2, _x25)
-    _x44 = _x40*trunc_exp_cumulant(2, _x9)
-    _x45 = _x23*trunc_exp_cumulant(2, _x32)
-    _x46 = _x24*trunc_exp_cumulant(1, _x5)
-    _x47 = _x21 - _x46
-    _x48 = _x47 + 1
-    _x49 = _x48 + _x7
-    _x50 = -_x49
-    _x51 = _x48 - 2*theta
-    _x52 = -_x27*_x51
-    _x53 = _x14*_x23 + _x16*_x50 + _x52
-    _x54 = -_x21 + _x46 + theta
-    _x55 = -_x54
-    _x56 = _x14*_x55 - _x16*theta + _x20*_x51
-    _x57 = _x20*_x24
-    _x58 = -_x47
-    _x59 = _x27*_x54
-    _x60 = _x16*_x58 + _x57 + _x59
-    _x61 = _x27*theta
-    _x62 = _x14*_x47
-    _x63 = _x20*_x49
-    _x64 = _x61 + _x62 + _x63
-    _x65 = _x16*_x64
-    _x66 = _x14*_x60
-    _x67 = _x65 + _x66
-    _x68 = _x27*_x56
-    _x69 = _x20*_x53
-    _x70 = -_x68 - _x69
-    _x71 = theta**3
-    _x72 = _x40*_x41 - _x42*trunc_exp_cumulant(2, _x5)
-    _x73 = _x16*_x72 + _x27*_x72
+    _x5 = trunc_exp_log_mass(-_x4)
+    _x6 = -theta
+    _x7 = mpmath.log1p(_x6)
+    _x8 = -_x0 + a
+    _x9 = -_x1 - _x2 + _x5 + _x7 + _x8
+    _x10 = _x4 + a
+    _x11 = _x1 + _x2 - _x5 - _x7
+    _x12 = softmax_weight_differences(0, _x9, _x10, -_x11)
+    _x13 = _x10 + _x11
+    _x14 = softmax_weight_differences(_x11, _x8, _x13, 0)
+    _x15 = _x12 + _x14
+    _x16 = _x15**2
+    _x17 = 2*_x0 + _x11 + _x3
+    _x18 = softmax_weight_differences(-_x10, -_x17, 0, -_x13)
+    _x19 = trunc_exp_cumulant(1, _x0)
+    _x20 = _x19*theta
+    _x21 = _x18*_x20
+    _x22 = theta - 1
+    _x23 = -_x22
+    _x24 = _x23*b
+    _x25 = trunc_exp_cumulant(1, _x24)
+    _x26 = softmax_weight_differences(-_x9, 0, _x17, -_x8)
+    _x27 = -_x18 - _x26
+    _x28 = _x27**2
+    _x29 = theta*(1 - _x19)
+    _x30 = _x12*_x29
+    _x31 = 1 - _x25
+    _x32 = _x15*_x26
+    _x33 = _x15*_x18
+    _x34 = -_x32 - _x33
+    _x35 = _x12*_x27
+    _x36 = _x14*_x27
+    _x37 = _x35 + _x36
+    _x38 = theta**2*trunc_exp_cumulant(2, _x0)
+    _x39 = _x23**2
+    _x40 = trunc_exp_cumulant(2, _x24)
+    _x41 = _x39*_x40
+    _x42 = _x12*_x22
+    _x43 = _x23*_x25
+    _x44 = _x20 - _x43
+    _x45 = _x44 + 1
+    _x46 = _x45 + _x6
+    _x47 = -_x14*_x46
+    _x48 = _x45 - 2*theta
+    _x49 = -_x26*_x48
+    _x50 = _x42 + _x47 + _x49
+    _x51 = _x14*theta
+    _x52 = -_x20 + _x43 + theta
+    _x53 = -_x12*_x52
+    _x54 = _x18*_x48 - _x51 + _x53
+    _x55 = -_x44
+    _x56 = _x14*_x55 + _x18*_x23 + _x26*_x52
+    _x57 = _x12*_x44
+    _x58 = _x18*_x46 + _x26*theta + _x57
+    _x59 = _x23*_x31
+    _x60 = _x14*_x58
+    _x61 = _x12*_x56
+    _x62 = _x60 + _x61
+    _x63 = _x26*_x54
+    _x64 = _x18*_x50
+    _x65 = -_x63 - _x64
+    _x66 = _x26*_x43
+    _x67 = _x14*_x59
+    _x68 = theta**3*trunc_exp_cumulant(3, _x0)
+    _x69 = _x23**3*trunc_exp_cumulant(3, _x24)
+    _x70 = 2*_x38
+    _x71 = 2*_x41
+    _x72 = _x38 - _x39*_x40
+    _x73 = _x14*_x72 + _x26*_x72
     _x74 = -_x72
-    _x75 = _x14*_x74 + _x20*_x74
-    return (_x16*_x24*_x29*_x33 + _x16*_x24*_x33*_x36 - _x18*_x22 + _x18*_x24*_x26*_x27 - _x22*_x39 + _x24*_x26*_x27*_x39 - _x29*_x31 - _x31*_x36, _x16*_x24*_x28*_x33*_x64 + _x16*_x24*_x33*_x70 + _x17*_x20*_x40*_x41 + _x17*_x24*_x26*_x27*_x56 - _x21*_x35*_x53 - _x22*_x67 + _x24*_x26*_x27*_x67 - _x24*_x38*_x45 - _x30*_x37*_x60 - _x31*_x70 - _x34*_x43 - _x37*_x44, -_x14*_x71*trunc_exp_cumulant(3, _x9) + _x16*_x23**2*_x24*trunc_exp_cumulant(3, _x32) + _x16*_x24*_x33*_x64**2 + _x16*_x24*_x33*(_x53*_x63 + _x56*_x61 + _x60*_x62 + _x75) + 2*_x20*_x40*_x41*_x53 - _x20*_x71*trunc_exp_cumulant(3, _x0) - _x22*_x53**2 - _x22*(_x23*_x66 + _x50*_x65 + _x52*_x56 + _x73) + _x24**3*_x27*trunc_exp_cumulant(3, _x25) + _x24*_x26*_x27*_x56**2 + _x24*_x26*_x27*(_x51*_x69 + _x55*_x66 - _x65*theta + _x75) - 2*_x24*_x45*_x65 - _x31*_x60**2 - _x31*(_x53*_x57 + _x56*_x59 + _x58*_x65 + _x73) - 2*_x43*_x68 - 2*_x44*_x66,)
+    _x75 = _x12*_x74 + _x18*_x74
+    return (_x14*_x23*_x28*_x31 + _x14*_x23*_x31*_x34 - _x16*_x21 + _x16*_x23*_x25*_x26 - _x21*_x37 + _x23*_x25*_x26*_x37 - _x28*_x30 - _x30*_x34, -_x20*_x33*_x50 - _x21*_x62 - _x29*_x35*_x56 - _x30*_x65 - _x32*_x41 + _x32*_x43*_x54 + _x33*_x38 - _x35*_x38 + _x36*_x41 + _x36*_x58*_x59 + _x62*_x66 + _x65*_x67, _x12*_x68 - _x14*_x69 - _x18*_x68 - _x21*_x50**2 - _x21*(_x42*_x56 + _x47*_x58 + _x49*_x54 + _x73) + _x26*_x69 - _x30*_x56**2 - _x30*(_x23*_x64 + _x52*_x63 + _x55*_x60 + _x73) + _x54**2*_x66 + _x58**2*_x67 + _x60*_x71 - _x61*_x70 - _x63*_x71 + _x64*_x70 + _x66*(_x48*_x64 - _x51*_x58 + _x53*_x56 + _x75) + _x67*(_x46*_x64 + _x56*_x57 + _x63*theta + _x75),)
 
 
 def error_and_gradient_pooled(a, b, theta):
