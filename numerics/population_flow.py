@@ -12,17 +12,23 @@ Rodas4 with the exact Jacobian (∇²L by the same quadrature as ∇L); "rodas3"
 "dopri5" and "bosh3" are selectable.
 
 Precision: float64 by default (∇L, ∇²L by 24-point Gauss–Legendre on the
-model's breakpoints, :func:`numerics.population.loss_gradient_hessian_float64`);
-with ``dps=D`` the solver runs in mpmath at D digits plus guard bits
-(:class:`numerics.ode.MPArithmetic`) and ∇L, ∇²L come from the generated
-mpmath code by breakpoint Gauss–Legendre whose order is chosen so that two
-orders agree to better than 10^−(D+2) relative (:func:`quadrature_order_for`).
+model's breakpoints, nodes near θ = 1 placed by their distance from 1,
+:func:`numerics.population.loss_gradient_hessian_float64`); with ``dps=D``
+the solver runs in mpmath at D digits plus guard bits
+(:class:`numerics.ode.MPArithmetic`) and ∇L, ∇²L come from the generated Arb
+(default) or mpmath code by breakpoint Gauss–Legendre, at
+:data:`FIELD_GUARD_BITS` more bits, with the order that two-order checks
+(agreement better than 10^−(D+2) relative, :func:`quadrature_order_for`) need
+at the float64 flow's states at t = 0, 1, √t_max and t_max; the agreement at
+the final state is reported. Half of each Arb evaluation can run in a second
+process (``workers=2``).
 
 At every saved time the run records L, ∇L, the sup of |e(θ)| over the interior
 θ ∈ [δ, 1 − δ] (δ = 0.05 by default; sampled on a 2001-point grid plus the
 breakpoints and refined around the maximum) and the residual of the derived
 calibration relation (these diagnostics are float64, also for a dps run). The
-trajectory is computed at two tolerances (rtol and rtol/10) and the largest
+trajectory is computed at two tolerances (rtol and rtol/10; the second in a
+second process for t_max ≥ :data:`PARALLEL_CHECK_FROM`) and the largest
 relative difference in b is reported as the a-posteriori error estimate.
 """
 
