@@ -100,3 +100,20 @@ def test_trunc_exp_jet_matches_mpmath_on_both_sides_of_the_taylor_switch():
             single = gen_np.trunc_exp_log_mass(beta) if order == 0 else gen_np.trunc_exp_cumulant(order, beta)
             assert np.all(np.abs(values - single) <= 1e-15 * np.maximum(np.abs(ref), floor))
     assert gen_np.trunc_exp_jet(np.array([[0.5, -0.5]]), 2)[1].shape == (1, 2)
+
+
+@pytest.mark.parametrize("beta", ["0.3", "-0.7", "1.5", "-2.5", "40", "-40", "0"])
+def test_arb_trunc_exp_jet_overlaps_the_single_functions(beta):
+    """Every branch (series, exp(−β) form, reflection): the jet's balls and the single functions'
+    balls both contain the 60-digit mpmath values."""
+    with ctx.workprec(150):
+        jet = gen_arb.trunc_exp_jet(arb(beta), 3)
+        with mpmath.workdps(60):
+            for order, ball in enumerate(jet):
+                single = gen_arb.trunc_exp_log_mass(arb(beta)) if order == 0 else \
+                    gen_arb.trunc_exp_cumulant(order, arb(beta))
+                exact = gen_mp.trunc_exp_log_mass(mpmath.mpf(beta)) if order == 0 else \
+                    gen_mp.trunc_exp_cumulant(order, mpmath.mpf(beta))
+                point = arb(mpmath.nstr(exact, 58))
+                assert ball.real.overlaps(point) and single.real.overlaps(point), (order, ball, exact)
+                assert ball.rad() < 1e-40

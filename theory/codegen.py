@@ -365,7 +365,7 @@ def _special_jets(flat: list) -> tuple[list, list]:
 
 
 def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, doc: str,
-                    *, split_theta: bool = False) -> str:
+                    *, split_theta: bool = False, jets: bool = False) -> str:
     """A Python function ``name(*args)`` returning ``exprs`` (one expression or a tuple).
 
     Common subexpressions are shared through SymPy's ``cse``. With
@@ -374,7 +374,8 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     the expressions hold 1 − θ: near θ = 1 a caller that knows 1 − θ to full
     relative precision (a quadrature node placed by its distance from 1) then
     resolves layers narrower than the spacing of doubles there (1.1e-16); and
-    the Λ, κ_k of each rate come from one ``trunc_exp_jet`` call.
+    the Λ, κ_k of each rate come from one ``trunc_exp_jet`` call. ``jets``
+    does the latter alone, for the Arb target.
     """
     printer = _printer(target)
     single = isinstance(exprs, sp.Basic)
@@ -391,7 +392,7 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     else:
         flat = [softmax_as_differences(e) for e in flat]
     jet_calls = []
-    if split_theta:
+    if split_theta or (target == "arb" and jets):
         flat, jet_calls = _special_jets(flat)
     replacements, reduced = sp.cse([stabilize(e) for e in flat], symbols=sp.numbered_symbols("_x"))
     if target == "arb":
@@ -410,8 +411,10 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
         indent = "        "
     else:
         indent = "    "
+    flag = ", analytic" if target == "arb" else ""
     for names, rate, max_order in jet_calls:
-        lines.append(f"{indent}{', '.join(str(n) for n in names)} = trunc_exp_jet({printer.doprint(rate)}, {max_order})")
+        lines.append(f"{indent}{', '.join(str(n) for n in names)} = "
+                     f"trunc_exp_jet({printer.doprint(rate)}, {max_order}{flag})")
     for sym, sub in replacements:
         lines.append(f"{indent}{sym} = {printer.doprint(sub)}")
     body = [printer.doprint(e) for e in reduced]
@@ -823,6 +826,39 @@ def _special(order, beta, analytic):
     if radius <= _SERIES_CAP:
         return _series_special(order, beta, analytic)
     return _INDETERMINATE
+
+
+def _series_jet(beta, max_order, analytic):
+    moments = _moments(beta, max_order + 1)
+    ratios = [m / moments[0] for m in moments[1:]]
+    ratios += [None] * ({max_order} - len(ratios))
+    return (_log(moments[0], analytic),) + tuple(_cumulant_from_moments(k, *ratios) for k in range(1, max_order + 1))
+
+
+def _exponential_jet(beta, max_order, analytic):
+    q = (-beta).exp()
+    p = -q / (-beta).expm1()
+    return tuple(_large_rate(k, beta, q, p, analytic) for k in range(max_order + 1))
+
+
+def trunc_exp_jet(beta, max_order, analytic=False):
+    """Balls containing (Λ(β), κ_1(β), …, κ_max_order(β)): the branches of trunc_exp_log_mass
+    and trunc_exp_cumulant, with one moment series or one exp(−β) shared by all orders."""
+    beta = acb(beta)
+    if not beta.is_finite():
+        return (_INDETERMINATE,) * (max_order + 1)
+    radius = beta.abs_upper()
+    if radius <= _SERIES_SWITCH:
+        return _series_jet(beta, max_order, analytic)
+    if beta.real > 0:
+        return _exponential_jet(beta, max_order, analytic)
+    if beta.real < 0:
+        values = _exponential_jet(-beta, max_order, analytic)
+        return tuple(value - beta if order == 0 else 1 - value if order == 1 else -value if order % 2 else value
+                     for order, value in enumerate(values))
+    if radius <= _SERIES_CAP:
+        return _series_jet(beta, max_order, analytic)
+    return (_INDETERMINATE,) * (max_order + 1)
 
 
 def trunc_exp_log_mass(beta, analytic=False):

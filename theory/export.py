@@ -127,10 +127,10 @@ def _one_pass_sources(estimator: str, target: str) -> list[str]:
     note = " 1 − θ may be passed as one_minus_theta (exact near θ = 1)." if split else ""
     return ["\n" + function_source(f"error_and_gradient_{tag}", (a, b, theta), first, target,
                                    f"(e, ∂e/∂a, ∂e/∂b) for the {estimator} estimator, in one pass.{note}",
-                                   split_theta=split),
+                                   split_theta=split, jets=True),
             "\n" + function_source(f"error_jet_{tag}", (a, b, theta), jet, target,
                                    f"(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the {estimator} "
-                                   f"estimator, in one pass.{note}", split_theta=split)]
+                                   f"estimator, in one pass.{note}", split_theta=split, jets=True)]
 
 
 def generated_module_source(target: str) -> str:

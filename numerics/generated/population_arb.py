@@ -170,6 +170,39 @@ def _special(order, beta, analytic):
     return _INDETERMINATE
 
 
+def _series_jet(beta, max_order, analytic):
+    moments = _moments(beta, max_order + 1)
+    ratios = [m / moments[0] for m in moments[1:]]
+    ratios += [None] * (4 - len(ratios))
+    return (_log(moments[0], analytic),) + tuple(_cumulant_from_moments(k, *ratios) for k in range(1, max_order + 1))
+
+
+def _exponential_jet(beta, max_order, analytic):
+    q = (-beta).exp()
+    p = -q / (-beta).expm1()
+    return tuple(_large_rate(k, beta, q, p, analytic) for k in range(max_order + 1))
+
+
+def trunc_exp_jet(beta, max_order, analytic=False):
+    """Balls containing (Λ(β), κ_1(β), …, κ_max_order(β)): the branches of trunc_exp_log_mass
+    and trunc_exp_cumulant, with one moment series or one exp(−β) shared by all orders."""
+    beta = acb(beta)
+    if not beta.is_finite():
+        return (_INDETERMINATE,) * (max_order + 1)
+    radius = beta.abs_upper()
+    if radius <= _SERIES_SWITCH:
+        return _series_jet(beta, max_order, analytic)
+    if beta.real > 0:
+        return _exponential_jet(beta, max_order, analytic)
+    if beta.real < 0:
+        values = _exponential_jet(-beta, max_order, analytic)
+        return tuple(value - beta if order == 0 else 1 - value if order == 1 else -value if order % 2 else value
+                     for order, value in enumerate(values))
+    if radius <= _SERIES_CAP:
+        return _series_jet(beta, max_order, analytic)
+    return (_INDETERMINATE,) * (max_order + 1)
+
+
 def trunc_exp_log_mass(beta, analytic=False):
     """A ball containing Λ(β) = log((1 - exp(-β))/β), Λ(0) = 0.
 
@@ -301,58 +334,52 @@ def error_and_gradient_one_head(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b) for the one-head estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*theta
-    _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = b*one_minus_theta
-    _x3 = -_x0 + a + trunc_exp_log_mass(_x2, analytic)
-    _x4 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
-    _x5 = trunc_exp_cumulant(1, _x2, analytic)
-    _x6 = _x5*one_minus_theta
-    _x7 = _x4*_x6
-    _x8 = trunc_exp_cumulant(1, _x0, analytic)
-    _x9 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
-    _x10 = _x9*theta*(1 - _x8)
-    _x11 = _x10*_x4
-    _x12 = _x6 - _x8*theta + theta
-    return (-_x10 + _x7, _x11 + _x7*_x9, -_x11*_x12 - _x12*_x4*_x5*_x9*one_minus_theta - _x4*one_minus_theta**2*trunc_exp_cumulant(2, _x2, analytic) - _x9*theta**2*trunc_exp_cumulant(2, _x0, analytic),)
+    _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2, analytic)
+    _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2, analytic)
+    _x0 = _lam0 + a - b*theta
+    _x1 = softmax_weight_factored(1, (theta, one_minus_theta,), (_lam1, _x0,))
+    _x2 = _kappa1_0*one_minus_theta
+    _x3 = _x1*_x2
+    _x4 = softmax_weight_factored(0, (theta, one_minus_theta,), (_lam1, _x0,))
+    _x5 = _x4*theta*(1 - _kappa1_1)
+    _x6 = _x1*_x5
+    _x7 = -_kappa1_1*theta + _x2 + theta
+    return (_x3 - _x5, _x3*_x4 + _x6, -_kappa1_0*_x1*_x4*_x7*one_minus_theta - _kappa2_0*_x1*one_minus_theta**2 - _kappa2_1*_x4*theta**2 - _x6*_x7,)
 
 
 def error_jet_one_head(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the one-head estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*theta
-    _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = b*one_minus_theta
-    _x3 = -_x0 + a + trunc_exp_log_mass(_x2, analytic)
-    _x4 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
-    _x5 = trunc_exp_cumulant(1, _x2, analytic)
-    _x6 = _x5*one_minus_theta
-    _x7 = _x4*_x6
-    _x8 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
-    _x9 = trunc_exp_cumulant(1, _x0, analytic)
-    _x10 = theta*(1 - _x9)
-    _x11 = _x10*_x8
-    _x12 = _x7*_x8
-    _x13 = _x11*_x4
-    _x14 = one_minus_theta**2*trunc_exp_cumulant(2, _x2, analytic)
-    _x15 = _x14*_x4
-    _x16 = theta**2*trunc_exp_cumulant(2, _x0, analytic)
-    _x17 = _x16*_x8
-    _x18 = _x6 - _x9*theta + theta
-    _x19 = -_x18
-    _x20 = _x8**2
-    _x21 = _x20*_x7
-    _x22 = _x4**2
-    _x23 = _x22*_x6*_x8
-    _x24 = _x10*_x20*_x4
-    _x25 = _x11*_x22
-    _x26 = _x17*_x4
-    _x27 = _x15*_x8
-    _x28 = _x18*_x23
-    _x29 = _x19*_x24
-    _x30 = _x14 - _x16
-    return (-_x11 + _x7, _x12 + _x13, -_x13*_x18 - _x15 - _x17 + _x19*_x4*_x5*_x8*one_minus_theta, _x21 - _x23 + _x24 - _x25, _x18*_x25 + _x19*_x21 + _x26 - _x27 + _x28 + _x29, _x12*_x30 + _x13*_x30 - _x18**2*_x25 - 2*_x18*_x26 - _x18*_x29 + _x19**2*_x21 - 2*_x19*_x27 + _x19*_x28 + _x4*one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic) + _x8*theta**3*trunc_exp_cumulant(3, _x0, analytic),)
+    _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3, analytic)
+    _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3, analytic)
+    _x0 = _lam0 + a - b*theta
+    _x1 = softmax_weight_factored(1, (theta, one_minus_theta,), (_lam1, _x0,))
+    _x2 = _kappa1_0*one_minus_theta
+    _x3 = _x1*_x2
+    _x4 = softmax_weight_factored(0, (theta, one_minus_theta,), (_lam1, _x0,))
+    _x5 = theta*(1 - _kappa1_1)
+    _x6 = _x4*_x5
+    _x7 = _x3*_x4
+    _x8 = _x1*_x6
+    _x9 = _kappa2_0*one_minus_theta**2
+    _x10 = _x1*_x9
+    _x11 = _kappa2_1*theta**2
+    _x12 = _x11*_x4
+    _x13 = -_kappa1_1*theta + _x2 + theta
+    _x14 = -_x13
+    _x15 = _x4**2
+    _x16 = _x15*_x3
+    _x17 = _x1**2
+    _x18 = _x17*_x2*_x4
+    _x19 = _x1*_x15*_x5
+    _x20 = _x17*_x6
+    _x21 = _x1*_x12
+    _x22 = _x10*_x4
+    _x23 = _x13*_x18
+    _x24 = _x14*_x19
+    _x25 = -_x11 + _x9
+    return (_x3 - _x6, _x7 + _x8, _kappa1_0*_x1*_x14*_x4*one_minus_theta - _x10 - _x12 - _x13*_x8, _x16 - _x18 + _x19 - _x20, _x13*_x20 + _x14*_x16 + _x21 - _x22 + _x23 + _x24, _kappa3_0*_x1*one_minus_theta**3 + _kappa3_1*_x4*theta**3 - _x13**2*_x20 - 2*_x13*_x21 - _x13*_x24 + _x14**2*_x16 - 2*_x14*_x22 + _x14*_x23 + _x25*_x7 + _x25*_x8,)
 
 
 def error_reflected(a, b, theta, analytic=False):
@@ -425,59 +452,51 @@ def error_and_gradient_reflected(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b) for the reflected estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*theta
-    _x1 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
-    _x2 = b*one_minus_theta
-    _x3 = trunc_exp_log_mass(_x2, analytic)
-    _x4 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
-    _x5 = trunc_exp_cumulant(1, _x0, analytic)
-    _x6 = _x4*_x5*theta
-    _x7 = trunc_exp_cumulant(1, _x2, analytic)
-    _x8 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
-    _x9 = _x8*one_minus_theta*(1 - _x7)
-    _x10 = _x6*_x8
-    _x11 = _x4*_x9
-    _x12 = -_x5*theta + _x7*one_minus_theta + theta - 1
-    return (-_x6 + _x9, -_x10 - _x11, -_x10*_x12 - _x11*_x12 + _x4*theta**2*trunc_exp_cumulant(2, _x0, analytic) + _x8*one_minus_theta**2*trunc_exp_cumulant(2, _x2, analytic),)
+    _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2, analytic)
+    _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2, analytic)
+    _x0 = _lam1 + a + b*theta - b
+    _x1 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x0, _lam0,))
+    _x2 = _kappa1_1*_x1*theta
+    _x3 = 1 - _kappa1_0
+    _x4 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x0, _lam0,))
+    _x5 = _x2*_x4
+    _x6 = _x1*_x3*_x4*one_minus_theta
+    _x7 = _kappa1_0*one_minus_theta - _kappa1_1*theta + theta - 1
+    return (-_x2 + _x3*_x4*one_minus_theta, -_x5 - _x6, _kappa2_0*_x4*one_minus_theta**2 + _kappa2_1*_x1*theta**2 - _x5*_x7 - _x6*_x7,)
 
 
 def error_jet_reflected(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the reflected estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*theta
-    _x1 = _x0 + a - b + trunc_exp_log_mass(_x0, analytic)
-    _x2 = b*one_minus_theta
-    _x3 = trunc_exp_log_mass(_x2, analytic)
-    _x4 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x1, _x3,))
-    _x5 = trunc_exp_cumulant(1, _x0, analytic)
-    _x6 = _x5*theta
-    _x7 = _x4*_x6
-    _x8 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x1, _x3,))
-    _x9 = trunc_exp_cumulant(1, _x2, analytic)
-    _x10 = 1 - _x9
-    _x11 = _x10*one_minus_theta
-    _x12 = _x11*_x8
-    _x13 = _x7*_x8
-    _x14 = _x12*_x4
-    _x15 = one_minus_theta**2
-    _x16 = trunc_exp_cumulant(2, _x2, analytic)
-    _x17 = _x15*_x16
-    _x18 = _x17*_x8
-    _x19 = theta**2
-    _x20 = trunc_exp_cumulant(2, _x0, analytic)
-    _x21 = _x19*_x20
-    _x22 = -_x5*theta + _x9*one_minus_theta + theta - 1
-    _x23 = -_x22
-    _x24 = _x4**2
-    _x25 = _x24*_x6*_x8
-    _x26 = _x8**2
-    _x27 = _x26*_x7
-    _x28 = _x12*_x24
-    _x29 = _x11*_x26*_x4
-    _x30 = _x23*_x25
-    _x31 = _x17 - _x21
-    return (_x12 - _x7, -_x13 - _x14, -_x13*_x22 + _x14*_x23 + _x18 + _x21*_x4, _x25 - _x27 + _x28 - _x29, -_x18*_x4 + _x19*_x20*_x4*_x8 - _x22*_x27 - _x22*_x29 - _x23*_x28 - _x30, _x10*_x22*_x23*_x26*_x4*one_minus_theta + _x10*_x23**2*_x24*_x8*one_minus_theta + _x10*_x31*_x4*_x8*one_minus_theta + _x13*_x31 + 2*_x15*_x16*_x23*_x4*_x8 + 2*_x19*_x20*_x22*_x4*_x8 - _x22**2*_x27 - _x22*_x30 - _x4*theta**3*trunc_exp_cumulant(3, _x0, analytic) - _x8*one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic),)
+    _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3, analytic)
+    _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3, analytic)
+    _x0 = _lam1 + a + b*theta - b
+    _x1 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x0, _lam0,))
+    _x2 = _kappa1_1*theta
+    _x3 = _x1*_x2
+    _x4 = 1 - _kappa1_0
+    _x5 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x0, _lam0,))
+    _x6 = _x3*_x5
+    _x7 = _x4*one_minus_theta
+    _x8 = _x5*_x7
+    _x9 = _x1*_x8
+    _x10 = one_minus_theta**2
+    _x11 = _kappa2_0*_x10
+    _x12 = _x11*_x5
+    _x13 = theta**2
+    _x14 = _kappa2_1*_x13
+    _x15 = _kappa1_0*one_minus_theta - _kappa1_1*theta + theta - 1
+    _x16 = -_x15
+    _x17 = _x1**2
+    _x18 = _x17*_x2*_x5
+    _x19 = _x5**2
+    _x20 = _x19*_x3
+    _x21 = _x17*_x8
+    _x22 = _x1*_x19*_x7
+    _x23 = _x16*_x18
+    _x24 = _x11 - _x14
+    return (-_x3 + _x4*_x5*one_minus_theta, -_x6 - _x9, _x1*_x14 + _x12 - _x15*_x6 + _x16*_x9, _x18 - _x20 + _x21 - _x22, _kappa2_1*_x1*_x13*_x5 - _x1*_x12 - _x15*_x20 - _x15*_x22 - _x16*_x21 - _x23, 2*_kappa2_0*_x1*_x10*_x16*_x5 + 2*_kappa2_1*_x1*_x13*_x15*_x5 - _kappa3_0*_x5*one_minus_theta**3 - _kappa3_1*_x1*theta**3 + _x1*_x15*_x16*_x19*_x4*one_minus_theta + _x1*_x24*_x4*_x5*one_minus_theta - _x15**2*_x20 - _x15*_x23 + _x16**2*_x17*_x4*_x5*one_minus_theta + _x24*_x6,)
 
 
 def error_averaged(a, b, theta, analytic=False):
@@ -593,101 +612,95 @@ def error_and_gradient_averaged(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b) for the averaged estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*one_minus_theta
-    _x1 = trunc_exp_cumulant(1, _x0, analytic)
-    _x2 = _x1*one_minus_theta
-    _x3 = b*theta
-    _x4 = trunc_exp_log_mass(_x3, analytic)
-    _x5 = trunc_exp_log_mass(_x0, analytic)
-    _x6 = -_x3 + _x5 + a
-    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x6,))
+    _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2, analytic)
+    _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2, analytic)
+    _x0 = _kappa1_0*one_minus_theta
+    _x1 = b*theta
+    _x2 = _lam0 - _x1 + a
+    _x3 = ((acb(1)/2))*softmax_weight_factored(1, (theta, one_minus_theta,), (_lam1, _x2,))
+    _x4 = _x0*_x3
+    _x5 = _kappa1_1*theta
+    _x6 = _lam1 + _x1 + a - b
+    _x7 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x6, _lam0,))
     _x8 = ((acb(1)/2))*_x7
-    _x9 = _x2*_x8
-    _x10 = trunc_exp_cumulant(1, _x3, analytic)
-    _x11 = _x10*theta
-    _x12 = _x3 + _x4 + a - b
-    _x13 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x12, _x5,))
-    _x14 = ((acb(1)/2))*_x13
-    _x15 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x6,))
-    _x16 = ((acb(1)/2))*_x15
-    _x17 = 1 - _x10
-    _x18 = _x17*theta
-    _x19 = ((acb(1)/2))*softmax_weight_factored(1, (theta, one_minus_theta,), (_x12, _x5,))
-    _x20 = _x19*one_minus_theta*(1 - _x1)
-    _x21 = _x11*_x13*_x19
-    _x22 = _x13*_x20
-    _x23 = one_minus_theta**2*trunc_exp_cumulant(2, _x0, analytic)
-    _x24 = theta**2*trunc_exp_cumulant(2, _x3, analytic)
-    _x25 = -_x10*theta + _x2 + theta
-    _x26 = _x25 - 1
-    return (-_x11*_x14 - _x16*_x18 + _x20 + _x9, ((acb(1)/2))*_x1*_x15*_x7*one_minus_theta + ((acb(1)/2))*_x15*_x17*_x7*theta - _x21 - _x22, _x14*_x24 - _x15*_x18*_x25*_x8 - _x15*_x25*_x9 - _x16*_x24 + _x19*_x23 - _x21*_x26 - _x22*_x26 - _x23*_x8,)
+    _x9 = softmax_weight_factored(0, (theta, one_minus_theta,), (_lam1, _x2,))
+    _x10 = ((acb(1)/2))*_x9
+    _x11 = theta*(1 - _kappa1_1)
+    _x12 = ((acb(1)/2))*softmax_weight_factored(1, (theta, one_minus_theta,), (_x6, _lam0,))
+    _x13 = _x12*one_minus_theta*(1 - _kappa1_0)
+    _x14 = _x4*_x9
+    _x15 = _x12*_x5*_x7
+    _x16 = _x11*_x3*_x9
+    _x17 = _x13*_x7
+    _x18 = _kappa2_0*one_minus_theta**2
+    _x19 = _kappa2_1*theta**2
+    _x20 = -_kappa1_1*theta + _x0 + theta
+    _x21 = _x20 - 1
+    return (-_x10*_x11 + _x13 + _x4 - _x5*_x8, _x14 - _x15 + _x16 - _x17, -_x10*_x19 + _x12*_x18 - _x14*_x20 - _x15*_x21 - _x16*_x20 - _x17*_x21 - _x18*_x3 + _x19*_x8,)
 
 
 def error_jet_averaged(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the averaged estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
-    _x0 = b*one_minus_theta
-    _x1 = trunc_exp_cumulant(1, _x0, analytic)
-    _x2 = _x1*one_minus_theta
-    _x3 = b*theta
-    _x4 = trunc_exp_log_mass(_x3, analytic)
-    _x5 = trunc_exp_log_mass(_x0, analytic)
-    _x6 = -_x3 + _x5 + a
-    _x7 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x4, _x6,))
-    _x8 = ((acb(1)/2))*_x7
-    _x9 = _x2*_x8
-    _x10 = trunc_exp_cumulant(1, _x3, analytic)
-    _x11 = _x10*theta
-    _x12 = _x3 + _x4 + a - b
-    _x13 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x12, _x5,))
-    _x14 = ((acb(1)/2))*_x13
-    _x15 = _x11*_x14
-    _x16 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x4, _x6,))
-    _x17 = ((acb(1)/2))*_x16
-    _x18 = 1 - _x10
-    _x19 = _x18*theta
-    _x20 = _x17*_x19
-    _x21 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x12, _x5,))
-    _x22 = ((acb(1)/2))*_x21
-    _x23 = 1 - _x1
-    _x24 = _x23*one_minus_theta
-    _x25 = _x22*_x24
-    _x26 = _x11*_x22
-    _x27 = _x13*_x26
-    _x28 = _x13*_x25
-    _x29 = one_minus_theta**2
-    _x30 = trunc_exp_cumulant(2, _x0, analytic)
-    _x31 = _x29*_x30
-    _x32 = _x31*_x8
-    _x33 = theta**2
-    _x34 = trunc_exp_cumulant(2, _x3, analytic)
-    _x35 = _x33*_x34
-    _x36 = _x22*_x31
-    _x37 = -_x10*theta + _x2 + theta
-    _x38 = -_x37
-    _x39 = _x19*_x8
-    _x40 = _x16*_x39
-    _x41 = _x37 - 1
-    _x42 = -_x41
-    _x43 = _x7**2
-    _x44 = _x16**2
-    _x45 = _x20*_x43
-    _x46 = _x39*_x44
-    _x47 = _x21**2
-    _x48 = _x15*_x47
-    _x49 = _x13**2
-    _x50 = _x26*_x49
-    _x51 = _x14*_x24*_x47
-    _x52 = _x25*_x49
-    _x53 = _x42*_x50
-    _x54 = one_minus_theta**3
-    _x55 = trunc_exp_cumulant(3, _x0, analytic)
-    _x56 = theta**3
-    _x57 = trunc_exp_cumulant(3, _x3, analytic)
-    _x58 = _x31 - _x35
-    _x59 = -_x58
-    return (-_x15 - _x20 + _x25 + _x9, ((acb(1)/2))*_x1*_x16*_x7*one_minus_theta + ((acb(1)/2))*_x16*_x18*_x7*theta - _x27 - _x28, _x14*_x35 + _x16*_x38*_x9 - _x17*_x35 - _x27*_x41 + _x28*_x42 - _x32 + _x36 - _x37*_x40, -_x17*_x2*_x43 + _x44*_x9 - _x45 + _x46 - _x48 + _x50 - _x51 + _x52, ((acb(1)/2))*_x1*_x16*_x37*_x43*one_minus_theta + ((acb(1)/2))*_x1*_x38*_x44*_x7*one_minus_theta + ((acb(1)/2))*_x13*_x21*_x33*_x34 - _x13*_x36 + ((acb(1)/2))*_x16*_x18*_x37*_x43*theta - _x16*_x32 + ((acb(1)/2))*_x16*_x33*_x34*_x7 + ((acb(1)/2))*_x18*_x38*_x44*_x7*theta - _x41*_x48 - _x41*_x51 - _x42*_x52 - _x53, ((acb(1)/2))*_x1*_x16*_x37*_x38*_x43*one_minus_theta + ((acb(1)/2))*_x1*_x16*_x58*_x7*one_minus_theta + ((acb(1)/2))*_x1*_x38**2*_x44*_x7*one_minus_theta + ((acb(1)/2))*_x13*_x21*_x23*_x58*one_minus_theta + _x13*_x21*_x29*_x30*_x42 + _x13*_x21*_x33*_x34*_x41 + ((acb(1)/2))*_x13*_x23*_x41*_x42*_x47*one_minus_theta - _x14*_x56*_x57 - _x16*_x31*_x38*_x7 - _x16*_x35*_x37*_x7 + ((acb(1)/2))*_x16*_x56*_x57 + ((acb(1)/2))*_x21*_x23*_x42**2*_x49*one_minus_theta - _x22*_x54*_x55 - _x27*_x59 - _x37**2*_x45 - _x37*_x38*_x46 - _x40*_x59 - _x41**2*_x48 - _x41*_x53 + ((acb(1)/2))*_x54*_x55*_x7,)
+    _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3, analytic)
+    _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3, analytic)
+    _x0 = _kappa1_0*one_minus_theta
+    _x1 = b*theta
+    _x2 = _lam0 - _x1 + a
+    _x3 = softmax_weight_factored(1, (theta, one_minus_theta,), (_lam1, _x2,))
+    _x4 = ((acb(1)/2))*_x3
+    _x5 = _x0*_x4
+    _x6 = _kappa1_1*theta
+    _x7 = _lam1 + _x1 + a - b
+    _x8 = softmax_weight_factored(0, (theta, one_minus_theta,), (_x7, _lam0,))
+    _x9 = ((acb(1)/2))*_x8
+    _x10 = _x6*_x9
+    _x11 = softmax_weight_factored(0, (theta, one_minus_theta,), (_lam1, _x2,))
+    _x12 = ((acb(1)/2))*_x11
+    _x13 = theta*(1 - _kappa1_1)
+    _x14 = _x12*_x13
+    _x15 = softmax_weight_factored(1, (theta, one_minus_theta,), (_x7, _lam0,))
+    _x16 = ((acb(1)/2))*_x15
+    _x17 = one_minus_theta*(1 - _kappa1_0)
+    _x18 = _x16*_x17
+    _x19 = _x11*_x5
+    _x20 = _x16*_x6
+    _x21 = _x20*_x8
+    _x22 = _x13*_x4
+    _x23 = _x11*_x22
+    _x24 = _x18*_x8
+    _x25 = _kappa2_0*one_minus_theta**2
+    _x26 = _x25*_x4
+    _x27 = _kappa2_1*theta**2
+    _x28 = _x16*_x25
+    _x29 = -_kappa1_1*theta + _x0 + theta
+    _x30 = -_x29
+    _x31 = _x29 - 1
+    _x32 = -_x31
+    _x33 = _x3**2
+    _x34 = _x0*_x12*_x33
+    _x35 = _x11**2
+    _x36 = _x35*_x5
+    _x37 = _x15**2
+    _x38 = _x10*_x37
+    _x39 = _x8**2
+    _x40 = _x20*_x39
+    _x41 = _x14*_x33
+    _x42 = _x22*_x35
+    _x43 = _x17*_x37*_x9
+    _x44 = _x18*_x39
+    _x45 = _x11*_x27
+    _x46 = _x27*_x8
+    _x47 = _x29*_x34
+    _x48 = _x30*_x42
+    _x49 = _x32*_x40
+    _x50 = _x31*_x43
+    _x51 = _kappa3_0*one_minus_theta**3
+    _x52 = _kappa3_1*theta**3
+    _x53 = _x25 - _x27
+    _x54 = -_x53
+    return (-_x10 - _x14 + _x18 + _x5, _x19 - _x21 + _x23 - _x24, -_x12*_x27 + _x19*_x30 - _x21*_x31 - _x23*_x29 + _x24*_x32 - _x26 + _x27*_x9 + _x28, -_x34 + _x36 - _x38 + _x40 - _x41 + _x42 - _x43 + _x44, -_x11*_x26 + _x16*_x46 - _x28*_x8 + _x29*_x41 + _x30*_x36 - _x31*_x38 - _x32*_x44 + _x4*_x45 + _x47 + _x48 - _x49 - _x50, -_x11*_x25*_x3*_x30 + _x12*_x52 + _x15*_x25*_x32*_x8 + _x15*_x31*_x46 - _x16*_x51 + _x19*_x53 - _x21*_x54 - _x23*_x54 + _x24*_x53 - _x29**2*_x41 - _x29*_x3*_x45 - _x29*_x48 + _x30**2*_x36 + _x30*_x47 - _x31**2*_x38 - _x31*_x49 + _x32**2*_x44 + _x32*_x50 + _x4*_x51 - _x52*_x9,)
 
 
 def error_pooled(a, b, theta, analytic=False):
@@ -814,112 +827,100 @@ def error_and_gradient_pooled(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b) for the pooled estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
+    _lam0, _kappa1_0, _kappa2_0 = trunc_exp_jet(b*one_minus_theta, 2, analytic)
+    _lam1, _kappa1_1, _kappa2_1 = trunc_exp_jet(b*theta, 2, analytic)
     _x0 = b*theta
-    _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = b*one_minus_theta
-    _x3 = trunc_exp_log_mass(_x2, analytic)
-    _x4 = -_x0 + _x3 + a
-    _x5 = _x0 + _x1 + a - b
-    _x6 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x7 = trunc_exp_cumulant(1, _x2, analytic)
-    _x8 = _x7*one_minus_theta
-    _x9 = _x6*_x8
-    _x10 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x11 = trunc_exp_cumulant(1, _x0, analytic)
-    _x12 = _x10*_x11*theta
-    _x13 = 1 - _x7
-    _x14 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x15 = _x13*_x14*one_minus_theta
-    _x16 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x17 = _x16*theta*(1 - _x11)
-    _x18 = _x14 + _x16
-    _x19 = -_x10 - _x6
-    _x20 = one_minus_theta**2
-    _x21 = trunc_exp_cumulant(2, _x2, analytic)
-    _x22 = theta**2
-    _x23 = trunc_exp_cumulant(2, _x0, analytic)
-    _x24 = -_x11*theta + _x8
-    _x25 = _x24 + theta
-    _x26 = _x25 - 1
-    _x27 = _x24 + 2*theta - 1
-    return (-_x12 + _x15 - _x17 + _x9, -_x12*_x18 + _x15*_x19 - _x17*_x19 + _x18*_x9, _x10*_x22*_x23 - _x12*(_x14*_x26 - _x16*one_minus_theta + _x27*_x6) + _x13*_x14*one_minus_theta*(-_x10*_x26 - _x16*_x24 + _x6*theta) + _x14*_x20*_x21 - _x16*_x22*_x23 - _x17*(_x10*one_minus_theta + _x14*_x24 + _x25*_x6) - _x20*_x21*_x6 + _x6*_x7*one_minus_theta*(-_x10*_x27 - _x14*theta - _x16*_x25),)
+    _x1 = _lam0 - _x0 + a
+    _x2 = _lam1 + _x0 + a - b
+    _x3 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x4 = _kappa1_0*one_minus_theta
+    _x5 = _x3*_x4
+    _x6 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x7 = _kappa1_1*_x6*theta
+    _x8 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x9 = _x8*one_minus_theta*(1 - _kappa1_0)
+    _x10 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x11 = _x10*theta*(1 - _kappa1_1)
+    _x12 = _x10 + _x8
+    _x13 = -_x3 - _x6
+    _x14 = _kappa2_0*one_minus_theta**2
+    _x15 = _kappa2_1*theta**2
+    _x16 = -_kappa1_1*theta + _x4
+    _x17 = _x16 + theta
+    _x18 = _x16 + 2*theta - 1
+    _x19 = _x17 - 1
+    return (-_x11 + _x5 - _x7 + _x9, -_x11*_x13 + _x12*_x5 - _x12*_x7 + _x13*_x9, -_x10*_x15 - _x11*(_x16*_x8 + _x17*_x3 + _x6*one_minus_theta) - _x14*_x3 + _x14*_x8 + _x15*_x6 + _x5*(-_x10*_x17 - _x18*_x6 - _x8*theta) - _x7*(-_x10*one_minus_theta + _x18*_x3 + _x19*_x8) + _x9*(-_x10*_x16 - _x19*_x6 + _x3*theta),)
 
 
 def error_jet_pooled(a, b, theta, analytic=False):
     """(e, ∂e/∂a, ∂e/∂b, ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the pooled estimator, in one pass."""
     a, b, theta = acb(a), acb(b), acb(theta)
     one_minus_theta = 1 - theta
+    _lam0, _kappa1_0, _kappa2_0, _kappa3_0 = trunc_exp_jet(b*one_minus_theta, 3, analytic)
+    _lam1, _kappa1_1, _kappa2_1, _kappa3_1 = trunc_exp_jet(b*theta, 3, analytic)
     _x0 = b*theta
-    _x1 = trunc_exp_log_mass(_x0, analytic)
-    _x2 = b*one_minus_theta
-    _x3 = trunc_exp_log_mass(_x2, analytic)
-    _x4 = -_x0 + _x3 + a
-    _x5 = _x0 + _x1 + a - b
-    _x6 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x7 = trunc_exp_cumulant(1, _x2, analytic)
-    _x8 = _x7*one_minus_theta
-    _x9 = _x6*_x8
-    _x10 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x11 = trunc_exp_cumulant(1, _x0, analytic)
-    _x12 = _x11*theta
-    _x13 = _x10*_x12
-    _x14 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x15 = 1 - _x7
-    _x16 = _x15*one_minus_theta
-    _x17 = _x14*_x16
-    _x18 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_x1, _x4, _x5, _x3,))
-    _x19 = theta*(1 - _x11)
-    _x20 = _x18*_x19
-    _x21 = _x14 + _x18
-    _x22 = _x21*_x6
-    _x23 = _x10*_x21
-    _x24 = _x12*_x23
-    _x25 = -_x10 - _x6
-    _x26 = _x14*_x25
-    _x27 = _x18*_x25
-    _x28 = _x19*_x27
-    _x29 = one_minus_theta**2
-    _x30 = trunc_exp_cumulant(2, _x2, analytic)
-    _x31 = _x29*_x30
-    _x32 = theta**2
-    _x33 = trunc_exp_cumulant(2, _x0, analytic)
-    _x34 = _x32*_x33
-    _x35 = _x10*one_minus_theta
-    _x36 = -_x11*theta + _x8
-    _x37 = _x14*_x36
-    _x38 = _x36 + theta
-    _x39 = _x38*_x6
-    _x40 = _x35 + _x37 + _x39
-    _x41 = _x18*_x40
-    _x42 = _x18*one_minus_theta
-    _x43 = _x38 - 1
-    _x44 = _x14*_x43
-    _x45 = _x36 + 2*theta - 1
-    _x46 = _x45*_x6
-    _x47 = -_x42 + _x44 + _x46
-    _x48 = _x10*_x47
-    _x49 = _x6*theta
-    _x50 = -_x18*_x36
-    _x51 = -_x10*_x43
-    _x52 = _x49 + _x50 + _x51
-    _x53 = _x14*theta
-    _x54 = -_x18*_x38
-    _x55 = -_x10*_x45
-    _x56 = -_x53 + _x54 + _x55
-    _x57 = _x21**2
-    _x58 = _x25**2
-    _x59 = -_x22 - _x23
-    _x60 = _x26 + _x27
-    _x61 = _x14*_x52
-    _x62 = _x41 + _x61
-    _x63 = _x56*_x6
-    _x64 = -_x48 - _x63
-    _x65 = one_minus_theta**3*trunc_exp_cumulant(3, _x2, analytic)
-    _x66 = theta**3*trunc_exp_cumulant(3, _x0, analytic)
-    _x67 = 2*_x34
-    _x68 = 2*_x31
-    _x69 = _x31 - _x34
-    _x70 = _x10*_x69 + _x18*_x69
-    _x71 = -_x69
-    _x72 = _x14*_x71 + _x6*_x71
-    return (-_x13 + _x17 - _x20 + _x9, _x16*_x26 + _x22*_x8 - _x24 - _x28, _x10*_x32*_x33 - _x12*_x48 + _x14*_x15*_x52*one_minus_theta + _x14*_x29*_x30 - _x18*_x34 - _x19*_x41 - _x31*_x6 + _x56*_x6*_x7*one_minus_theta, -_x13*_x57 - _x13*_x60 + _x17*_x58 + _x17*_x59 - _x20*_x58 - _x20*_x59 + _x57*_x9 + _x60*_x9, _x10*_x21*_x32*_x33 - _x13*_x62 + _x14*_x15*_x25*_x52*one_minus_theta + _x14*_x15*_x64*one_minus_theta + _x14*_x25*_x29*_x30 - _x20*_x64 + _x21*_x56*_x6*_x7*one_minus_theta - _x22*_x31 - _x24*_x47 - _x27*_x34 - _x28*_x40 + _x6*_x62*_x7*one_minus_theta, -_x10*_x66 - _x13*_x47**2 - _x13*(-_x40*_x42 + _x44*_x52 + _x46*_x56 + _x72) - _x14*_x65 + _x17*_x52**2 + _x17*(_x40*_x50 + _x47*_x51 + _x49*_x56 + _x70) + _x18*_x66 - _x20*_x40**2 - _x20*(_x35*_x47 + _x37*_x52 + _x39*_x56 + _x72) - _x41*_x67 + _x48*_x67 + _x56**2*_x9 + _x6*_x65 + _x61*_x68 - _x63*_x68 + _x9*(_x40*_x54 + _x47*_x55 - _x52*_x53 + _x70),)
+    _x1 = _lam0 - _x0 + a
+    _x2 = _lam1 + _x0 + a - b
+    _x3 = softmax_weight_factored(1, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x4 = _kappa1_0*one_minus_theta
+    _x5 = _x3*_x4
+    _x6 = softmax_weight_factored(2, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x7 = _kappa1_1*theta
+    _x8 = _x6*_x7
+    _x9 = softmax_weight_factored(3, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x10 = one_minus_theta*(1 - _kappa1_0)
+    _x11 = _x10*_x9
+    _x12 = softmax_weight_factored(0, (theta, one_minus_theta, theta, one_minus_theta,), (_lam1, _x1, _x2, _lam0,))
+    _x13 = theta*(1 - _kappa1_1)
+    _x14 = _x12*_x13
+    _x15 = _x12 + _x9
+    _x16 = _x15*_x3
+    _x17 = _x16*_x4
+    _x18 = _x15*_x6
+    _x19 = _x18*_x7
+    _x20 = -_x3 - _x6
+    _x21 = _x20*_x9
+    _x22 = _x10*_x21
+    _x23 = _x12*_x20
+    _x24 = _x13*_x23
+    _x25 = _kappa2_0*one_minus_theta**2
+    _x26 = _kappa2_1*theta**2
+    _x27 = _x6*one_minus_theta
+    _x28 = -_kappa1_1*theta + _x4
+    _x29 = _x28*_x9
+    _x30 = _x28 + theta
+    _x31 = _x3*_x30
+    _x32 = _x27 + _x29 + _x31
+    _x33 = _x12*_x32
+    _x34 = _x9*theta
+    _x35 = -_x12*_x30
+    _x36 = _x28 + 2*theta - 1
+    _x37 = -_x36*_x6
+    _x38 = -_x34 + _x35 + _x37
+    _x39 = _x3*_x38
+    _x40 = _x12*one_minus_theta
+    _x41 = _x30 - 1
+    _x42 = _x41*_x9
+    _x43 = _x3*_x36
+    _x44 = -_x40 + _x42 + _x43
+    _x45 = _x44*_x6
+    _x46 = _x3*theta
+    _x47 = -_x12*_x28
+    _x48 = -_x41*_x6
+    _x49 = _x46 + _x47 + _x48
+    _x50 = _x49*_x9
+    _x51 = _x15**2
+    _x52 = _x20**2
+    _x53 = -_x16 - _x18
+    _x54 = _x21 + _x23
+    _x55 = _x33 + _x50
+    _x56 = -_x39 - _x45
+    _x57 = _kappa3_0*one_minus_theta**3
+    _x58 = _kappa3_1*theta**3
+    _x59 = 2*_x26
+    _x60 = 2*_x25
+    _x61 = _x25 - _x26
+    _x62 = _x12*_x61 + _x6*_x61
+    _x63 = -_x61
+    _x64 = _x3*_x63 + _x63*_x9
+    return (_x11 - _x14 + _x5 - _x8, _x17 - _x19 + _x22 - _x24, _x10*_x50 - _x12*_x26 - _x13*_x33 - _x25*_x3 + _x25*_x9 + _x26*_x6 + _x39*_x4 - _x45*_x7, _x11*_x52 + _x11*_x53 - _x14*_x52 - _x14*_x53 + _x5*_x51 + _x5*_x54 - _x51*_x8 - _x54*_x8, _x11*_x56 - _x14*_x56 - _x16*_x25 + _x17*_x38 + _x18*_x26 - _x19*_x44 + _x21*_x25 + _x22*_x49 - _x23*_x26 - _x24*_x32 + _x5*_x55 - _x55*_x8, _x11*_x49**2 + _x11*(_x32*_x47 + _x38*_x46 + _x44*_x48 + _x62) + _x12*_x58 - _x14*_x32**2 - _x14*(_x27*_x44 + _x29*_x49 + _x31*_x38 + _x64) + _x3*_x57 - _x33*_x59 + _x38**2*_x5 - _x39*_x60 - _x44**2*_x8 + _x45*_x59 + _x5*(_x32*_x35 - _x34*_x49 + _x37*_x44 + _x62) + _x50*_x60 - _x57*_x9 - _x58*_x6 - _x8*(-_x32*_x40 + _x38*_x43 + _x42*_x49 + _x64),)
