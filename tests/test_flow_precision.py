@@ -123,7 +123,7 @@ def test_float64_flow_against_30_digit_flow():
     """(10, 10) → t = 1e12: the float64 Rodas4 flow at rtol 1e-8 and the 30-digit flow (Arb
     integrand, two processes) at rtol 1e-9 differ by ≤ 1e-8 relative in the final b (measured:
     1.7e-10). The 30-digit flow at rtol 1e-9 is itself accurate to ~1e-11 (float64 flows at rtol
-    1e-9 and 1e-10 differ by 6e-12); it takes about 12 minutes (benchmarks/bench_flow.py)."""
+    1e-9 and 1e-10 differ by 6e-12); it takes about 9 minutes (benchmarks/bench_flow.py)."""
     hp = run_population_flow(10.0, 10.0, 1e12, rtol=1e-9, dps=30, per_decade=1, check=False, workers=2)
     assert hp.status.ok
     lo = run_population_flow(10.0, 10.0, 1e12, rtol=1e-8, per_decade=1)
