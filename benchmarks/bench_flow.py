@@ -114,7 +114,7 @@ def main() -> None:
         return
 
     # 2. float64 to t_max as the CLI runs it (with the a-posteriori solve), and Dopri5 for reference
-    full_s, full = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol)
+    full_s, full = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol, parallel_check=True)
     row.update(t_max=args.t_max, float64_to_t_max_seconds=full_s, float64_to_t_max_status=full.status.name,
                float64_to_t_max_steps=full.stats["accepted_steps"],
                float64_to_t_max_field_evaluations=full.stats["gradient_evaluations"],

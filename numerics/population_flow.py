@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import mpmath
@@ -133,8 +134,15 @@ class PopulationFlowFieldMP:
             raise ArithmeticError(f"state outside the domain b > 0: {z}")
         with mpmath.workprec(mpmath.mp.prec + self.guard):
             if self.rhs == "arb":
-                moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
-                                                    hessian=hessian, pool=self._pool)
+                try:
+                    moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
+                                                        hessian=hessian, pool=self._pool)
+                except (BrokenProcessPool, OSError, RuntimeError):
+                    if self._pool is None:
+                        raise
+                    self.close()  # the second process could not run: carry on in this one
+                    moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
+                                                        hessian=hessian)
                 self.rounding_bound = max(self.rounding_bound, moments.rounding_bound)
                 return moments.gradient, moments.hessian
             _, grad, hess = loss_gradient_hessian_gauss_legendre(z[0], z[1], order=self.order,
@@ -323,7 +331,7 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
 def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12, *, rtol: float = 1e-9,
                         delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str = "rodas4",
                         estimator: str = "one-head", fit_from: float | None = None, check: bool = True,
-                        dps: int | None = None, rhs: str = "arb", parallel_check: bool = True,
+                        dps: int | None = None, rhs: str = "arb", parallel_check: bool = False,
                         workers: int = 1, progress=None) -> FlowRun:
     """Integrate the population flow from (a0, b0) to t_max and compute diagnostics and fits.
 
@@ -334,10 +342,13 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     ``rhs`` ("arb", the default, or "mpmath", see :class:`PopulationFlowFieldMP`);
     ``workers=2`` sums half of each Arb evaluation's pieces in a second process. ``rtol`` is the
     local error tolerance per step (mixed, atol = rtol/100); the global error
-    is estimated a posteriori by the rtol/10 solve (``check``), which runs in a
-    second process at the same time as the rtol solve (``parallel_check``, for
-    t_max ≥ :data:`PARALLEL_CHECK_FROM`; False runs the two one after the other
-    here). ``fit_from``
+    is estimated a posteriori by the rtol/10 solve (``check``); with
+    ``parallel_check`` (for t_max ≥ :data:`PARALLEL_CHECK_FROM`; ``stumpcheck
+    flow`` sets it) that solve runs in a second process at the same time as the
+    rtol solve. The second process is started by multiprocessing's "spawn",
+    which imports the caller's main module again: a script that sets it needs
+    the usual ``if __name__ == "__main__":`` guard; if the process cannot run,
+    the check is solved here after all. Likewise ``workers=2``. ``fit_from``
     is the start of the fit range (default: 10⁶ when t_max ≥ 10⁸, else three
     decades below t_max). ``progress(fraction)`` is called as s advances.
     """
@@ -386,9 +397,13 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
         raise
     rel_error = math.nan
     if check:
+        ref = None
         if check_solve is not None:
-            ref = check_solve.result()
-        else:
+            try:
+                ref = check_solve.result()
+            except (BrokenProcessPool, OSError, RuntimeError):
+                ref = None  # the second process could not run (e.g. no importable __main__): solve here
+        if ref is None:
             ref = _solve([a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)
         n = min(len(ref.ts), len(sol.ts))
         rel_error = max(float(abs(r - x) / abs(r)) for r, x in zip(ref.ys[:n, 1], sol.ys[:n, 1]))

@@ -220,7 +220,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
 
     try:
         run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
-                                  solver=solver, dps=dps, rhs=rhs,
+                                  solver=solver, dps=dps, rhs=rhs, parallel_check=True,
                                   workers=int(workers) if workers else min(2, os.cpu_count() or 1))
     finally:
         bar.close()

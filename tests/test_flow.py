@@ -253,3 +253,23 @@ def test_parallel_a_posteriori_check_gives_the_same_run():
     assert parallel.a_posteriori_rel_error_b == serial.a_posteriori_rel_error_b
     assert np.array_equal(parallel.b, serial.b)
     assert 0 < serial.a_posteriori_rel_error_b < 1e-4
+
+
+def test_parallel_check_from_a_script_without_main_guard_falls_back(tmp_path):
+    """spawn imports the caller's main module again; a script without the __main__ guard breaks
+    the second process. The run must still finish, with the check solved in the first process."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from numerics.population_flow import run_population_flow\n"
+        "run = run_population_flow(10.0, 10.0, 100.0, rtol=1e-6, per_decade=1, parallel_check=True)\n"
+        "print('ERR', run.a_posteriori_rel_error_b)\n")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    value = float(done.stdout.split("ERR")[-1])
+    assert 0 < value < 1e-4
