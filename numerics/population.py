@@ -151,14 +151,7 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
                               order: int = 24) -> tuple[float, np.ndarray]:
     """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece."""
     check_parameters(a, b, prior=prior)
-    points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
-    nodes, rest, weights = gauss_legendre_nodes_split(points, order)
-    e, ga, gb = getattr(gen_np, f"error_and_gradient_{_tag(estimator)}")(a, b, nodes, rest)
-    scale = 1.0 / (prior[1] - prior[0])
-    value = scale * float(np.dot(weights, e * e / 2))
-    gradient = scale * np.array([np.dot(weights, e * ga), np.dot(weights, e * gb)])
-    if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
-        raise ArithmeticError(f"non-finite loss or gradient at a={a}, b={b}")
+    value, gradient, _ = _gauss_legendre_float64(float(a), float(b), estimator, prior, order, False)
     return value, gradient
 
 

@@ -178,6 +178,15 @@ def _quadrature_moments(a, b, order: int, estimator: str, rhs: str) -> list:
     return list(g) + [h[0][0], h[0][1], h[1][1]]
 
 
+def _agreement(current: list, finer: list, bits: int) -> float:
+    """Digits two orders' values share, capped at ``bits`` of working precision."""
+    return min(min(_digits(x, y) for x, y in zip(current, finer)), bits * math.log10(2))
+
+
+def _finer(order: int) -> int:
+    return order + (order + 1) // 2
+
+
 def quadrature_agreement(a, b, dps: int, order: int, *, estimator: str = "one-head", rhs: str = "mpmath",
                          guard: int = FIELD_GUARD_BITS) -> float:
     """Significant digits shared by ∇L, ∇²L at orders ``order`` and 1.5·``order`` at (a, b).
@@ -187,12 +196,11 @@ def quadrature_agreement(a, b, dps: int, order: int, *, estimator: str = "one-he
     Capped at that precision when the two agree exactly. Evidence:
     high-precision (two orders).
     """
-    arithmetic = MPArithmetic(dps)
-    with mpmath.workprec(arithmetic.prec + guard):
+    bits = MPArithmetic(dps).prec + guard
+    with mpmath.workprec(bits):
         z = (mpmath.mpf(a), mpmath.mpf(b))
-        current = _quadrature_moments(z[0], z[1], order, estimator, rhs)
-        finer = _quadrature_moments(z[0], z[1], order + (order + 1) // 2, estimator, rhs)
-        return min(min(_digits(x, y) for x, y in zip(current, finer)), (arithmetic.prec + guard) * math.log10(2))
+        return _agreement(_quadrature_moments(z[0], z[1], order, estimator, rhs),
+                          _quadrature_moments(z[0], z[1], _finer(order), estimator, rhs), bits)
 
 
 def quadrature_order_for(a, b, dps: int, *, estimator: str = "one-head", start: int = 10,
@@ -201,16 +209,22 @@ def quadrature_order_for(a, b, dps: int, *, estimator: str = "one-head", start: 
     order 1.5·n to at least dps + 2 significant digits at (a, b), at the flow field's precision
     (dps digits plus guard bits plus ``guard``).
 
-    ``digits`` is the agreement found (see :func:`quadrature_agreement`).
+    ``digits`` is the agreement found (as :func:`quadrature_agreement` measures it);
+    each order's values serve as the finer one of the previous comparison.
     ``rhs``: the integrand code, "mpmath" or "arb" (as the flow that uses the order).
     Raises InputError if no order up to ``largest`` suffices.
     """
+    bits = MPArithmetic(dps).prec + guard
     n = start
-    while n <= largest:
-        digits = quadrature_agreement(a, b, dps, n, estimator=estimator, rhs=rhs, guard=guard)
-        if digits >= dps + 2:
-            return n, digits
-        n = n + (n + 1) // 2
+    with mpmath.workprec(bits):
+        z = (mpmath.mpf(a), mpmath.mpf(b))
+        current = _quadrature_moments(z[0], z[1], n, estimator, rhs)
+        while n <= largest:
+            finer = _quadrature_moments(z[0], z[1], _finer(n), estimator, rhs)
+            digits = _agreement(current, finer, bits)
+            if digits >= dps + 2:
+                return n, digits
+            n, current = _finer(n), finer
     raise InputError(f"no Gauss-Legendre order up to {largest} reaches {dps + 2} digits at a={a}, b={b}")
 
 
@@ -239,11 +253,7 @@ def _order_along_float64_flow(a0, b0, t_max, dps: int, solver: str, estimator: s
 
 def _float64_states(a0, b0, times, solver: str, estimator: str) -> list[tuple[float, float, float]]:
     """(t, a, b) of the float64 flow (rtol 1e-6) at the given increasing times > 0."""
-    field = PopulationFlowField(estimator)
-    sol = diffeqsolve(field, SOLVERS[solver], 0.0, math.log1p(times[-1]), [float(a0), float(b0)],
-                      saveat=SaveAt(ts=tuple(math.log1p(t) for t in times)),
-                      controller=PIController(rtol=1e-6, atol=1e-8), max_steps=200_000,
-                      linearization=field.linearization)
+    sol = _solve([float(a0), float(b0)], times[-1], 1e-6, SOLVERS[solver], np.asarray(times), estimator, None)
     return [(float(math.expm1(s)), float(y[0]), float(y[1])) for s, y in zip(sol.ts, sol.ys)
             if any(abs(math.expm1(s) - t) <= 1e-9 * max(t, 1.0) for t in times)]
 
