@@ -20,18 +20,22 @@ defining softmax in tests/test_empirical_accuracy.py). Write scale(v) for the
 defining sum of v with every term replaced by its absolute value: Σᵢ αᵢ|xᵢ − θ|
 for θ̂ − θ, Σ_{i<j} αᵢαⱼ|Δ∂s||Δx| for ∂θ̂/∂a, ∂θ̂/∂b, and
 (1/m) Σⱼ (scale(eⱼ)|∂θ̂ⱼ| + |eⱼ| scale(∂θ̂ⱼ)) for ∇L̂. Every output is within
-(``ROUNDING_ULPS`` + 4n)·2⁻⁵³·scale (each weight carries the rounding of its
-exponent, |β|·|x − c| ≤ 745 for any weight above underflow, each sum of n terms
-≈ n ulps; measured ≤ 352·2⁻⁵³·scale at n = 12, |a|, b ≤ 10⁶).
+(``ROUNDING_ULPS`` + 4n)·2⁻⁵³·scale, plus 10⁻³⁰⁰ absolute below the normal
+range and, for ``method="pruned"``, :func:`pruned_window_bound` (each weight
+carries the rounding of its exponent, |β|·|x − c| ≤ 745 for any weight above
+underflow; each sum of n terms ≈ n ulps. Measured ≤ 352·2⁻⁵³·scale on
+near-mirrored tasks with n = 12 and |a|, b ≤ 10⁶; this is an error model
+checked by tests, not a proof).
 
 * one-head and reflected: every term has one sign, value = ±scale, so this is
   a relative error (≤ 4·10⁻¹⁴ measured, asserted ≤ 10⁻¹² for a, b up to 10⁶);
 * averaged and pooled: terms of both signs meet, and on a task that is nearly
   its own reflection (points {hᵢ} ∪ {1 − hᵢ} around θ = ½) e and ∇θ̂ are far
   below their scale: there the error is absolute, a few hundred ulps of the
-  scale, and the relative error can reach 1 (a value 10⁻¹⁸ with scale 10⁻²).
-  Such values are not resolved by float64 in any formula: the inputs' own
-  rounding moves them by as much. No cancellation comes from the algebra
+  scale, and the relative error can reach 1 (e.g. a pooled e = −4.6·10⁻¹⁷
+  with scale 0.47 comes out as −8.3·10⁻¹⁷). Resolving such values needs more
+  than double precision: moving one input point by one ulp changes them by as
+  much. No cancellation comes from the algebra
   itself: away from such tasks, e.g. pooled at a = −b, where ∂θ̂/∂b holds
   1 − μ_N − μ_P ≈ 10⁻¹², the result keeps its relative accuracy.
 
