@@ -29,6 +29,14 @@ Predicates (``PREDICATES``):
   Σ w_k·lower(g_k) ≤ ∂L/∂b ≤ Σ w_k·upper(g_k) for every (a, b) in the box
   (rigorous, the w_k are exact and the sums are done in ball arithmetic).
   The θ-pieces are refined (largest w_k·rad(g_k) first) up to ``theta_pieces``.
+  Each leaf records the partition it used, ``bounds["theta_partition"]``: the
+  K + 1 cuts 0 = t₀ < t₁ < … < t_K = 1 as exact decimals (the cuts are dyadic
+  rationals, so their decimal expansions are finite and exact), so that a
+  re-checker can re-evaluate every piece.
+
+Every certificate identifies the code it ran: ``generated_code`` holds the
+sha256 of numerics/generated/population_arb.py (the Arb module generated from
+the derivation) and the stumpcheck version.
 
 Box ends are exact decimal strings (or floats, taken exactly); a decimal end
 that is not binary is rounded outward (lo down, hi up) at the working
@@ -41,6 +49,7 @@ interval contains the evaluated ball.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import itertools
 import json
@@ -161,6 +170,17 @@ def _decimal(x: arb, digits: int, rounding) -> str:
     return str(value)
 
 
+def _exact_decimal(frac: Fraction) -> str:
+    """A dyadic rational m/2^k as its exact finite decimal expansion (k digits after the point)."""
+    k = 0
+    while frac.denominator > 1:   # multiply by 10 until the power of 2 divides out
+        frac *= 10
+        k += 1
+    digits = str(abs(frac.numerator)).rjust(k + 1, "0")
+    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
+    return ("-" if frac < 0 else "") + body
+
+
 def _ball_bounds(ball: arb, digits: int) -> list[str]:
     """[lower, upper] of a real ball, rounded outward to ``digits`` digits."""
     if not ball.is_finite():
@@ -253,7 +273,10 @@ def _eval_dldb(ends, params, estimator, counter, options):
         middle = arb(((lo + hi) / 2).mid())
         heapq.heappush(heap, piece(lo, middle))
         heapq.heappush(heap, piece(middle, hi))
-    return verdict, {"dL/db": _ball_bounds(total, options["digits"]), "theta_pieces": len(heap)}
+    # the pieces are adjacent with exact dyadic ends: their K + 1 distinct ends tile [lo0, hi0]
+    cuts = sorted({_arb_fraction(item[2]) for item in heap} | {_arb_fraction(item[3]) for item in heap})
+    return verdict, {"dL/db": _ball_bounds(total, options["digits"]), "theta_pieces": len(heap),
+                     "theta_partition": [_exact_decimal(c) for c in cuts]}
 
 
 @dataclass(frozen=True)
@@ -290,6 +313,19 @@ def _versions() -> dict:
     return versions
 
 
+def generated_code_identity() -> dict:
+    """What identifies the Arb code a certificate was computed with: the generated module's name,
+    the sha256 of its source bytes, and the stumpcheck version (a re-checker compares the hash with
+    the file it runs)."""
+    source = gen_arb.__spec__.loader.get_data(gen_arb.__file__)
+    try:
+        version = metadata.version("stumpcheck")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return {"module": gen_arb.__name__, "file": "numerics/generated/population_arb.py",
+            "sha256": hashlib.sha256(source).hexdigest(), "stumpcheck": version}
+
+
 @dataclass
 class Certificate:
     """The outcome of :func:`certify`, JSON-serialisable with :meth:`to_json`.
@@ -315,6 +351,7 @@ class Certificate:
     max_boxes: int = 0
     min_width: float = DEFAULT_MIN_WIDTH
     versions: dict = field(default_factory=dict)
+    generated_code: dict = field(default_factory=dict)
     failure_box: dict | None = None
     undecided_box: dict | None = None
     reason: str = ""
@@ -396,7 +433,8 @@ def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: 
     started = time.perf_counter()
     certificate = Certificate(predicate=predicate, params=params, estimator=estimator, box=box.to_dict(),
                               status="undecided", dps=dps, prec_bits=bits, max_boxes=max_boxes,
-                              min_width=min_width, versions=_versions())
+                              min_width=min_width, versions=_versions(),
+                              generated_code=generated_code_identity())
 
     with ctx.workprec(bits):
         c_params = {k: arb(v) for k, v in params.items()}

@@ -20,7 +20,7 @@ from numerics.generated import asymptotics_numpy as derived
 from numerics.generated import population_mpmath as gen_mp
 from numerics.population import loss
 from numerics.population_flow import FlowRun, run_population_flow
-from numerics.precision import agreeing_digits
+from numerics.precision import InputError, agreeing_digits
 
 __all__ = ["ClaimResult", "check_c1", "check_c2", "check_c3", "check_c4", "check_population_claims",
            "direct_error_quadrature", "direct_loss_quadrature"]
@@ -90,6 +90,13 @@ def direct_loss_quadrature(a, b, *, pieces: int = 4096):
     return mpmath.quad(lambda th: gen_mp.error_one_head(a, b, th) ** 2 / 2, grid)
 
 
+def _positive_count(value, name: str) -> int:
+    """A count of points or pieces: a positive int (0 or −1 samples would make C1 pass on no evidence)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def check_c1(*, samples: int = 12, seed: int = 0, dps: int = 30, loss_points=((10, 10), (25, 20)),
              loss_pieces: int = 128, min_digits: float | None = None) -> ClaimResult:
     """C1: the derived θ̂∞ and L agree with direct quadrature of the definitions.
@@ -101,6 +108,8 @@ def check_c1(*, samples: int = 12, seed: int = 0, dps: int = 30, loss_points=((1
     over-refined blind quadrature at ``loss_points``. Figure: the fewest
     agreeing digits; tolerance: ≥ dps − 2.
     """
+    samples = _positive_count(samples, "samples")
+    loss_pieces = _positive_count(loss_pieces, "loss_pieces")
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     need = dps - 2 if min_digits is None else min_digits

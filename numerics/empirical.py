@@ -10,33 +10,34 @@ yᵢ = 1{xᵢ ≥ θ} and scores sᵢ, α = softmax(s) and θ̂ = Σ αᵢ xᵢ:
 
 Per task ℓ = ½ (θ̂ − θ)², L̂ = (1/m) Σⱼ ℓⱼ, ∇L̂ = (1/m) Σⱼ (θ̂ⱼ − θⱼ) ∇θ̂ⱼ.
 
-Group decomposition (why it is exact and cancellation-free). Every estimator
-is a softmax over a union of *groups* g (one-head: P = {y = 1}, N = {y = 0};
-reflected: N with label bonus, P without; pooled: all four). Inside a group the
-score is K_g − β_g x with a constant K_g and β_g = b (one-head) or −b
-(reflected), so with the group's best point c_g (min x if β_g ≥ 0, else max x)
+The per-task algebra (groups of points with one score slope, their moments
+and the pairwise covariance formulas, and why they avoid cancellation) lives
+in :mod:`numerics.empirical_groups`; this module validates the input and runs
+it over the corpus in chunks, densely or on pruned windows.
 
-    S_g = Σ_{i∈g} exp(−β_g (xᵢ − c_g)) ∈ [1, n],      log Z_g = K_g − β_g c_g + log S_g,
-    lo_g = Σ ωᵢ (xᵢ − min_g x) ≥ 0,  hi_g = Σ ωᵢ (max_g x − xᵢ) ≥ 0,  V_g = Σ ωᵢ (xᵢ − μ_g)²,
+Accuracy (float64, measured against an 80-digit mpmath evaluation of the
+defining softmax in tests/test_empirical_accuracy.py). Write scale(v) for the
+defining sum of v with every term replaced by its absolute value: Σᵢ αᵢ|xᵢ − θ|
+for θ̂ − θ, Σ_{i<j} αᵢαⱼ|Δ∂s||Δx| for ∂θ̂/∂a, ∂θ̂/∂b, and
+(1/m) Σⱼ (scale(eⱼ)|∂θ̂ⱼ| + |eⱼ| scale(∂θ̂ⱼ)) for ∇L̂. Every output is within
+(``ROUNDING_ULPS`` + 4n)·2⁻⁵³·scale, plus 10⁻³⁰⁰ absolute below the normal
+range and, for ``method="pruned"``, :func:`pruned_window_bound` (each weight
+carries the rounding of its exponent, |β|·|x − c| ≤ 745 for any weight above
+underflow; each sum of n terms ≈ n ulps. Measured ≤ 352·2⁻⁵³·scale on
+near-mirrored tasks with n = 12 and |a|, b ≤ 10⁶; this is an error model
+checked by tests, not a proof).
 
-with ωᵢ = exp(−β_g (xᵢ − c_g)) / S_g (every exponent ≤ 0: nothing overflows)
-and μ_g = min_g x + lo_g. The group weights w_g = softmax(log Z) use
-differences log Z_g − log Z_h summed in double-double (Dekker products for
-b·c), so that a − b·(c_P − c_N) keeps full relative accuracy at a, b ~ 10⁶.
-Then, with ∂s/∂a = κ_g (1 for the label-bonus groups) and ∂s/∂b = σ_g x + k_g
-(one-head: −x; reflected: x − 1),
-
-    θ̂ = Σ_g w_g μ_g,      θ̂ − θ = Σ_g w_g (μ_g − θ),
-    ∂θ̂/∂a = Cov_α(κ, x) = Σ_{g<h} w_g w_h (κ_g − κ_h)(μ_g − μ_h),
-    ∂θ̂/∂b = Cov_α(σx + k, x) = Σ_g w_g σ_g V_g + Σ_{g<h} w_g w_h (f_g − f_h)(μ_g − μ_h),  f = σμ + k.
-
-Differences of means between groups on opposite sides of θ are sums of
-non-negative terms, μ_P − μ_N = (min_P x − max_N x) + lo_P + hi_N, and
-μ_g − θ likewise; so for the one-head and reflected estimators θ̂, ∂θ̂/∂a
-(= w_P w_N (μ_P − μ_N)) and ∂θ̂/∂b (= −Var_α x, a sum of non-positive terms)
-are computed without cancellation (relative error a small multiple of n·2⁻⁵³).
-For averaged and pooled, terms of both signs meet; each term is still exact
-to a few ulps, so the error is a few ulps of Σ|terms|.
+* one-head and reflected: every term has one sign, value = ±scale, so this is
+  a relative error (≤ 4·10⁻¹⁴ measured, asserted ≤ 10⁻¹² for a, b up to 10⁶);
+* averaged and pooled: terms of both signs meet, and on a task that is nearly
+  its own reflection (points {hᵢ} ∪ {1 − hᵢ} around θ = ½) e and ∇θ̂ are far
+  below their scale: there the error is absolute, a few hundred ulps of the
+  scale, and the relative error can reach 1 (e.g. a pooled e = −4.6·10⁻¹⁷
+  with scale 0.47 comes out as −8.3·10⁻¹⁷). Resolving such values needs more
+  than double precision: moving one input point by one ulp changes them by as
+  much. No cancellation comes from the algebra
+  itself: away from such tasks, e.g. pooled at a = −b, where ∂θ̂/∂b holds
+  1 − μ_N − μ_P ≈ 10⁻¹², the result keeps its relative accuracy.
 
 Domain: a, b any finite reals (b < 0 and b = 0 are handled; the model's
 regime is b > 0); x ∈ [0, 1] float64 (m × n), θ ∈ [0, 1] (m,), used only for
@@ -61,9 +62,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numerics.empirical_groups import Group, combine, group_moments, row_dot, two_prod
 from numerics.precision import InputError, finite_float
 
-__all__ = ["ESTIMATORS", "METHODS", "DEFAULT_WINDOW", "SortedCorpus", "sort_corpus", "estimate",
+__all__ = ["ESTIMATORS", "METHODS", "DEFAULT_WINDOW", "ROUNDING_ULPS", "SortedCorpus", "sort_corpus", "estimate",
            "estimate_and_gradient", "error_and_gradient", "loss_and_gradient", "pruned_window_bound",
            "window_sizes"]
 
@@ -72,9 +74,8 @@ METHODS = ("dense", "pruned")
 DEFAULT_WINDOW = 64.0
 DEFAULT_CHUNK_TOKENS = 2**16
 
-# (label coefficient κ, head) per group; head +1 = one-head scores, −1 = reflected scores.
-_ONE_HEAD = (("P", 1, +1), ("N", 0, +1))
-_REFLECTED = (("N", 1, -1), ("P", 0, -1))
+#: Every output is within (ROUNDING_ULPS + 4n)·2⁻⁵³ of its condition scale (see the module docstring).
+ROUNDING_ULPS = 1024
 
 
 # ---------------------------------------------------------------- validation
@@ -130,162 +131,7 @@ def _rows_per_chunk(n: int, chunk_tokens) -> int:
     return max(1, int(chunk_tokens) // n)
 
 
-# ---------------------------------------------------------------- error-free transforms
-
-_SPLITTER = 134217729.0  # 2^27 + 1 (Dekker)
-
-
-def _two_sum(s, t):
-    u = s + t
-    v = u - s
-    return u, (s - (u - v)) + (t - v)
-
-
-def _two_prod(p, q):
-    """p·q = hi + lo exactly (Dekker/Veltkamp split; |p q| far below overflow here)."""
-    hi = p * q
-    cp = _SPLITTER * p
-    p_hi = cp - (cp - p)
-    p_lo = p - p_hi
-    cq = _SPLITTER * q
-    q_hi = cq - (cq - q)
-    q_lo = q - q_hi
-    lo = ((p_hi * q_hi - hi) + p_hi * q_lo + p_lo * q_hi) + p_lo * q_lo
-    return hi, lo
-
-
-def _sum2(terms):
-    """Σ terms as if in twice the working precision (Ogita–Rump–Oishi Sum2), rounded to double."""
-    s = np.zeros_like(terms[0])
-    c = np.zeros_like(terms[0])
-    for t in terms:
-        s, e = _two_sum(s, t)
-        c = c + e
-    return s + c
-
-
-# ---------------------------------------------------------------- one group
-
-@dataclass
-class _Group:
-    kappa: int      # ∂s/∂a coefficient
-    head: int       # +1 one-head scores (∂s/∂b = −x), −1 reflected scores (∂s/∂b = x − 1)
-    empty: np.ndarray
-    xmin: np.ndarray
-    xmax: np.ndarray
-    terms: list     # log Z_g as an unevaluated sum of doubles
-    lo: np.ndarray
-    hi: np.ndarray
-    var: np.ndarray
-
-    @property
-    def mu(self):
-        return self.xmin + self.lo
-
-
-def _group(values: np.ndarray, mask: np.ndarray, *, beta: float, a: float, b: float, kappa: int,
-           head: int) -> _Group:
-    """Moments of one group (rows of ``values`` where ``mask``), within-group score −β x.
-
-    Masked-out entries must hold values inside the row's group range (``_gather`` repeats the
-    last kept point), so that every distance below is ≥ 0 and every exponent ≤ 0.
-    """
-    keep = mask.astype(np.float64)
-    empty = ~mask.any(axis=1)
-    # values in [0, 1]: adding 2 (subtracting 2) moves masked-out entries out of the min (max)
-    xmin = np.where(empty, 0.0, (values + 2.0 * (1.0 - keep)).min(axis=1))
-    xmax = np.where(empty, 0.0, (values - 2.0 * (1.0 - keep)).max(axis=1))
-    if beta >= 0:
-        dist = (values - xmin[:, None]) * keep
-    else:
-        dist = (xmax[:, None] - values) * keep
-    weight = dist * (-abs(beta))
-    np.exp(weight, out=weight)
-    weight *= keep
-    total = np.where(empty, 1.0, weight.sum(axis=1))
-    near = _row_dot(weight, dist) / total
-    dev = dist - near[:, None]
-    dev *= dev
-    var = _row_dot(weight, dev) / total
-    span = xmax - xmin
-    lo, hi = (near, span - near) if beta >= 0 else (span - near, near)
-    c = xmin if beta >= 0 else xmax
-    p_hi, p_lo = _two_prod(np.full_like(c, -beta), c)
-    rows = values.shape[0]
-    terms = [np.full(rows, a * kappa), np.full(rows, -b if head < 0 else 0.0), p_hi, p_lo, np.log(total)]
-    return _Group(kappa=kappa, head=head, empty=empty, xmin=xmin, xmax=xmax, terms=terms, lo=lo, hi=hi, var=var)
-
-
-def _mean_difference(g: _Group, h: _Group) -> np.ndarray:
-    """μ_g − μ_h, as a sum of same-sign terms when the groups lie on opposite sides."""
-    above = (g.xmin - h.xmax) + g.lo + h.hi
-    below = -((h.xmin - g.xmax) + h.lo + g.hi)
-    overlap = (g.xmin - h.xmin) + (g.lo - h.lo)
-    return np.where(g.xmin >= h.xmax, above, np.where(g.xmax <= h.xmin, below, overlap))
-
-
-def _mean_minus(g: _Group, theta: np.ndarray) -> np.ndarray:
-    """μ_g − θ without cancellation when the group lies on one side of θ."""
-    above = (g.xmin - theta) + g.lo
-    below = -((theta - g.xmax) + g.hi)
-    return np.where(g.xmin >= theta, above, np.where(g.xmax <= theta, below, above))
-
-
-def _mixture(groups: list, theta: np.ndarray):
-    """(θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) of one softmax over the given groups."""
-    approx = np.stack([np.where(g.empty, -np.inf, sum(g.terms)) for g in groups])
-    ref = np.argmax(approx, axis=0)
-    rows = np.arange(approx.shape[1])
-    ref_terms = [np.stack([g.terms[k] for g in groups])[ref, rows] for k in range(len(groups[0].terms))]
-    weights = []
-    for g in groups:
-        diff = _sum2(g.terms + [-t for t in ref_terms])
-        weights.append(np.exp(np.where(g.empty, -np.inf, diff)))
-    norm = sum(weights)
-    weights = [w / norm for w in weights]
-    theta_hat = sum(w * g.mu for w, g in zip(weights, groups))
-    error = sum(w * _mean_minus(g, theta) for w, g in zip(weights, groups))
-    d_a = np.zeros_like(theta_hat)
-    d_b = sum(w * (-g.head) * g.var for w, g in zip(weights, groups))
-    for i, g in enumerate(groups):
-        for j in range(i + 1, len(groups)):
-            h = groups[j]
-            pair = weights[i] * weights[j]
-            delta = _mean_difference(g, h)
-            if g.kappa != h.kappa:
-                d_a = d_a + pair * (g.kappa - h.kappa) * delta
-            if g.head == h.head:
-                f_diff = -g.head * delta
-            elif g.head > 0:        # one-head g (f = −μ), reflected h (f = μ − 1)
-                f_diff = (1.0 - g.mu) - h.mu
-            else:
-                f_diff = g.mu - (1.0 - h.mu)
-            d_b = d_b + pair * f_diff * delta
-    return theta_hat, error, d_a, d_b
-
-
-def _combine(estimator: str, make_group, theta: np.ndarray):
-    """Apply the estimator's group structure; ``make_group(side, kappa, head)`` builds a group."""
-    one = [make_group(side, kappa, head) for side, kappa, head in _ONE_HEAD] \
-        if estimator in ("one-head", "averaged", "pooled") else None
-    ref = [make_group(side, kappa, head) for side, kappa, head in _REFLECTED] \
-        if estimator in ("reflected", "averaged", "pooled") else None
-    if estimator == "one-head":
-        return _mixture(one, theta)
-    if estimator == "reflected":
-        return _mixture(ref, theta)
-    if estimator == "pooled":
-        return _mixture(one + ref, theta)
-    first, second = _mixture(one, theta), _mixture(ref, theta)
-    return tuple(0.5 * (u + v) for u, v in zip(first, second))
-
-
 # ---------------------------------------------------------------- dense path
-
-def _row_dot(u, v):
-    """Σ_j u_ij v_ij per row (batched BLAS dot)."""
-    return np.matmul(u[:, None, :], v[:, :, None])[:, 0, 0]
-
 
 def _dense_pair(xs, positive, pos_f, neg_f, extremes, *, beta: float, a: float, b: float, head: int):
     """Both groups (P, N) of one head in one sweep: a single exponent array, centred per group.
@@ -306,18 +152,18 @@ def _dense_pair(xs, positive, pos_f, neg_f, extremes, *, beta: float, a: float, 
         dist = centre - xs
     weight = dist * (-abs(beta))
     np.exp(weight, out=weight)
-    total_p = _row_dot(weight, pos_f)
-    total_n = _row_dot(weight, neg_f)
+    total_p = row_dot(weight, pos_f)
+    total_n = row_dot(weight, neg_f)
     total_p = np.where(empty_p, 1.0, total_p)
     total_n = np.where(empty_n, 1.0, total_n)
     weighted = weight * dist
-    near_p = _row_dot(weighted, pos_f) / total_p
-    near_n = _row_dot(weighted, neg_f) / total_n
+    near_p = row_dot(weighted, pos_f) / total_p
+    near_n = row_dot(weighted, neg_f) / total_n
     dev = dist - (pos_f * near_p[:, None] + neg_f * near_n[:, None])
     dev *= dev
     dev *= weight
-    var_p = _row_dot(dev, pos_f) / total_p
-    var_n = _row_dot(dev, neg_f) / total_n
+    var_p = row_dot(dev, pos_f) / total_p
+    var_n = row_dot(dev, neg_f) / total_n
     groups = {}
     rows = xs.shape[0]
     for side, xmin, xmax, total, near, var, empty in (("P", xmin_p, xmax_p, total_p, near_p, var_p, empty_p),
@@ -326,10 +172,10 @@ def _dense_pair(xs, positive, pos_f, neg_f, extremes, *, beta: float, a: float, 
         span = xmax - xmin
         lo, hi = (near, span - near) if beta >= 0 else (span - near, near)
         c = xmin if beta >= 0 else xmax
-        p_hi, p_lo = _two_prod(np.full_like(c, -beta), c)
+        p_hi, p_lo = two_prod(np.full_like(c, -beta), c)
         terms = [np.full(rows, a * kappa), np.full(rows, -b if head < 0 else 0.0), p_hi, p_lo, np.log(total)]
-        groups[side] = _Group(kappa=kappa, head=head, empty=empty, xmin=xmin, xmax=xmax, terms=terms,
-                              lo=lo, hi=hi, var=var)
+        groups[side] = Group(kappa=kappa, head=head, empty=empty, xmin=xmin, xmax=xmax, terms=terms,
+                              lo=lo, hi=hi, var=var, forward=beta >= 0)
     return groups
 
 
@@ -355,7 +201,7 @@ def _dense_chunk(xs, th, a, b, estimator):
             pairs[head] = _dense_pair(xs, positive, pos_f, neg_f, extremes, beta=b * head, a=a, b=b, head=head)
         return pairs[head][side]
 
-    return _combine(estimator, make_group, th)
+    return combine(estimator, make_group, th)
 
 
 # ---------------------------------------------------------------- pruned path
@@ -440,9 +286,9 @@ def _pruned_chunk(xs, th, split, a, b, estimator, window, chunk_tokens):
     def make_group(side, kappa, head):
         first, last = windows[(side, head)]
         values, mask = _gather(xs, first, last)
-        return _group(values, mask, beta=b * head, a=a, b=b, kappa=kappa, head=head)
+        return group_moments(values, mask, beta=b * head, a=a, b=b, kappa=kappa, head=head)
 
-    return _combine(estimator, make_group, th)
+    return combine(estimator, make_group, th)
 
 
 def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAULT_WINDOW) -> dict:

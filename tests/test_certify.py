@@ -1,7 +1,10 @@
 """numerics.certify: predicates proved over boxes by Arb interval evaluation and bisection."""
 
+import hashlib
 import json
 import math
+from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -165,3 +168,50 @@ def test_command_exits_1_when_undecided():
 def test_command_bad_input_raises_input_error(argv):
     result = CliRunner().invoke(certify_command, argv)
     assert isinstance(result.exception, InputError)
+
+
+def _leaf_partition(leaf) -> list[Fraction]:
+    return [Fraction(cut) for cut in leaf["bounds"]["theta_partition"]]
+
+
+def test_dldb_certificate_stores_a_partition_that_tiles_theta_exactly_and_recomputes_the_bound():
+    box = Box(a=(repr(10 + 2 * math.log(10) - 0.01), repr(10 + 2 * math.log(10) + 0.01)), b=("10", "10.01"))
+    cert = certify("dLdb_negative", box, max_boxes=50)
+    assert cert.status == "proved" and cert.leaves
+    data = json.loads(cert.to_json())
+    for leaf in data["leaves"]:
+        cuts = _leaf_partition(leaf)
+        # exact rational arithmetic: K + 1 strictly increasing cuts from 0 to 1, widths summing to 1
+        assert len(cuts) == leaf["bounds"]["theta_pieces"] + 1
+        assert cuts[0] == 0 and cuts[-1] == 1
+        assert all(lo < hi for lo, hi in zip(cuts, cuts[1:]))
+        assert sum(hi - lo for lo, hi in zip(cuts, cuts[1:])) == 1
+        # every cut is a dyadic rational, printed exactly (re-parsing it loses nothing)
+        assert all(cut.denominator & (cut.denominator - 1) == 0 for cut in cuts)
+    # a re-checker needs only the record: Σ w_k·g_k over the stored pieces bounds ∂L/∂b below 0
+    from flint import arb, ctx
+
+    from numerics.generated import population_arb as gen
+    leaf = data["leaves"][0]
+    with ctx.workprec(cert.prec_bits):
+        a = arb(leaf["a"][0]).union(arb(leaf["a"][1]))
+        b = arb(leaf["b"][0]).union(arb(leaf["b"][1]))
+        total = arb(0)
+        cuts = _leaf_partition(leaf)
+        for lo, hi in zip(cuts, cuts[1:]):
+            t = arb(lo.numerator) / lo.denominator
+            t = t.union(arb(hi.numerator) / hi.denominator)
+            g = (gen.error_one_head(a, b, t) * gen.error_gradient_one_head(a, b, t)[1]).real
+            total += (arb(hi.numerator) / hi.denominator - arb(lo.numerator) / lo.denominator) * g
+        assert total < 0
+
+
+def test_certificate_identifies_the_generated_arb_code_by_hash():
+    cert = certify("error_abs_le_c_over_b", BOX, params={"c": "2"})
+    source = (Path(__file__).resolve().parent.parent / "numerics" / "generated" / "population_arb.py").read_bytes()
+    code = json.loads(cert.to_json())["generated_code"]
+    assert code["sha256"] == hashlib.sha256(source).hexdigest()
+    assert code["file"] == "numerics/generated/population_arb.py"
+    assert code["stumpcheck"] == cert.versions["stumpcheck"]
+    # the existing keys are still there
+    assert {"versions", "leaves", "status", "prec_bits", "box"} <= set(json.loads(cert.to_json()))

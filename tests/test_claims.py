@@ -76,3 +76,20 @@ def test_population_claims_pass_on_the_real_flow_to_1e12():
     results = check_population_claims(t_max=1e12, samples=4)
     for result in results:
         assert result.status == "PASS", (result.id, result.figure)
+
+
+@pytest.mark.parametrize("kwargs", [{"samples": 0}, {"samples": -1}, {"samples": 2.5}, {"samples": True},
+                                    {"samples": "3"}, {"loss_pieces": 0}])
+def test_c1_counts_must_be_positive_integers(kwargs):
+    # zero or negative samples used to PASS "over -1 random points": no evidence is not a pass
+    from numerics.precision import InputError
+
+    with pytest.raises(InputError, match="must be a positive integer"):
+        check_c1(dps=20, loss_points=(), **kwargs)
+
+
+def test_population_claims_reject_zero_samples_before_running_the_flow():
+    from numerics.precision import InputError
+
+    with pytest.raises(InputError, match="samples"):
+        check_population_claims(samples=0)

@@ -67,7 +67,7 @@ from theory.symbols import beta, theta
 ONE_MINUS_THETA = sp.Symbol("one_minus_theta", positive=True)
 
 __all__ = ["NumpyModelPrinter", "MpmathModelPrinter", "ArbModelPrinter", "stabilize",
-           "factor_softmax_weights", "FactoredSoftmaxWeight", "canonical_rates", "factored_rates", "function_source",
+           "factor_softmax_weights", "FactoredSoftmaxWeight", "canonical_rates", "complement_theta", "factored_rates", "function_source",
            "special_functions_source",
            "reflection_identities", "moment_series_coefficient", "cumulants_from_moments",
            "MAX_CUMULANT_ORDER", "TAYLOR_DEGREE", "TAYLOR_SWITCH", "ARB_SERIES_SWITCH",
@@ -85,6 +85,38 @@ ARB_SERIES_SWITCH = 1
 ARB_SERIES_CAP = 16
 #: The code targets, each with its own printer.
 TARGETS = ("numpy", "mpmath", "arb")
+
+
+def complement_theta(expr: sp.Expr) -> sp.Expr:
+    """Rewrite c·k + d·k·θ (k free of θ, c, d ≠ 0 numbers) in every sum as k·(c·(1 − θ) + (c + d)·θ).
+
+    1 − θ is the symbol ``one_minus_theta``. The pooled estimator's log-weights hold a − b + bθ and
+    b − 2bθ; printed as such they cost an absolute error of about b·2⁻⁵³ wherever the sum is small
+    (θ near 1 at large b), while −b·(1 − θ) and b·((1 − θ) − θ) keep the relative accuracy of
+    1 − θ (a caller passes it exactly). Terms with other powers of θ are left alone.
+    """
+    def rewrite(node):
+        constants, slopes, rest = {}, {}, []
+        for term in node.args:
+            coeff, factor = term.as_coeff_Mul()
+            free, bound = factor.as_independent(theta, as_Add=False)
+            if bound == 1 and coeff.is_Rational:
+                constants[free] = constants.get(free, 0) + coeff
+            elif bound == theta and coeff.is_Rational:
+                slopes[free] = slopes.get(free, 0) + coeff
+            else:
+                rest.append(term)
+        if not set(constants) & set(slopes):
+            return node
+        for free in set(constants) | set(slopes):
+            c, d = constants.get(free, 0), slopes.get(free, 0)
+            if c and d:
+                rest.append(free * (c * ONE_MINUS_THETA + (c + d) * theta))
+            else:
+                rest.append(free * (c + d * theta))
+        return sp.Add(*rest)
+
+    return expr.replace(lambda node: isinstance(node, sp.Add), rewrite)
 
 
 def stabilize(expr: sp.Expr, *, expm1: bool = False) -> sp.Expr:
@@ -373,7 +405,9 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     argument ``one_minus_theta`` (default ``1 - theta``) and uses it wherever
     the expressions hold 1 − θ: near θ = 1 a caller that knows 1 − θ to full
     relative precision (a quadrature node placed by its distance from 1) then
-    resolves layers narrower than the spacing of doubles there (1.1e-16); and
+    resolves layers narrower than the spacing of doubles there (1.1e-16); sums
+    c·k + d·k·θ are printed through 1 − θ (:func:`complement_theta`, e.g. the
+    pooled a − b + bθ as a − b·(1 − θ)); and
     the Λ, κ_k of each rate come from one ``trunc_exp_jet`` call. ``jets``
     does the latter alone, for the Arb target.
     """
@@ -383,7 +417,8 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     if split_theta:
         if target != "numpy":
             raise ValueError("split_theta is for the numpy target (Arb computes 1 − θ as a ball itself)")
-        flat = [e.xreplace({1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA}) for e in flat]
+        flat = [complement_theta(e.xreplace({1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA}))
+                for e in flat]
     if target == "arb":
         # 1 − θ becomes one symbol, computed once (exactly rounded) in the prologue, so that
         # sums such as (1 − θ) + θ·e^{…} do not recompute it with an absolute error
