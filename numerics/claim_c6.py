@@ -63,7 +63,7 @@ C6_SETTINGS = {
 
 HORIZON_RULE = ("large-resolution row: b0 = (m∧n)/4, a0 = calibration_a(b0), eta = 1/lambda_max of the population "
                 "Hessian at (a0, b0); GD on the cell's corpus until b >= min(b*, (m∧n)/2), b* the C5 certified scale "
-                "of the corpus (rms over its seeds of the error along -grad L/|grad L| <= 1/2 at every rung up to b*), "
+                "of the size (rms over its corpora of the error along -grad L/|grad L| <= 1/2 at every rung 8*2^k up to b*), "
                 "or the step cap; if b* <= b0 there is no GD step (stated in the cell). Mechanism row: corpus "
                 "gradient flow from a0 = calibration_a(10), b0 = 10 until b >= (m∧n)/4")
 
@@ -106,7 +106,8 @@ def c6_horizon(m: int, n: int, seeds, *, estimator: str = "one-head") -> dict:
     horizon = None if certified is None else min(float(certified), cap)
     binding = "no certified rung" if certified is None else ("C5 certified scale" if certified < cap else
                                                              "(m∧n)/2 cap")
-    return {"certified_b": certified, "certified_k": c5.get("certified_k"), "certified_source": source,
+    k_star = -1 if certified is None else int(round(math.log2(float(certified) / ladder_b0)))
+    return {"certified_b": certified, "certified_k": k_star, "certified_source": source,
             "cap": cap, "horizon": horizon, "binding": binding, "ladder_b": c5["b"], "seeds": c5["seeds"],
             "along": c5["along"], "ratio": c5["ratio"]}
 
