@@ -56,7 +56,7 @@ def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> l
         ax.legend(fontsize=7)
     fig.suptitle(f"C6: frozen-estimator error and the fitted power-mean surface (seed {seed})", fontsize=11)
     fig.tight_layout()
-    fig.savefig(out / "c6_rates.png", dpi=100)
+    fig.savefig(out / "c6_rates.png", dpi=80)
     plt.close(fig)
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -85,6 +85,6 @@ def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> l
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / "c6_controls.png", dpi=100)
+    fig.savefig(out / "c6_controls.png", dpi=80)
     plt.close(fig)
     return ["c6_rates.png", "c6_controls.png"]

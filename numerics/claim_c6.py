@@ -51,10 +51,11 @@ C6_CI_WIDTH = 0.3
 #: first rung of the horizon's C5 ladder b_k = C6_LADDER_B0·2^k (C5's progress-criterion ladder starts at 8)
 C6_LADDER_B0 = 8.0
 _N_GRID = tuple(2 ** j for j in range(4, 14))  # 16 … 8192
+_N_QUICK = tuple(2 ** j for j in range(4, 11)) + (8192,)  # 16 … 1024 and 8192 (the floor), for speed
 C6_SETTINGS = {
-    "quick": {"sizes": (64, 128, 256), "mechanism_sizes": (64, 128, 256), "seeds": 2, "N": _N_GRID, "reps": 160,
+    "quick": {"sizes": (64, 128, 256), "mechanism_sizes": (64, 128, 256), "seeds": 2, "N": _N_QUICK, "reps": 128,
               "step_cap": 20000, "bootstrap": 100, "flow_rtol": 1e-4, "control_sizes": (64, 128, 256),
-              "control_steps": 300, "above_n": {"size": 16, "seeds": 4, "steps": 200}},
+              "control_steps": 150, "above_n": {"size": 16, "seeds": 4, "steps": 200}},
     "full": {"sizes": (64, 128, 256, 512, 1024), "mechanism_sizes": (64, 128, 256, 512, 1024), "seeds": 4,
              "N": _N_GRID, "reps": 400, "step_cap": 20000, "bootstrap": 400, "flow_rtol": 1e-5,
              "control_sizes": (64, 128, 256, 512), "control_steps": 3000,
@@ -297,6 +298,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
               + f"; horizon (m∧n, binding bound, b*): {binding}"
               + (f"; cells with no GD step (b* <= b0): {no_step}" if no_step else ""))
     details = {"seed": seed, "quick": quick, "precision": "float64", "horizon_rule": HORIZON_RULE,
+               "explanation": _explanation(fits, controls, no_step, len(lr)),
                "b0_rule": "b0 = (m∧n)/4, a0 = calibration_a(b0); eta = 1/lambda_max(population Hessian at start)",
                "power_mean_fit": fits["large-resolution"]["power_mean"],
                "mechanism_fit": fits["mechanism"]["power_mean"],
@@ -320,3 +322,38 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                    f"bootstrap 95% interval at most {C6_CI_WIDTH:g} wide"),
         status="PASS" if all(verdicts.values()) else "FAIL", evidence="sampled",
         seconds=time.perf_counter() - start, details=details)
+
+
+def _explanation(fits: dict, controls: dict, no_step: list, cells: int) -> str:
+    """The paragraph of the report: the criterion, why the fit is a power mean, and what the controls show."""
+    def point(name):
+        summary = controls.get(name) or {}
+        fit = summary.get("power_mean_point_fit") or {}
+        b = [c["b"] for c in summary.get("cells", [])]
+        return (f"p = {fit.get('p', float('nan')):.2f}, frozen b {min(b):.3g}..{max(b):.3g}" if b and "p" in fit
+                else "not run")
+
+    fixed = controls.get("fixed_scale") or []
+    ratios = "; ".join(f"b = {c['b']:g}: error/(1/b + 1/N) from {min(c['ratio_to_1/b+1/N']):.2f} to "
+                       f"{max(c['ratio_to_1/b+1/N']):.2f}" for c in fixed)
+    above = controls.get("above_n") or {}
+    above_cells = above.get("cells", [])
+    dipped = sum(c["b_min"] < c["b0"] for c in above_cells)
+    diverged = sum(str(c["stopped_because"]).startswith("diverged") for c in above_cells)
+    lr, mech = fits["large-resolution"], fits["mechanism"]
+    return (
+        "Criterion: the frozen error, averaged over θ ∈ {0.3, 0.5, 0.7} and the corpora of a size, is fitted by the "
+        "power mean (A^k (m∧n)^(-pk) + B^k N^(-qk))^(1/k) with k free; PASS needs p and q within 0.1 of 1 with "
+        "bootstrap 95% intervals at most 0.3 wide, for both rows. The additive surface (k = 1) is misspecified: the "
+        f"crossover is sharper than a sum (fitted k = {lr['power_mean']['k']:.2f} and {mech['power_mean']['k']:.2f}), "
+        f"and the additive fit reports q = {lr['additive']['q']:.2f} / {mech['additive']['q']:.2f} with rms log "
+        f"residual {lr['additive']['rms_log_residual']:.3f} / {mech['additive']['rms_log_residual']:.3f} against "
+        f"{lr['power_mean']['rms_log_residual']:.3f} / {mech['power_mean']['rms_log_residual']:.3f} for the power "
+        "mean. At a fixed (a, b) on the calibration relation the error is about 1/b + 1/N "
+        f"({ratios}), so the rate in m∧n appears exactly when the frozen b grows like m∧n: from b0 = (m∧n)/4 or by "
+        f"following the corpus flow from b0 = 10. In {len(no_step)} of {cells} large-resolution cells the C5 "
+        "certified scale was not above b0 = (m∧n)/4, so GD took no step and the frozen estimator is the start. "
+        f"Controls (not in the verdict): a0 = b0 = 10 with a feasible step budget: {point('fixed_b0')}; "
+        f"b0 = sqrt(m∧n): {point('sqrt_b0')}; GD from b0 = 2n on small corpora: b went below b0 in {dipped} of "
+        f"{len(above_cells)} runs, ended below b0 in {above.get('lowered', 0)}, and left the model (stopped) in "
+        f"{diverged}.")
