@@ -471,3 +471,15 @@ def test_cli_init_large_resolution(tmp_path, capsys):
         status, _, err = _train(["--m", "64", "--n", "64", "--seed", "3", "--init", "large-resolution", *extra,
                                  "--out", str(tmp_path / "bad")], capsys)
         assert status == 2 and match in err and err.count("\n") == 1
+
+
+def test_population_rule_resume_is_bit_identical(tmp_path):
+    from numerics.training_steps import large_resolution_start
+
+    big = make_corpus(64, 64, seed=2)
+    a0, b0 = large_resolution_start(64, 64)
+    kwargs = dict(a0=a0, b0=b0, b_target=32.0, steps=20000, step_rule="population", method="pruned")
+    whole = train_gd(big.x, big.theta, **kwargs)
+    train_gd(big.x, big.theta, checkpoint_dir=tmp_path, checkpoint_every=7, max_steps_this_run=20, **kwargs)
+    _same(whole, train_gd(big.x, big.theta, checkpoint_dir=tmp_path, checkpoint_every=7, resume=True, **kwargs))
+    assert whole.stopped_because == "b_target" and whole.steps > 20
