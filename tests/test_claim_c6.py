@@ -23,8 +23,8 @@ def _surface(size, N, p, q, k, A=2.0, B=1.5):
     return ((A * size ** -p) ** k + (B * N ** -q) ** k) ** (1 / k)
 
 
-@settings(max_examples=8, deadline=None)
-@given(p=st.floats(0.5, 1.5), q=st.floats(0.5, 1.5), k=st.floats(1.0, 6.0), seed=st.integers(0, 2 ** 16))
+@settings(max_examples=8, deadline=None)  # exponents near the claim's, where both terms dominate somewhere
+@given(p=st.floats(0.75, 1.25), q=st.floats(0.75, 1.25), k=st.floats(1.0, 6.0), seed=st.integers(0, 2 ** 16))
 def test_power_mean_fit_recovers_known_exponents(p, q, k, seed):
     size, N = (v.ravel() for v in np.meshgrid(SIZES, NS))
     noise = np.exp(np.random.default_rng(seed).normal(0, 0.01, size.size))
