@@ -78,7 +78,9 @@ def _load_corpus(corpus_file, m_text, n_text, seed_text):
               help="Step rule when --eta is not given. corpus: 1/||Hess L̂(a0, b0)||_2 with a look at where the "
                    "first step lands (default for the usual start a0 = b0 = 10). population: 1/lambda_max of the "
                    "population Hessian at the start, about b0^3 on the calibration relation (default with --init "
-                   "large-resolution, where the corpus Hessian is indefinite and tiny and its step diverges). "
+                   "large-resolution: there the corpus Hessian is tiny and indefinite; at m = n = 512 its 1/||Hess|| "
+                   "is 50x the population step and leaves the model, and the look-ahead cuts it to 1/1000 of it, "
+                   "too small to reach (m∧n)/2). "
                    "lookahead: the largest 2^j x the population step (j = 6..-10) whose first two steps stay in "
                    "b > 0 and each lower L̂.")
 @click.option("--init", "init", default=None, type=click.Choice(["large-resolution"]),
