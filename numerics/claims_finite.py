@@ -1,9 +1,8 @@
 """Claims C6–C8 of MODEL.md §7: the frozen estimator on fresh contexts, and the boundary.
 
 * C6 — frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at each fixed interior θ:
-  a sweep over (m = n, seed) that makes a corpus, takes its training horizon
-  from C5, trains GD, freezes (a, b) and evaluates fresh contexts over a grid
-  of N (:func:`c6_cell`, run by :func:`numerics.sweep.run_sweep`).
+  lives in :mod:`numerics.claim_c6` (large-resolution and mechanism rows,
+  power-mean fit); its names are re-exported here.
 * C7 — the one-head model's sup over θ ∈ [0, 1] of the error does not vanish,
   at population level (along the calibration relation, b growing) and on fresh
   contexts (N growing), while its interior error does.
@@ -16,11 +15,9 @@ Each check returns a :class:`numerics.claims.ClaimResult` and, with
 on a θ grid (evidence *sampled*); fresh-context figures are Monte Carlo means
 (evidence *sampled*, 95% normal CIs, seeds reported).
 
-Cost (measured on the 2-core shared machine, one process): quick C6 + C7 + C8
-≈ 15 s of CPU (≈ 40 s wall under load), most of it C6's 9 cells and the
-plots; full: C6 ≈ 110 s CPU (25 cells up to m = n = 1024, N up to 8192, 1000
-reps, and 3000 GD steps at m = n = 512), C7 ≈ 100 s and C8 ≈ 200 s wall
-(N up to 4096 with 2000 reps per θ, b up to 10⁵).
+Cost (measured on the 2-core shared machine, one process): quick C7 + C8
+a few seconds of CPU; full C7 ≈ 100 s and C8 ≈ 200 s wall (N up to 4096 with
+2000 reps per θ, b up to 10⁵).
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.claim_c5 import LADDER_B0
+from numerics.claim_c6 import C6_SETTINGS, HORIZON_RULE, INTERIOR_THETAS, c6_cell, c6_cells, check_c6  # noqa: F401
 from numerics.claims import ClaimResult
 from numerics.fits import fit_power_law
 from numerics.fresh import DEFAULT_THETAS, fresh_context_errors, sup_error_over_theta
@@ -45,8 +42,6 @@ __all__ = ["C6_SETTINGS", "C7_C8_SETTINGS", "HORIZON_RULE", "INTERIOR_DELTA", "c
 
 #: interior of C7: θ ∈ [δ, 1 − δ]
 INTERIOR_DELTA = 0.05
-#: interior thresholds evaluated on fresh contexts (C6, C7)
-INTERIOR_THETAS = (0.3, 0.5, 0.7)
 
 #: scales b (population) and context sizes N (fresh; frozen b = 4N on the calibration relation)
 C7_C8_SETTINGS = {
@@ -364,104 +359,7 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                  "ci_method": "normal approximation, mean ± 1.96 sd/sqrt(reps)", "plots": plots})
 
 
-# ---------------------------------------------------------------- C6
-
-#: C6 start and horizon. C5's ladder b_k = LADDER_B0·2^k (b₀ = 1) on the cell's own corpus gives k*;
-#: GD starts at a₀ = b₀ = START_B0, the lowest rung (a₀ = b₀ as MODEL.md §4 suggests, so the calibration
-#: phase is visible), and stops at b* = LADDER_B0·2^k*. A large-resolution start (b₀ = 10 or (m ∧ n)/8)
-#: left every cell up to m ∧ n = 1024 with an empty certified interval (k* = −1, no GD step at all),
-#: which is what C5 finds at those scales: the certified interval lies below b = 10 for these corpora.
-START_B0 = LADDER_B0
-C6_SETTINGS = {
-    "quick": {"sizes": (64, 128, 256, 512), "seeds": 2, "N": (8, 16, 32, 64, 128, 256, 1024, 4096), "reps": 200,
-              "k_max": 5, "step_cap": 500, "long_steps": 300, "long_size": 256},
-    "full": {"sizes": (64, 128, 256, 512, 1024, 2048), "seeds": 4,
-             "N": (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192), "reps": 1000, "k_max": 6,
-             "step_cap": 20000, "long_steps": 3000, "long_size": 512},
-}
-#: Õ slack: an exponent counts as −1 if its 95% CI meets [−1 − SLACK, −1 + SLACK] and is at most ±CI_MAX wide
-C6_SLACK = 0.25
-C6_CI_MAX = 0.5
-#: the C6 verdict needs certified training (k* ≥ 0) in at least this fraction of the cells
-C6_TRAINED_FRACTION = 0.5
-
-HORIZON_RULE = ("C5 on the cell's own corpus (gradient_error_by_scale(m, n, b0=1, k_max, seeds=[corpus seed]), "
-                "one-head, a on the calibration relation) gives k* = the largest k with ‖∇L̂ − ∇L‖/‖∇L‖ ≤ 1/2 at "
-                "every 2^k' (k' ≤ k); GD (default curvature η) starts at a0 = b0 = 1 and runs until "
-                "b ≥ b* = 2^k* or the step cap; k* ≤ 0 (no certified interval beyond the start) means no GD step: "
-                "the frozen (a, b) is the start")
-
-
-def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") -> list[dict]:
-    """The C6 grid: m = n over the mode's sizes × seeds, plus one cell trained much longer."""
-    mode = C6_SETTINGS["quick" if quick else "full"]
-    common = {"N": list(mode["N"]), "thetas": list(INTERIOR_THETAS), "reps": mode["reps"], "k_max": mode["k_max"],
-              "step_cap": mode["step_cap"], "estimator": estimator}
-    cells = [dict(common, m=size, n=size, seed=seed + i, long_steps=None)
-             for size in mode["sizes"] for i in range(mode["seeds"])]
-    cells.append(dict(common, m=mode["long_size"], n=mode["long_size"], seed=seed, long_steps=mode["long_steps"]))
-    return cells
-
-
-def c6_cell(cell: dict) -> dict:
-    """One C6 cell: corpus → C5 horizon → GD → frozen (a, b) → fresh-context errors (see HORIZON_RULE).
-
-    ``cell``: m, n, seed (corpus, C5 and fresh-context seed), N (list), thetas, reps, k_max, step_cap,
-    estimator, long_steps (None: train to the certified horizon; an integer: train max(long_steps,
-    10 × the horizon's steps) steps instead, to show what training much longer does).
-    """
-    from numerics.claim_c5 import gradient_error_by_scale
-    from numerics.corpus import make_corpus
-    from numerics.training import train_gd
-
-    started = time.perf_counter()
-    m, n, seed = int(cell["m"]), int(cell["n"]), int(cell["seed"])
-    estimator = cell.get("estimator", "one-head")
-    b0 = a0 = START_B0
-    corpus = make_corpus(m, n, seed=seed)
-    c5 = gradient_error_by_scale(m, n, b0=LADDER_B0, k_max=int(cell["k_max"]), seeds=[seed], estimator=estimator)
-    k_star = int(c5["certified_k"])
-    b_target = max(b0, LADDER_B0 * 2.0 ** k_star) if k_star >= 0 else b0
-    out = {"m": m, "n": n, "m_min_n": min(m, n), "seed": seed, "estimator": estimator, "b0": b0, "a0": a0,
-           "k_star": k_star, "c5_ratio": c5["ratio_max"], "c5_b": c5["b"], "b_target": b_target,
-           "horizon_rule": HORIZON_RULE, "step_cap": int(cell["step_cap"]), "long_steps": cell.get("long_steps")}
-    horizon_steps = 0
-    a, b, stopped, eta, eta_rule, steps = a0, b0, "no certified interval (k* = -1): no GD step", None, None, 0
-    if b_target > b0:
-        run = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, b_target=b_target, steps=int(cell["step_cap"]),
-                       estimator=estimator, record_every=50)
-        a, b, stopped, eta, eta_rule, steps = run.a, run.b, run.stopped_because, run.eta, run.eta_rule, run.steps
-        horizon_steps = run.steps
-    if cell.get("long_steps"):
-        long_steps = max(int(cell["long_steps"]), 10 * horizon_steps)
-        run = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, steps=long_steps, estimator=estimator,
-                       record_every=max(1, long_steps // 100))
-        out["horizon"] = {"a": a, "b": b, "steps": steps, "stopped_because": stopped}
-        a, b, stopped, eta, eta_rule, steps = run.a, run.b, run.stopped_because, run.eta, run.eta_rule, run.steps
-        out["long_trajectory"] = {k: np.asarray(v).tolist() for k, v in run.trajectory.items()}
-    out.update({"a": a, "b": b, "steps": steps, "stopped_because": stopped, "eta": eta, "eta_rule": eta_rule,
-                "calibration_residual": float(derived.calibration_residual(a, b))})
-    rows = []
-    for theta in cell["thetas"]:
-        for N in cell["N"]:
-            r = fresh_context_errors(a, b, float(theta), int(N), estimator=estimator, reps=int(cell["reps"]),
-                                     seed=seed)
-            rows.append({"theta": r.theta, "N": r.N, "mean_abs_error": r.mean_abs_error, "ci_low": r.ci_low,
-                         "ci_high": r.ci_high, "median_abs_error": r.median_abs_error,
-                         "q90_abs_error": r.q90_abs_error})
-    out["fresh"] = rows
-    out["seconds"] = time.perf_counter() - started
-    out["precision"], out["evidence"] = "float64", "sampled"
-    return out
-
-
-def _interior_mean(result: dict) -> dict:
-    """N → mean over the interior θ of the mean |θ̂_N − θ| of one cell."""
-    by_n: dict = {}
-    for row in result["fresh"]:
-        by_n.setdefault(row["N"], []).append(row["mean_abs_error"])
-    return {N: float(np.mean(v)) for N, v in by_n.items()}
-
+# ---------------------------------------------------------------- the additive two-term fit (C6's secondary figure)
 
 def _t95(dof: int) -> float:
     from scipy import stats
@@ -502,155 +400,3 @@ def fit_additive_rate(size, N, error) -> dict:
             "q": float(q), "q_ci95": [float(q - half[3]), float(q + half[3])],
             "A": float(math.exp(log_a)), "B": float(math.exp(log_b)), "points": int(le.size),
             "rms_log_residual": float(math.sqrt(np.mean(fit.fun ** 2)))}
-
-
-def _consistent_with_one(value: float, ci) -> bool:
-    lo, hi = ci
-    return (math.isfinite(lo) and math.isfinite(hi) and hi - lo <= 2 * C6_CI_MAX
-            and lo <= 1 + C6_SLACK and hi >= 1 - C6_SLACK)
-
-
-def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None, workers: int = 1,
-             progress=None) -> ClaimResult:
-    """C6: frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at fixed interior θ ∈ {0.3, 0.5, 0.7}.
-
-    Runs :func:`c6_cells` through :func:`numerics.sweep.run_sweep` (in-process
-    for ``workers=1``, a process pool for more, Dask with ``scheduler``), with
-    the store ``out_dir/c6_sweep.jsonl`` (resumable) or a temporary one. Each
-    cell follows :data:`HORIZON_RULE`. Fits: the joint additive fit
-    :func:`fit_additive_rate` (the verdict), and the marginal power laws in
-    m ∧ n at the largest N and in N at the largest m ∧ n (reported).
-    Tolerance (fixed before looking): both joint exponents p, q, fitted to the
-    error averaged over the interior θ and to each θ on its own, have 95% CIs
-    that meet [1 − 0.25, 1 + 0.25] (the Õ slack: a log factor over our ranges
-    moves a fitted exponent by ≲ 0.25) and are at most ±0.5 wide, and at
-    least half of the cells had a non-empty certified interval (k* ≥ 0), since
-    otherwise the frozen (a, b) is the start and the exponent in m ∧ n measures
-    the b₀ rule, not the training the claim is about.
-    """
-    import tempfile
-
-    from numerics.sweep import run_sweep
-
-    start = time.perf_counter()
-    seed = _check_seed(seed)
-    cells = c6_cells(quick=quick, seed=seed)
-    if out_dir is not None:
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        records = run_sweep(c6_cell, cells, store=Path(out_dir) / "c6_sweep.jsonl", scheduler=scheduler,
-                            workers=workers, progress=progress)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            records = run_sweep(c6_cell, cells, store=Path(tmp) / "c6_sweep.jsonl", scheduler=scheduler,
-                                workers=workers, progress=progress)
-    results = [r["result"] for r in records]
-    grid = [r for r in results if not r.get("long_steps")]
-    long_run = next((r for r in results if r.get("long_steps")), None)
-    size, Ns, errors = [], [], []
-    for r in grid:
-        for N, value in _interior_mean(r).items():
-            size.append(r["m_min_n"])
-            Ns.append(N)
-            errors.append(value)
-    joint = fit_additive_rate(size, Ns, errors)
-    size, Ns, errors = np.asarray(size), np.asarray(Ns), np.asarray(errors)
-    at_n = Ns == Ns.max()
-    at_m = size == size.max()
-    marginal_m = _slope(size[at_n], errors[at_n])
-    marginal_n = _slope(Ns[at_m], errors[at_m])
-    trained = [r["b_target"] > r["b0"] for r in grid]
-    trained_fraction = float(np.mean(trained))
-    per_theta = {}
-    for theta in sorted({row["theta"] for r in grid for row in r["fresh"]}):
-        rows = [(r["m_min_n"], row["N"], row["mean_abs_error"]) for r in grid for row in r["fresh"]
-                if row["theta"] == theta]
-        per_theta[str(theta)] = fit_additive_rate(*zip(*rows))
-    rate_ok = all(_consistent_with_one(f["p"], f["p_ci95"]) and _consistent_with_one(f["q"], f["q_ci95"])
-                  for f in [joint, *per_theta.values()])
-    ok = rate_ok and trained_fraction >= C6_TRAINED_FRACTION
-    comparison = None
-    if long_run is not None:
-        same = next((r for r in grid if r["m_min_n"] == long_run["m_min_n"] and r["seed"] == long_run["seed"]), None)
-        comparison = {"m_min_n": long_run["m_min_n"], "seed": long_run["seed"], "long_steps": long_run["steps"],
-                      "long_a": long_run["a"], "long_b": long_run["b"],
-                      "long_stopped_because": long_run["stopped_because"],
-                      "long_interior_error": _interior_mean(long_run),
-                      "horizon": long_run.get("horizon"),
-                      "horizon_interior_error": _interior_mean(same) if same else None}
-    plots = []
-    if out_dir is not None:
-        plots.append(_plot_c6(Path(out_dir) / "c6_rates.png", grid, long_run, joint, seed))
-    k_stars = sorted({(r["m_min_n"], r["k_star"]) for r in grid})
-    figure = (f"joint fit error ≈ A(m∧n)^-p + B N^-q: p = {joint['p']:.3f} CI [{joint['p_ci95'][0]:.3f}, "
-              f"{joint['p_ci95'][1]:.3f}], q = {joint['q']:.3f} CI [{joint['q_ci95'][0]:.3f}, {joint['q_ci95'][1]:.3f}]; "
-              f"marginal exponent in m∧n at N={int(Ns.max())}: {marginal_m['exponent']:.3f} CI "
-              f"[{marginal_m['ci95'][0]:.3f}, {marginal_m['ci95'][1]:.3f}], in N at m∧n={int(size.max())}: "
-              f"{marginal_n['exponent']:.3f} CI [{marginal_n['ci95'][0]:.3f}, {marginal_n['ci95'][1]:.3f}]; "
-              f"certified k* by (m∧n, k*): {k_stars}; "
-              f"cells with a certified interval beyond the start: {trained_fraction:.0%}; per θ (p, q): "
-              + ", ".join(f"θ={t}: ({f['p']:.2f}, {f['q']:.2f})" for t, f in per_theta.items()))
-    if comparison is not None:
-        last_n = max(comparison["long_interior_error"])
-        figure += (f"; trained {comparison['long_steps']} steps instead (m∧n={comparison['m_min_n']}): b = "
-                   f"{comparison['long_b']:.3g}, interior error at N={last_n}: "
-                   f"{comparison['long_interior_error'][last_n]:.3g}"
-                   + (f" vs {comparison['horizon_interior_error'][last_n]:.3g} at the horizon"
-                      if comparison["horizon_interior_error"] else ""))
-    return ClaimResult(
-        id="C6", statement="frozen-estimator error is Õ((m∧n)^-1 + N^-1) at each fixed interior θ",
-        figure=figure,
-        tolerance=(f"joint exponents p, q (θ-averaged and at each θ): 95% CI meets [{1 - C6_SLACK:g}, "
-                   f"{1 + C6_SLACK:g}] and is at most "
-                   f"±{C6_CI_MAX:g} wide; and >= {C6_TRAINED_FRACTION:.0%} of cells with a non-empty certified "
-                   "interval (else the frozen scale is the start b0 and measures the b0 rule)"),
-        status=_verdict(ok), evidence="sampled", seconds=time.perf_counter() - start,
-        details={"seed": seed, "quick": quick, "precision": "float64", "horizon_rule": HORIZON_RULE,
-                 "b0_rule": f"a0 = b0 = {START_B0:g} (C5's first rung); train to b* = {LADDER_B0:g}·2^k*", "joint_fit": joint, "joint_fit_per_theta": per_theta,
-                 "marginal_fit_in_m_min_n_at_largest_N": marginal_m, "marginal_fit_in_N_at_largest_m_min_n": marginal_n,
-                 "rate_ok": rate_ok, "trained_fraction": trained_fraction, "long_training": comparison,
-                 "interior_thetas": list(INTERIOR_THETAS), "cells": grid,
-                 "ci_method": "normal approximation, mean ± 1.96 sd/sqrt(reps)", "plots": plots})
-
-
-def _plot_c6(path: Path, grid: list, long_run, joint: dict, seed: int) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    sizes = sorted({r["m_min_n"] for r in grid})
-    cmap = plt.get_cmap("viridis")
-    for i, size in enumerate(sizes):
-        rows = [_interior_mean(r) for r in grid if r["m_min_n"] == size]
-        Ns = sorted(rows[0])
-        mean = [np.mean([row[N] for row in rows]) for N in Ns]
-        k_star = [r["k_star"] for r in grid if r["m_min_n"] == size]
-        axes[0].plot(Ns, mean, "o-", color=cmap(i / max(1, len(sizes) - 1)), ms=4,
-                     label=f"m∧n = {size} (k* = {min(k_star)}..{max(k_star)})")
-    if long_run is not None:
-        row = _interior_mean(long_run)
-        Ns = sorted(row)
-        axes[0].plot(Ns, [row[N] for N in Ns], "k^--", ms=5, label=f"m∧n = {long_run['m_min_n']}, "
-                                                                   f"{long_run['steps']} GD steps")
-    axes[0].set_xlabel("N (fresh context size)")
-    axes[0].set_ylabel("mean |θ̂_N − θ| over θ ∈ {0.3, 0.5, 0.7}")
-    axes[0].set_title(f"frozen estimator on fresh contexts (seed {seed})", fontsize=10)
-    Nmax = max(max(_interior_mean(r)) for r in grid)
-    by_size = [np.mean([_interior_mean(r)[Nmax] for r in grid if r["m_min_n"] == s]) for s in sizes]
-    axes[1].plot(sizes, by_size, "o-", label=f"N = {Nmax}")
-    fitted = [joint["A"] * s ** -joint["p"] + joint["B"] * Nmax ** -joint["q"] for s in sizes]
-    axes[1].plot(sizes, fitted, "k:", label=f"joint fit p = {joint['p']:.2f}, q = {joint['q']:.2f}")
-    axes[1].set_xlabel("m ∧ n")
-    axes[1].set_ylabel("mean |θ̂_N − θ|")
-    axes[1].set_title("error against m ∧ n at the largest N", fontsize=10)
-    for ax in axes:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("C6: frozen-estimator error against m ∧ n and N", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path.name

@@ -197,7 +197,7 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
              steps: int | None = None, b_target: float | None = None, t_max: float | None = None,
              estimator: str = "one-head", checkpoint_dir=None, checkpoint_every: int = 1000, resume: bool = False,
              progress=None, record_every: int = 1, max_steps_this_run: int | None = None,
-             method: str = "dense", keep_b_positive: bool = True) -> TrainResult:
+             method: str = "dense", keep_b_positive: bool = True, step_rule: str = "corpus") -> TrainResult:
     """Run constant-step GD on L̂ of the corpus (x, θ) from (a₀, b₀); see the module docstring.
 
     ``eta=None`` uses :func:`default_eta`. At least one stop rule (``steps``,
@@ -208,6 +208,9 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     ``resume=True``. ``method`` is passed to :func:`numerics.empirical.loss_and_gradient`.
     ``keep_b_positive=False`` lets an iterate leave the model's regime b > 0
     (L̂ is defined for every real b) instead of ending the run there.
+    ``step_rule`` names the rule for ``eta=None`` (:data:`numerics.training_steps.ETA_RULES`:
+    "corpus", the default here, "population" or "lookahead"); a run that would
+    leave the model ends with ``stopped_because`` naming the step and the rule.
     Invalid input raises InputError.
     """
     from numerics.empirical import loss_and_gradient
@@ -230,11 +233,17 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
         raise InputError("resume needs a checkpoint directory")
     if method not in ("dense", "pruned"):
         raise InputError(f"unknown method {method!r}; one of dense, pruned")
+    from numerics.training_steps import ETA_RULES, choose_eta
+
+    if step_rule not in ETA_RULES:
+        raise InputError(f"unknown step rule {step_rule!r}; one of {', '.join(ETA_RULES)}")
     if eta is None:
-        eta_value, eta_rule = default_eta(x, theta, a0, b0, estimator=estimator)
+        eta_value, eta_rule = choose_eta(x, theta, a0, b0, step_rule, estimator=estimator)
+        rule_name = f"the {step_rule} step rule"
     else:
         eta_value = finite_float(eta, "eta", positive=True)
         eta_rule = f"eta = {eta_value:.6g}, given by the user"
+        rule_name = "the user's step"
     settings = _settings(a0, b0, eta_value, estimator, steps, t_max, b_target, record_every, method)
     settings["keep_b_positive"] = bool(keep_b_positive)
     fingerprint = corpus_fingerprint(x, theta)
@@ -286,7 +295,8 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
         except (ArithmeticError, InputError) as exc:
             if last_good is None:
                 raise InputError(f"L̂ cannot be evaluated at (a, b) = ({a!r}, {b!r}): {exc}") from None
-            stopped = f"diverged: L̂ cannot be evaluated at step {k} (a={a!r}, b={b!r}): {exc}"
+            stopped = (f"diverged: L̂ cannot be evaluated at step {k} (a={a!r}, b={b!r}) under {rule_name} "
+                       f"(eta = {eta_value:.6g}): {exc}")
             k, a, b, loss = last_good
             break
         if steps is not None and k >= steps:
@@ -303,7 +313,8 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
             break
         a_next, b_next = a - eta_value * grad_a, b - eta_value * grad_b
         if not (math.isfinite(a_next) and math.isfinite(b_next) and (b_next > 0 or not keep_b_positive)):
-            stopped = f"diverged: step {k + 1} would leave b > 0 or be non-finite (a={a_next!r}, b={b_next!r})"
+            stopped = (f"diverged: step {k + 1} would leave the model (b > 0, finite) under {rule_name} "
+                       f"(eta = {eta_value:.6g}): a={a_next!r}, b={b_next!r}; stopped at step {k}")
             break
         last_good = (k, a, b, loss)
         a, b, k = a_next, b_next, k + 1

@@ -77,13 +77,16 @@ class _Field:
 def empirical_flow(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, t_max: float | None = None,
                    b_target: float | None = None, rtol: float = 1e-9, solver: str = "rodas4",
                    estimator: str = "one-head", method: str = "dense", max_steps: int = 200_000,
-                   progress=None) -> EmpiricalFlowResult:
+                   progress=None, refine_crossing: bool = True) -> EmpiricalFlowResult:
     """Integrate dz/dt = −∇L̂(z) from (a₀, b₀) until ``t_max`` or until b = ``b_target``.
 
     ``rtol`` is the integrator's relative tolerance (atol = rtol·10⁻²).
     ``progress(t, a, b)`` is called after each piece of Δs = 1. With only
     ``b_target`` the solve gives up at t = 10·b_target⁴ (the population flow
-    reaches b at t ≈ b⁴/2). Invalid input raises InputError.
+    reaches b at t ≈ b⁴/2). ``refine_crossing=False`` ends on the first saved
+    point with b ≥ ``b_target`` instead of bisecting for b = b_target (each
+    bisection step is a re-solve; a check that only needs b ≥ b_target skips
+    them). Invalid input raises InputError.
     """
     started = time.perf_counter()
     x, theta = _corpus_arrays(x, theta)
@@ -139,6 +142,9 @@ def empirical_flow(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, 
                 if b_target is not None and zs[-1][1] >= b_target:
                     crossing = next(i for i, z in enumerate(zs) if z[1] >= b_target)
                     stopped = "b_target"
+                    if not refine_crossing:
+                        ss, zs = ss[:crossing + 1], zs[:crossing + 1]
+                        break
                     try:
                         s_hit, z_hit = _locate(solve, ss[crossing - 1], zs[crossing - 1], ss[crossing],
                                                zs[crossing], b_target)

@@ -2,9 +2,14 @@
 
 Registered in :mod:`stumpcheck.cli`. The corpus is a file (``--corpus``) or
 sampled (``--m --n --seed``). Defaults (MODEL.md §4): a₀ = b₀ = 10, η from the
-curvature at the start (η = 1/‖∇²L̂(a₀, b₀)‖₂, printed with its rule), and
+corpus curvature at the start (η = 1/‖∇²L̂(a₀, b₀)‖₂, printed with its rule), and
 ``--steps 1000`` when neither --steps nor --t-max is given (--b-target only
-adds an earlier stop). Writes trajectory.csv,
+adds an earlier stop). ``--init large-resolution`` is the start of the
+finite-corpus theorem (C6): b₀ = (m ∧ n)/4, a₀ = calibration_a(b₀), η from the
+population Hessian (``--eta-rule population``), stop once b ≥ (m ∧ n)/2 or
+after ``--steps`` (default 20000). A run that would leave the model (b ≤ 0 or
+non-finite) stops at its last good iterate, writes its outputs and exits 1
+with one line naming the step and the rule. Writes trajectory.csv,
 trajectory.json, frozen.json, training.png and checkpoints/checkpoint.npz into
 --out. Bad input raises :class:`numerics.precision.InputError` (exit 2).
 """
@@ -24,6 +29,8 @@ from stumpcheck.options import parse_float, parse_int
 __all__ = ["train", "DEFAULT_STEPS"]
 
 DEFAULT_STEPS = 1000
+#: --steps default with --init large-resolution (the C6 protocol's cap)
+LARGE_RESOLUTION_STEPS = 20000
 
 
 def _number(text, name: str, *, positive: bool = False) -> float | None:
@@ -66,10 +73,21 @@ def _load_corpus(corpus_file, m_text, n_text, seed_text):
 @click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps).")
 @click.option("--b-target", "b_target_text", default=None, help="Also stop once b >= B.")
 @click.option("--eta", "eta_text", default=None,
-              help="Step size (default: 1/||Hess L̂(a0, b0)||_2, the curvature at the start).")
-@click.option("--a0", "a0_text", default="10", show_default=True, help="Initial label score a0.")
-@click.option("--b0", "b0_text", default="10", show_default=True,
-              help="Initial attention scale b0 > 0 (large-resolution start).")
+              help="Step size (default: from --eta-rule at the start).")
+@click.option("--eta-rule", "eta_rule", default=None, type=click.Choice(["population", "corpus", "lookahead"]),
+              help="Step rule when --eta is not given. corpus: 1/||Hess L̂(a0, b0)||_2 with a look at where the "
+                   "first step lands (default for the usual start a0 = b0 = 10). population: 1/lambda_max of the "
+                   "population Hessian at the start, about b0^3 on the calibration relation (default with --init "
+                   "large-resolution: there the corpus Hessian is tiny and indefinite; at m = n = 512 its 1/||Hess|| "
+                   "is 50x the population step and leaves the model, and the look-ahead cuts it to 1/1000 of it, "
+                   "too small to reach (m∧n)/2). "
+                   "lookahead: the largest 2^j x the population step (j = 6..-10) whose first two steps stay in "
+                   "b > 0 and each lower L̂.")
+@click.option("--init", "init", default=None, type=click.Choice(["large-resolution"]),
+              help="large-resolution: b0 = (m∧n)/4, a0 = calibration_a(b0), --eta-rule population, stop once "
+                   f"b >= (m∧n)/2 (or at --steps, default {LARGE_RESOLUTION_STEPS}); not with --a0/--b0.")
+@click.option("--a0", "a0_text", default=None, help="Initial label score a0 (default 10).")
+@click.option("--b0", "b0_text", default=None, help="Initial attention scale b0 > 0 (default 10).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--resume", is_flag=True, help="Continue from the checkpoint in --out (same corpus and settings).")
 @click.option("--estimator", default="one-head", show_default=True,
@@ -81,8 +99,9 @@ def _load_corpus(corpus_file, m_text, n_text, seed_text):
 @click.option("--method", default="dense", show_default=True, type=click.Choice(["dense", "pruned"]),
               help="How L̂ and its gradient are summed (numerics.empirical).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_target_text, eta_text, a0_text,
-          b0_text, out_dir, resume, estimator, checkpoint_every_text, record_every_text, method, quiet) -> None:
+def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_target_text, eta_text, eta_rule, init,
+          a0_text, b0_text, out_dir, resume, estimator, checkpoint_every_text, record_every_text, method,
+          quiet) -> None:
     """Constant-step gradient descent z ← z − η ∇L̂(z) on a corpus, z = (a, b).
 
     Prints η and its rule and a table of the trajectory, and writes
@@ -93,7 +112,8 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     from tqdm import tqdm
 
     from numerics.provenance import provenance
-    from numerics.training import default_eta, train_gd
+    from numerics.training import train_gd
+    from numerics.training_steps import HORIZON_FRACTION, choose_eta, large_resolution_start
     from numerics.training_checkpoint import CHECKPOINT_NAME, read_checkpoint
     from numerics.training_report import training_table, write_training_outputs
 
@@ -103,13 +123,22 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     if steps is not None and t_max is not None:
         raise InputError("give --steps or --t-max, not both")
     if steps is None and t_max is None:
-        steps = DEFAULT_STEPS
+        steps = LARGE_RESOLUTION_STEPS if init == "large-resolution" else DEFAULT_STEPS
     eta = _number(eta_text, "eta", positive=True)
-    a0 = _number(a0_text, "a0")
-    b0 = _number(b0_text, "b0", positive=True)
+    if eta is not None and eta_rule is not None:
+        raise InputError("give --eta or --eta-rule, not both")
+    if init is not None and (a0_text is not None or b0_text is not None):
+        raise InputError("--init large-resolution sets a0 and b0: do not also give --a0/--b0")
+    a0 = _number(a0_text if a0_text is not None else "10", "a0")
+    b0 = _number(b0_text if b0_text is not None else "10", "b0", positive=True)
     checkpoint_every = _integer(checkpoint_every_text, "checkpoint-every")
     record_every = _integer(record_every_text, "record-every")
     corpus, source = _load_corpus(corpus_file, m_text, n_text, seed_text)
+    if init == "large-resolution":
+        a0, b0 = large_resolution_start(corpus.m, corpus.n)
+        if b_target is None:
+            b_target = HORIZON_FRACTION * min(corpus.m, corpus.n)
+    step_rule = eta_rule or ("population" if init == "large-resolution" else "corpus")
     out = Path(out_dir)
     checkpoint_dir = out / "checkpoints"
     if not resume and (checkpoint_dir / CHECKPOINT_NAME).exists():
@@ -119,8 +148,12 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     except OSError as exc:
         raise InputError(f"cannot create {out}: {exc.strerror or exc}") from None
 
-    shown_eta = eta if eta is not None else default_eta(corpus.x, corpus.theta, a0, b0, estimator=estimator)[0]
-    total = steps if steps is not None else (math.ceil(t_max / shown_eta) if t_max is not None else None)
+    if steps is not None:
+        total = steps
+    else:
+        shown_eta = eta if eta is not None else choose_eta(corpus.x, corpus.theta, a0, b0, step_rule,
+                                                           estimator=estimator)[0]
+        total = math.ceil(t_max / shown_eta)
     bar = tqdm(total=total, desc="GD steps", disable=quiet, file=sys.stderr, mininterval=0.5, unit="step")
     shown = {"time": 0.0}
 
@@ -135,7 +168,7 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         result = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, eta=eta, steps=steps, b_target=b_target,
                           t_max=t_max, estimator=estimator, checkpoint_dir=checkpoint_dir,
                           checkpoint_every=checkpoint_every, resume=resume, progress=progress,
-                          record_every=record_every, method=method)
+                          record_every=record_every, method=method, step_rule=step_rule)
     except KeyboardInterrupt:
         bar.close()
         try:
@@ -162,3 +195,6 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     except OSError as exc:
         raise InputError(f"cannot write into {out}: {exc.strerror or exc}") from None
     click.echo(f"wrote {', '.join(p.name for p in paths)} and checkpoints/{CHECKPOINT_NAME} to {out}")
+    if result.stopped_because.startswith("diverged"):
+        click.echo(f"stumpcheck train: {result.stopped_because}", err=True)
+        click.get_current_context().exit(1)

@@ -407,3 +407,79 @@ def test_interruption_before_the_first_interval_resumes_from_step_zero(corpus, t
     assert read_checkpoint(tmp_path).step == 0
     _same(whole, train_gd(corpus.x, corpus.theta, steps=12, checkpoint_dir=tmp_path, checkpoint_every=10,
                           resume=True))
+
+
+# ------------------------------------------------------------ step rules and the large-resolution start
+
+def test_step_rules_population_corpus_and_lookahead(corpus):
+    from numerics.training_steps import LOOKAHEAD_POWERS, choose_eta, population_eta
+
+    a0, b0 = 14.0, 8.0
+    eta_pop, rule = choose_eta(corpus.x, corpus.theta, a0, b0, "population")
+    assert (eta_pop, rule) == population_eta(a0, b0) and "population" in rule
+    assert choose_eta(corpus.x, corpus.theta, a0, b0, "corpus") == default_eta(corpus.x, corpus.theta, a0, b0)
+    eta, rule = choose_eta(corpus.x, corpus.theta, a0, b0, "lookahead")
+    powers = [eta_pop * 2.0 ** j for j in LOOKAHEAD_POWERS]
+    assert eta in powers and "lower L̂" in rule
+    run = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, eta=eta, steps=2)
+    assert np.all(np.diff(run.trajectory["loss"]) < 0)  # the rule's promise: two steps, each lowers L̂
+    bigger = [p for p in powers if p > eta]
+    if bigger:  # the next larger candidate breaks the promise
+        run = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, eta=min(bigger), steps=2)
+        assert run.steps < 2 or not np.all(np.diff(run.trajectory["loss"]) < 0)
+    with pytest.raises(InputError, match="step rule"):
+        train_gd(corpus.x, corpus.theta, steps=2, step_rule="fastest")
+
+
+def test_a_huge_step_stops_naming_the_step_and_the_rule(corpus, tmp_path, capsys):
+    run = train_gd(corpus.x, corpus.theta, eta=1e9, steps=10)
+    assert run.stopped_because.startswith("diverged: step 1 would leave the model")
+    assert "the user's step" in run.stopped_because and "eta = 1e+09" in run.stopped_because
+    assert run.steps == 0 and math.isfinite(run.b) and run.b > 0
+    status, text, err = _train(["--m", "12", "--n", "16", "--seed", "5", "--eta", "1e9", "--steps", "5",
+                                "--out", str(tmp_path / "o")], capsys)
+    assert status == 1 and err.count("\n") == 1 and "diverged: step 1" in err
+    assert json.loads((tmp_path / "o" / "frozen.json").read_text())["stopped_because"].startswith("diverged")
+
+
+def test_the_population_step_makes_progress_at_a_large_start():
+    """At a calibrated start b0 = 32 on m = n = 128 the corpus Hessian is tiny and indefinite; the corpus rule's
+    look-ahead lowers its step far below the population step (measured: 369 vs 3.5e4), which advances b."""
+    from numerics.training_steps import large_resolution_start
+
+    big = make_corpus(128, 128, seed=3)
+    a0, b0 = large_resolution_start(128, 128)
+    corpus_rule = train_gd(big.x, big.theta, a0=a0, b0=b0, steps=30, step_rule="corpus", method="pruned")
+    population = train_gd(big.x, big.theta, a0=a0, b0=b0, steps=30, step_rule="population", method="pruned")
+    assert population.stopped_because == corpus_rule.stopped_because == "steps"
+    assert population.b - b0 > 10 * (corpus_rule.b - b0) > 0
+    assert np.all(np.diff(population.trajectory["loss"]) <= 0)
+
+
+def test_cli_init_large_resolution(tmp_path, capsys):
+    status, text, err = _train(["--m", "64", "--n", "64", "--seed", "3", "--init", "large-resolution",
+                                "--out", str(tmp_path / "lr")], capsys)
+    assert status == 0, err
+    assert "population loss" in text and "at (a0, b0) = (" in text and "stopped because: b_target" in text
+    frozen = json.loads((tmp_path / "lr" / "frozen.json").read_text())
+    trajectory = json.loads((tmp_path / "lr" / "trajectory.json").read_text())
+    assert trajectory["settings"]["b0"] == 16.0 and trajectory["settings"]["b_target"] == 32.0
+    assert frozen["b"] >= 32.0 and frozen["steps"] < 20000
+    loss = np.array(trajectory["loss"])
+    assert np.all(np.diff(loss) <= 4 * np.finfo(float).eps * loss[:-1])  # no increase beyond rounding
+    for extra, match in ((["--b0", "20"], "--init"), (["--eta", "1", "--eta-rule", "corpus"], "not both")):
+        status, _, err = _train(["--m", "64", "--n", "64", "--seed", "3", "--init", "large-resolution", *extra,
+                                 "--out", str(tmp_path / "bad")], capsys)
+        assert status == 2 and match in err and err.count("\n") == 1
+
+
+def test_population_rule_resume_is_bit_identical(tmp_path):
+    from numerics.training_steps import large_resolution_start
+
+    big = make_corpus(64, 64, seed=2)
+    a0, b0 = large_resolution_start(64, 64)
+    kwargs = dict(a0=a0, b0=b0, b_target=32.0, steps=20000, step_rule="population", method="pruned")
+    whole = train_gd(big.x, big.theta, **kwargs)
+    train_gd(big.x, big.theta, checkpoint_dir=tmp_path, checkpoint_every=7, max_steps_this_run=20, **kwargs)
+    _same(whole, train_gd(big.x, big.theta, checkpoint_dir=tmp_path, checkpoint_every=7, resume=True, **kwargs))
+    assert whole.stopped_because == "b_target" and whole.steps > 20

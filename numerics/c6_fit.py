@@ -1,0 +1,88 @@
+"""The C6 rate fit: a power-mean surface over (m ∧ n, N) with bootstrap intervals.
+
+Data of one row: for each cell (one corpus of size s = m ∧ n) and each N, the
+fresh-context mean |θ̂_N − θ| averaged over the interior θ; the figure at
+(s, N) is the mean over the corpora of that size. Fit (:func:`numerics.fits.fit_power_mean`):
+
+    log E(s, N) = (1/k)·logaddexp(k(log A − p log s), k(log B − q log N)),   k > 0 free.
+
+Bootstrap (percentile, 95 %, ``bootstrap`` replicates, seeded): each replicate
+resamples the corpora of every size with replacement and redraws every
+fresh-context mean from N(mean, sd²/reps), the sampling law of the mean of
+``reps`` resampled contexts (CLT; the errors are bounded), so both sources
+of randomness, corpora and fresh contexts, are resampled together. The
+additive surface (k = 1) is fitted to the same data as a secondary figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numerics.fits import fit_additive_surface, fit_power_mean
+
+__all__ = ["cell_curve", "row_data", "row_fit"]
+
+
+def cell_curve(result: dict) -> dict:
+    """N → (θ-averaged mean |θ̂_N − θ|, its Monte Carlo standard error) of one cell."""
+    by_n: dict = {}
+    for row in result["fresh"]:
+        by_n.setdefault(int(row["N"]), []).append((row["mean_abs_error"], row["sd_abs_error"] ** 2 / row["reps"]))
+    return {N: (float(np.mean([v[0] for v in rows])), float(np.sqrt(np.sum([v[1] for v in rows])) / len(rows)))
+            for N, rows in sorted(by_n.items())}
+
+
+def row_data(results: list) -> dict:
+    """Per size: the N grid, the cells' curves (corpora × N) and their standard errors."""
+    sizes = sorted({r["m_min_n"] for r in results})
+    data = {}
+    for s in sizes:
+        curves = [cell_curve(r) for r in results if r["m_min_n"] == s]
+        Ns = sorted(curves[0])
+        data[s] = {"N": Ns, "mean": np.array([[c[N][0] for N in Ns] for c in curves]),
+                   "se": np.array([[c[N][1] for N in Ns] for c in curves])}
+    return data
+
+
+def _flatten(data: dict, means: dict):
+    size, N, error = [], [], []
+    for s, block in data.items():
+        size += [s] * len(block["N"])
+        N += list(block["N"])
+        error += list(means[s])
+    return np.array(size, dtype=float), np.array(N, dtype=float), np.array(error)
+
+
+def row_fit(results: list, *, bootstrap: int, seed: int) -> dict:
+    """Power-mean fit of one row with bootstrap 95 % intervals, and the additive fit (see the module docstring)."""
+    if not results:
+        nan = float("nan")
+        empty = {"p": nan, "p_ci95": [nan, nan], "q": nan, "q_ci95": [nan, nan], "k": nan, "k_ci95": [nan, nan],
+                 "rms_log_residual": nan}
+        return {"power_mean": empty, "additive": dict(empty), "data": {}}
+    data = row_data(results)
+    point_means = {s: block["mean"].mean(axis=0) for s, block in data.items()}
+    size, N, error = _flatten(data, point_means)
+    point = fit_power_mean(size, N, error)
+    additive = fit_additive_surface(size, N, error)
+    rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(6, len(results))))
+    draws = []
+    for _ in range(int(bootstrap)):
+        means = {}
+        for s, block in data.items():
+            pick = rng.integers(0, block["mean"].shape[0], block["mean"].shape[0])
+            noisy = block["mean"][pick] + rng.standard_normal(block["mean"][pick].shape) * block["se"][pick]
+            means[s] = np.maximum(noisy, 1e-300).mean(axis=0)
+        fit = fit_power_mean(*_flatten(data, means), x0=point["x"])
+        draws.append((fit["p"], fit["q"], fit["k"]))
+    draws = np.array(draws) if draws else np.full((1, 3), np.nan)
+
+    def ci(column):
+        return [float(np.percentile(draws[:, column], 2.5)), float(np.percentile(draws[:, column], 97.5))]
+
+    power_mean = {"p": point["p"], "p_ci95": ci(0), "q": point["q"], "q_ci95": ci(1), "k": point["k"],
+                  "k_ci95": ci(2), "rms_log_residual": point["rms_log_residual"], "A": point["A"], "B": point["B"],
+                  "points": point["points"], "bootstrap": int(bootstrap), "model": point["model"],
+                  "corpora_per_size": {str(s): int(block["mean"].shape[0]) for s, block in data.items()}}
+    return {"power_mean": power_mean, "additive": additive,
+            "data": {"size": size.tolist(), "N": N.tolist(), "error": error.tolist()}}
