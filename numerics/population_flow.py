@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
@@ -51,6 +50,7 @@ from numerics.ode import Bosh3, Dopri5, MPArithmetic, PIController, Rodas3, Roda
 from numerics.population import (_gauss_legendre_float64, check_parameters, loss_and_gradient_float64,
                                  loss_gradient_hessian_gauss_legendre)
 from numerics.precision import InputError, validate_dps
+from numerics.processes import parent_watching_pool
 
 __all__ = ["DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS", "PopulationFlowField", "PopulationFlowFieldMP", "FlowRun",
            "run_population_flow", "sup_interior_error", "quadrature_order_for",
@@ -130,7 +130,7 @@ class PopulationFlowFieldMP:
         # with the Arb integrand and two workers, half of the pieces are summed in a second process
         self._pool = None
         if workers == 2 and rhs == "arb":
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
         self.estimator = estimator
         self.order = order
         self.guard = guard
@@ -423,7 +423,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     check_solve = None
     if check and parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1):
         # the rtol/10 solve on the second core while this process does the rtol solve
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
         check_solve = pool.submit(_solve, [a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)
         pool.shutdown(wait=False)
     try:
