@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from numerics.precision import InputError
-from stumpcheck.options import parse_int
+from numerics.precision import InputError, parse_decimal
+from stumpcheck.options import parse_int, shown
 
 __all__ = ["certify", "MAX_BOXES"]
 
@@ -20,12 +20,19 @@ __all__ = ["certify", "MAX_BOXES"]
 MAX_BOXES = 10 ** 6
 
 
+#: largest |endpoint| of a box: the certifier sizes its working precision from the endpoints as float64
+MAX_ENDPOINT = 1e300
+
+
 def _interval(text, name: str):
     if text is None:
         return None
     parts = [p.strip() for p in str(text).split(",")]
     if len(parts) != 2 or not all(parts):
-        raise InputError(f"--{name} must be LO,HI (two decimals separated by a comma), got {text!r}")
+        raise InputError(f"--{name} must be LO,HI (two decimals separated by a comma), got {shown(text)}")
+    for part in parts:
+        if not abs(parse_decimal(part, f"--{name}")) <= MAX_ENDPOINT:
+            raise InputError(f"--{name}: endpoints must be at most {MAX_ENDPOINT:g} in magnitude, got {shown(part)}")
     return tuple(parts)
 
 

@@ -209,8 +209,11 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
         cells = _product(parse_int_list(m_text, "m", minimum=1), parse_int_list(n_text, "n", minimum=1),
                          parse_int_list(seeds_text, "seeds", minimum=0, maximum=SEED_MAX), parse_int_list(big_n_text, "N", minimum=1), defaults)
     workers = parse_int(workers_text, "workers", minimum=1, maximum=64)
+    if scheduler is not None and not scheduler.strip():
+        raise InputError("--scheduler must be a non-empty address such as tcp://127.0.0.1:8786")
     out = Path(out_dir)
     check_writable_dir(out, "--out")
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -224,6 +227,10 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     try:
         records = run_sweep(c6_cell, cells, store=out / "sweep.jsonl", scheduler=scheduler, workers=workers,
                             progress=progress)
+    except InputError:
+        if created and not any(out.iterdir()):  # e.g. no Dask scheduler there: leave nothing behind
+            out.rmdir()
+        raise
     finally:
         bar.close()
     click.echo(f"# horizon rule: {HORIZON_RULE}")

@@ -15,7 +15,15 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
   with :func:`numerics.certify.certify`, Arb ball arithmetic);
 * ``reference``: the MODEL.md claim id or the derivation it comes from;
 * ``precision``: what the margin computes in (e.g. ``"float64"``); default
-  ``"mpmath dps <dps>"``, the working precision :func:`check_lemma` sets.
+  ``"mpmath dps <dps>"``, the working precision :func:`check_lemma` sets;
+* ``rounding``: the rounding allowance the margin includes, for margins of the
+  form ``rounding + (1 − ratio)`` (a ratio to a bound, on the scale 1); a
+  smallest margin within the allowance of it is reported as *tight to
+  rounding*, and the high-precision check then compares the margins on the
+  ratio's scale, to the digits float64 margins resolve.
+
+A margin must be a finite real number: NaN, ±inf and an exception are
+counterexamples (with the reason in the figure).
 
 :func:`check_lemma` runs the sampled search with Hypothesis: ``@given`` on the
 domain, with ``hypothesis.target(-margin)`` so that the target phase pushes
@@ -88,9 +96,13 @@ class Lemma:
     tolerance: str = "margin >= 0 at every point"
     max_examples: int = DEFAULT_MAX_EXAMPLES
     precision: str = ""
+    rounding: float = 0.0
 
     def __post_init__(self):
         _check_name(self.name)
+        if isinstance(self.rounding, bool) or not isinstance(self.rounding, (int, float)) or not (
+                math.isfinite(self.rounding) and 0 <= self.rounding < 1):
+            raise ValueError(f"lemma {self.name}: rounding must be a number in [0, 1), got {self.rounding!r}")
         if not isinstance(self.statement, str) or not self.statement.strip():
             raise ValueError(f"lemma {self.name}: statement must be a non-empty string")
         if not callable(self.margin):
@@ -176,7 +188,7 @@ def _origin(entry) -> str:
 
 def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference: str = "",
           certify: Callable | None = None, tolerance: str = "margin >= 0 at every point",
-          max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "",
+          max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", rounding: float = 0.0,
           register_it: bool = True) -> Callable[[Callable], Lemma]:
     """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).
 
@@ -192,7 +204,7 @@ def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference
     def wrap(margin: Callable) -> Lemma:
         entry = Lemma(name=name, statement=statement, domain=domain, margin=margin, evidence=evidence,
                       reference=reference, certify=certify, tolerance=tolerance, max_examples=max_examples,
-                      precision=precision)
+                      precision=precision, rounding=rounding)
         return register(entry) if register_it else entry
 
     return wrap
@@ -240,9 +252,13 @@ def load_lemma(spec: str) -> Lemma:
     _LOADING_USER_FILE.append(path_text)  # register() keeps a user file's @lemma entries out of the registry
     try:
         module_spec.loader.exec_module(module)
+    except SystemExit as exc:  # the user's file called sys.exit: bad input, not stumpcheck's exit status
+        sys.modules.pop(module_name, None)
+        raise InputError(f"--lemma: importing {path_text!r} called sys.exit({exc.code!r})") from None
     except Exception as exc:  # the user's file: report it in one line
         sys.modules.pop(module_name, None)
-        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: "
+                         f"{_short_text(str(exc))}") from None
     finally:
         _LOADING_USER_FILE.pop()
     if not hasattr(module, name):
@@ -258,10 +274,15 @@ def load_lemma(spec: str) -> Lemma:
 # checking
 
 
+class _UserExit(BaseException):
+    """A margin called sys.exit (turned into InputError once Hypothesis has let go)."""
+
+
 class _Search:
     """Book-keeping of one Hypothesis search: examples run, smallest margin, last failure."""
 
     def __init__(self):
+        self.user_exit = None
         self.examples = 0
         self.min_margin = math.inf
         self.argmin = None
@@ -278,6 +299,16 @@ def _format_point(point) -> str:
 def _short(value) -> str:
     text = repr(value)  # floats: the shortest decimal that round-trips
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _short_text(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _margin_file(entry: Lemma) -> str:
+    code = getattr(entry.margin, "__code__", None)
+    return code.co_filename if code is not None else getattr(entry.margin, "__module__", "?")
 
 
 def _jsonable_point(point):
@@ -311,14 +342,20 @@ def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -
         try:
             with mpmath.workdps(dps):
                 value = float(entry.margin(**point))
+        except SystemExit as exc:  # the user's margin called sys.exit: stop the search, report bad input
+            state.user_exit = exc.code
+            raise _UserExit() from None
         except Exception as exc:
-            state.failure = (point, None, f"{type(exc).__name__}: {exc}")
+            state.failure = (point, None, f"{type(exc).__name__}: {_short_text(str(exc))}")
             state.margins.append(None)
             raise
         state.margins.append(value)
         if value < state.min_margin:
             state.min_margin, state.argmin = value, point
-        if math.isnan(value) or value < 0:
+        if not math.isfinite(value):
+            state.failure = (point, value, f"the margin is {value!r}, not a finite number")
+            raise AssertionError(f"margin {value!r} is not finite at {_format_point(point)}")
+        if value < 0:
             state.failure = (point, value, None)
             raise AssertionError(f"margin {value!r} < 0 at {_format_point(point)}")
         target(-min(value, 1e300), label="minus margin")
@@ -330,6 +367,9 @@ def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -
     blob = None
     try:
         run()
+    except _UserExit:
+        raise InputError(f"lemma {entry.name}: its margin ({_margin_file(entry)}) called "
+                         f"sys.exit({state.user_exit!r})") from None
     except (InvalidArgument, Unsatisfiable) as exc:
         if state.failure is None:  # the domain cannot be drawn from: bad input, one line
             raise InputError(f"lemma {entry.name}: hypothesis could not draw from its domain: "
@@ -392,30 +432,81 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
         point, value, error = state.failure
         details.update({"counterexample": _jsonable_point(point), "counterexample_margin": value,
                         "error": error, "reproduce_failure": blob})
-        what = f"margin {value:.6g}" if error is None else f"raised {error}"
+        if error is None:
+            what = f"margin {value:.6g}"
+        elif value is not None:  # a non-finite margin
+            what = error
+        else:
+            what = f"raised {error}"
         figure = (f"counterexample (shrunk) {_format_point(point)}: {what}; replay with seed {seed}, "
                   f"{max_examples} examples")
         return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
                            status="FAIL", evidence=level, seconds=time.perf_counter() - start, details=details)
-    details.update({"min_margin": state.min_margin, "argmin": _jsonable_point(state.argmin)})
-    figure = (f"smallest margin {state.min_margin:.6g} at {_format_point(state.argmin)} "
-              f"over {state.examples} examples (seed {seed})")
+    if state.argmin is None:  # no example ran: nothing was checked
+        figure = f"no example was run (seed {seed}, max_examples {max_examples})"
+        return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
+                           status="FAIL", evidence=level, seconds=time.perf_counter() - start, details=details)
+    tight = entry.rounding > 0 and state.min_margin <= 2 * entry.rounding
+    details.update({"min_margin": state.min_margin, "argmin": _jsonable_point(state.argmin),
+                    "rounding_allowance": entry.rounding, "tight_to_rounding": tight})
+    if tight:
+        figure = (f"tight to rounding: smallest margin {state.min_margin:.6g} is within the rounding allowance "
+                  f"{entry.rounding:g} of 0 (1 − ratio = {state.min_margin - entry.rounding:.2g} ± "
+                  f"{math.ulp(state.min_margin):.1g}, the float64 margin's resolution) at "
+                  f"{_format_point(state.argmin)} over {state.examples} examples (seed {seed})")
+    else:
+        figure = (f"smallest margin {state.min_margin:.6g} at {_format_point(state.argmin)} "
+                  f"over {state.examples} examples (seed {seed})")
     status = "PASS"
-    if level == "high-precision" and state.argmin is not None:
-        import mpmath
-
-        from numerics.precision import agreeing_digits
-
-        check_dps = dps + 10 + dps // 10
-        with mpmath.workdps(check_dps):
-            again = mpmath.mpf(entry.margin(**state.argmin))
-        digits = agreeing_digits(mpmath.mpf(state.min_margin), again)
-        details.update({"check_dps": check_dps, "margin_at_check_dps": float(again), "agreeing_digits": digits})
-        figure += f"; at {check_dps} digits {float(again):.6g} ({min(digits, 99):.1f} digits agree)"
-        if not again >= 0:
+    if level == "high-precision":
+        check_dps, again, digits, text = _recheck(entry, state, dps)
+        details.update({"check_dps": check_dps, "margin_at_check_dps": again, "agreeing_digits": digits})
+        figure += f"; at {check_dps} digits {again:.6g} ({text})"
+        if not (math.isfinite(again) and again >= 0):
             status = "FAIL"
+            figure += "; the margin at the higher precision is " + ("negative" if again < 0 else "not finite")
     return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
                        status=status, evidence=level, seconds=time.perf_counter() - start, details=details)
+
+
+#: significant digits a float64 margin carries
+FLOAT64_DIGITS = -math.log10(2.0 ** -53)
+
+
+def _recheck(entry: Lemma, state: _Search, dps: int) -> tuple[int, float, float, str]:
+    """The margin at the worst point again at dps + 10 + dps // 10 digits, and the digits the two share.
+
+    Margins come back as float64, so agreement is measured on what float64
+    holds: relative digits, at most 15.95; for a lemma with a rounding
+    allowance, absolute digits on the ratio's scale 1 (the margin is
+    allowance + 1 − ratio), at most what the margin's ulp resolves.
+    Returns (check_dps, margin, digits, text for the figure).
+    """
+    import mpmath
+
+    check_dps = dps + 10 + dps // 10
+    with mpmath.workdps(check_dps):
+        try:
+            again = float(entry.margin(**state.argmin))
+        except SystemExit as exc:
+            raise InputError(f"lemma {entry.name}: its margin ({_margin_file(entry)}) called "
+                             f"sys.exit({exc.code!r})") from None
+        except Exception as exc:
+            return check_dps, math.nan, 0.0, f"raised {type(exc).__name__}: {_short_text(str(exc))}"
+    first = state.min_margin
+    if not math.isfinite(again):
+        return check_dps, again, 0.0, "not finite"
+    if entry.rounding > 0:
+        resolution = max(math.ulp(first), math.ulp(again))
+        difference = abs(first - again)
+        digits = -math.log10(max(difference, resolution))
+        bound = "float64 margins resolve no more" if difference <= resolution else "the margins differ beyond"
+        return check_dps, again, digits, (f"the ratio agrees to {digits:.1f} digits on its scale 1; {bound}")
+    if first == again:
+        return check_dps, again, FLOAT64_DIGITS, f"all {FLOAT64_DIGITS:.1f} digits of the float64 margin agree"
+    scale = max(abs(first), abs(again))
+    digits = min(FLOAT64_DIGITS, -math.log10(abs(first - again) / scale))
+    return check_dps, again, digits, f"{digits:.1f} digits agree"
 
 
 def _check_certified(entry: Lemma, start: float, quick: bool) -> ClaimResult:

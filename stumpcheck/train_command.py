@@ -73,9 +73,10 @@ def _check_size(m: int, n: int) -> None:
 @click.command("train")
 @click.option("--corpus", "corpus_file", default=None, type=click.Path(dir_okay=False),
               help="Corpus .npz file (from `stumpcheck corpus`); or use --m --n --seed.")
-@click.option("--m", "m_text", default=None, help="Number of tasks of a sampled corpus.")
+@click.option("--m", "m_text", default=None,
+              help="Number of tasks of a sampled corpus (m·n at most 2e9 and within memory, 24 bytes a token).")
 @click.option("--n", "n_text", default=None, help="Points per task of a sampled corpus.")
-@click.option("--seed", "seed_text", default=None, help="Seed of a sampled corpus (non-negative integer).")
+@click.option("--seed", "seed_text", default=None, help="Seed of a sampled corpus, an integer in [0, 2^63 - 1].")
 @click.option("--steps", "steps_text", default=None,
               help=f"Number of GD steps (default {DEFAULT_STEPS} unless --t-max is given).")
 @click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps).")
