@@ -312,8 +312,9 @@ def main(argv=None) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("stumpcheck: aborted", err=True)
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C (KeyboardInterrupt) into Abort
+        interrupted = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+        click.echo("stumpcheck: interrupted" if interrupted else "stumpcheck: aborted", err=True)
         return 130
     except click.UsageError as exc:
         hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""

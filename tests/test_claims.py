@@ -76,3 +76,11 @@ def test_population_claims_pass_on_the_real_flow_to_1e12():
     results = check_population_claims(t_max=1e12, samples=4)
     for result in results:
         assert result.status == "PASS", (result.id, result.figure)
+
+
+@pytest.mark.parametrize("samples", [0, -1, 1.5, True, "3"])
+def test_c1_needs_a_positive_number_of_samples(samples):
+    from numerics.precision import InputError
+
+    with pytest.raises(InputError, match="samples"):
+        check_c1(samples=samples)

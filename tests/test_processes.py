@@ -118,3 +118,52 @@ def test_watch_parent_leaves_a_live_parent_alone():
     watch_parent(os.getppid(), interval=0.05)
     time.sleep(0.2)
     assert threading.active_count() == before + 1
+
+
+def _stumpcheck(args, cwd, *, preexec_fn=None, timeout=120):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "stumpcheck", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=preexec_fn)
+
+
+def _cap_address_space(limit_bytes):
+    def apply():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    return apply
+
+
+@pytest.mark.parametrize("args, cap_gib", [
+    (["corpus", "make", "--m", "40000", "--n", "50000", "--seed", "0", "--out", "c.npz"], 4),
+    (["train", "--quiet", "--m", "40000", "--n", "50000", "--seed", "0", "--out", "run"], 4),
+    (["fresh", "--quiet", "--a", "10", "--b", "10", "--theta", "0.5", "--N", "1", "--reps", "100000000"], 2),
+])
+def test_sizes_at_the_documented_limits_are_refused_under_a_memory_cap(args, cap_gib, tmp_path):
+    """m·n = 2e9 tokens (the limit: 16 GB of x) under 4 GiB and 1e8 fresh contexts (about 3.2 GB of errors)
+    under 2 GiB: exit 2, one line naming memory, nothing written, no MemoryError."""
+    done = _stumpcheck(args, tmp_path, preexec_fn=_cap_address_space(cap_gib * 2 ** 30))
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "of memory" in lines[0] and "MemoryError" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
+    """10^10 draws are allowed (with a progress bar); Ctrl-C ends them with status 130 and one line."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen([sys.executable, "-m", "stumpcheck", "fresh", "--a", "10", "--b", "10", "--theta",
+                              "0.5", "--N", "1000", "--reps", "10000000"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
+    assert child.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "stumpcheck: interrupted"
+    assert "fresh contexts" in err  # the progress bar was shown
