@@ -51,8 +51,9 @@ def _params(items) -> dict:
 @click.command("certify")
 @click.option("--predicate", "predicate", required=True,
               help="error_abs_le_c_over_b (needs --param c=...), error_gradient_b_negative or dLdb_negative.")
-@click.option("--a", "a_text", required=True, help="Label score interval LO,HI (decimals, parsed exactly).")
-@click.option("--b", "b_text", required=True, help="Attention scale interval LO,HI, b > 0.")
+@click.option("--a", "a_text", required=True,
+              help="Label score interval LO,HI (decimals, parsed exactly; |endpoints| <= 1e300).")
+@click.option("--b", "b_text", required=True, help="Attention scale interval LO,HI, 0 < b <= 1e300.")
 @click.option("--theta", "theta_text", default=None, help="Threshold interval LO,HI within [0, 1] (default 0,1).")
 @click.option("--param", "param_items", multiple=True, help="Predicate parameter NAME=VALUE (repeatable).")
 @click.option("--dps", default="30", show_default=True, help="Significant digits, 15 to 10000.")
