@@ -167,3 +167,27 @@ def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
     assert child.returncode == 130, err[-2000:]
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "stumpcheck: interrupted"
     assert "fresh contexts" in err  # the progress bar was shown
+
+
+def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_cells(tmp_path):
+    """SIGINT to the process group (a terminal's Ctrl-C): the parent returns within seconds, not after the
+    cells' 600 s, and no worker is left."""
+    source = tmp_path / "parent.py"
+    source.write_text(SWEEP_PARENT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    parent = subprocess.Popen([sys.executable, str(source), str(tmp_path)], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        pids = _worker_pids(tmp_path, parent, 2)
+        start = time.monotonic()
+        os.killpg(parent.pid, signal.SIGINT)
+        parent.wait(30)
+        assert time.monotonic() - start < 15
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in pids if _alive(pid)]
+    finally:
+        if parent.poll() is None:
+            os.killpg(parent.pid, signal.SIGKILL)
+            parent.wait(10)
