@@ -20,7 +20,7 @@ from numerics.generated import asymptotics_numpy as derived
 from numerics.generated import population_mpmath as gen_mp
 from numerics.population import loss
 from numerics.population_flow import FlowRun, run_population_flow
-from numerics.precision import InputError, agreeing_digits
+from numerics.precision import InputError, agreeing_digits, validate_dps
 
 __all__ = ["ClaimResult", "check_c1", "check_c2", "check_c3", "check_c4", "check_population_claims",
            "direct_error_quadrature", "direct_loss_quadrature"]
@@ -106,10 +106,14 @@ def check_c1(*, samples: int = 12, seed: int = 0, dps: int = 30, loss_points=((1
     the generated e(θ) at ``dps`` digits with :func:`direct_error_quadrature` at
     dps + 20. For L, compares the breakpoint quadrature at ``dps`` with an
     over-refined blind quadrature at ``loss_points``. Figure: the fewest
-    agreeing digits; tolerance: ≥ dps − 2.
+    agreeing digits; tolerance: ≥ dps − 2. ``samples`` ≥ 1 and ``seed`` ≥ 0
+    are integers, ``dps`` is validated (InputError otherwise).
     """
     samples = _positive_count(samples, "samples")
     loss_pieces = _positive_count(loss_pieces, "loss_pieces")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
+        raise InputError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    dps = validate_dps(dps)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     need = dps - 2 if min_digits is None else min_digits

@@ -22,8 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from numerics.precision import InputError
+from numerics.resources import require_memory
 
-__all__ = ["Corpus", "make_corpus", "save_corpus", "load_corpus", "validate_corpus_arrays", "uniform_sampler"]
+#: most tokens m·n of a sampled corpus (16 GB of float64 x)
+MAX_TOKENS = 2 * 10 ** 9
+#: seeds are integers in [0, SEED_LIMIT) (stored as int64 metadata)
+SEED_LIMIT = 2 ** 63
+
+__all__ = ["MAX_TOKENS", "SEED_LIMIT", "Corpus", "make_corpus", "save_corpus", "load_corpus", "validate_corpus_arrays", "uniform_sampler"]
 
 
 def uniform_sampler(rng: np.random.Generator, shape) -> np.ndarray:
@@ -115,12 +121,17 @@ def make_corpus(m: int, n: int, *, seed: int, prior=(0.0, 1.0), sampler=None) ->
 
     ``sampler(rng, shape)`` must return float64-convertible values in [0, 1] of
     that shape (default :func:`uniform_sampler`); its output is validated.
-    ``seed`` is a non-negative integer (required: every corpus is reproducible).
+    ``seed`` is an integer in [0, 2⁶³) (required: every corpus is reproducible);
+    m·n ≤ :data:`MAX_TOKENS` and the arrays must fit in the memory available.
     """
     m = _positive_int(m, "m")
     n = _positive_int(n, "n")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+        raise InputError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    if m * n > MAX_TOKENS:
+        raise InputError(f"m·n = {m * n} tokens is above the supported {MAX_TOKENS:.0e}")
+    # x (m × n float64) plus one temporary of the same size while it is validated and frozen
+    require_memory(16 * m * n + 16 * m, f"a corpus of m·n = {m * n} tokens")
     lo, hi = _check_prior(prior)
     if sampler is None:
         sampler = uniform_sampler

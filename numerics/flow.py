@@ -17,7 +17,8 @@ import numpy as np
 
 from numerics.ode import Bosh3, PIController, SaveAt, Status, diffeqsolve
 from numerics.population import loss_and_gradient_float64
-from numerics.population_flow import PopulationFlowField
+from numerics.population_flow import MAX_T_MAX, MIN_RTOL_FLOAT64, PopulationFlowField
+from numerics.precision import InputError
 
 __all__ = ["FlowStatus", "FlowSolution", "integrate_flow"]
 
@@ -48,9 +49,14 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = 1e-8, at
 
     ``save_every`` thins the saved steps (the start and the end are always kept).
     ``progress``, if given, is called with the current t after each accepted step.
+    t_max ≤ :data:`~numerics.population_flow.MAX_T_MAX` and rtol ≥
+    :data:`~numerics.population_flow.MIN_RTOL_FLOAT64`, else InputError.
     """
-    if not (math.isfinite(t_max) and t_max > 0):
-        raise ValueError(f"t_max must be a finite positive time, got {t_max}")
+    if not (math.isfinite(t_max) and 0 < t_max <= MAX_T_MAX):
+        raise InputError(f"t_max must be a time in (0, {MAX_T_MAX:g}], got {t_max}")
+    if not (MIN_RTOL_FLOAT64 <= rtol < 1e-3 and atol > 0):
+        raise InputError(f"rtol must be in [{MIN_RTOL_FLOAT64:g}, 1e-3) and atol > 0 (float64), got rtol={rtol}, "
+                         f"atol={atol}")
     report = None if progress is None else (lambda s: progress(math.expm1(s)))
     sol = diffeqsolve(PopulationFlowField(estimator), Bosh3, 0.0, math.log1p(t_max), [a0, b0],
                       saveat=SaveAt(steps=True), controller=PIController(rtol=rtol, atol=atol),

@@ -29,9 +29,10 @@ from typing import Callable
 import numpy as np
 
 from numerics.precision import InputError, finite_float
+from numerics.resources import require_memory
 
-__all__ = ["BLOCK", "DEFAULT_THETAS", "MAX_N", "ESTIMATORS", "FreshResult", "SupResult", "context_stream",
-           "fresh_context_errors", "sup_error_over_theta", "validate_frozen"]
+__all__ = ["BLOCK", "DEFAULT_THETAS", "MAX_N", "MAX_REPS", "MAX_MAGNITUDE", "ESTIMATORS", "FreshResult", "SupResult",
+           "context_stream", "fresh_context_errors", "sup_error_over_theta", "validate_frozen"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 
@@ -39,6 +40,10 @@ ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 BLOCK = 64
 #: largest context size (a block of BLOCK contexts of N float64 is held in memory: 512 MiB at MAX_N)
 MAX_N = 2 ** 20
+#: most fresh contexts per (θ, N): the errors are held in memory (about 32 bytes per context at the peak)
+MAX_REPS = 10 ** 8
+#: |a| and b of a frozen estimator: the float64 scores a·y − b·x and their products stay finite up to here
+MAX_MAGNITUDE = 1e150
 
 #: θ grid of :func:`sup_error_over_theta`: both ends, points close to them, and the bulk
 DEFAULT_THETAS = (0.0, 1e-3, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99, 0.999, 1.0)
@@ -100,10 +105,12 @@ def _positive_int(value, name: str) -> int:
 
 
 def validate_frozen(a, b, *, estimator: str) -> tuple[float, float]:
-    """Return (a, b) as floats after checking a finite, b > 0 finite and the estimator name."""
+    """Return (a, b) as floats after checking |a| ≤ MAX_MAGNITUDE, 0 < b ≤ MAX_MAGNITUDE and the estimator name."""
     a, b = finite_float(a, "a"), finite_float(b, "b")
     if not b > 0:
         raise InputError(f"b must be > 0 (the attention scale), got {b}")
+    if not (abs(a) <= MAX_MAGNITUDE and b <= MAX_MAGNITUDE):
+        raise InputError(f"|a| and b must be at most {MAX_MAGNITUDE:g} (float64 scores), got a={a:g}, b={b:g}")
     if estimator not in ESTIMATORS:
         raise InputError(f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
     return a, b
@@ -174,12 +181,16 @@ def fresh_context_errors(a, b, theta, N, *, estimator: str = "one-head", reps: i
     N = _positive_int(N, "N")
     if N > MAX_N:
         raise InputError(f"N = {N} is above the supported maximum {MAX_N} (memory: {BLOCK} contexts at once)")
+    chunk = _positive_int(chunk, "chunk")
     reps = _positive_int(reps, "reps")
     if reps < 2:
         raise InputError("reps must be >= 2 (the confidence interval needs a sample standard deviation)")
-    chunk = _positive_int(chunk, "chunk")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    if reps > MAX_REPS:
+        raise InputError(f"reps = {reps} is above the supported maximum {MAX_REPS} (the errors are kept in memory)")
+    # the error arrays (errors, |errors|, quantile copies) and about four float64 arrays of each call's tokens
+    require_memory(32 * reps + 32 * max(chunk, BLOCK * N), f"{reps} fresh contexts of N = {N}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
+        raise InputError(f"seed must be an integer in [0, 2^63), got {seed!r}")
     errors = _errors(a, b, theta, N, estimator=estimator, reps=reps, seed=int(seed), sampler=sampler, chunk=chunk,
                      progress=progress)
     absolute = np.abs(errors)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
@@ -51,10 +50,11 @@ from numerics.ode import Bosh3, Dopri5, MPArithmetic, PIController, Rodas3, Roda
 from numerics.population import (_gauss_legendre_float64, check_parameters, loss_and_gradient_float64,
                                  loss_gradient_hessian_gauss_legendre)
 from numerics.precision import InputError, validate_dps
+from numerics.processes import parent_watching_pool
 
 __all__ = ["DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS", "PopulationFlowField", "PopulationFlowFieldMP", "FlowRun",
            "run_population_flow", "sup_interior_error", "quadrature_order_for",
-           "quadrature_agreement", "FIELD_GUARD_BITS", "PARALLEL_CHECK_FROM"]
+           "quadrature_agreement", "FIELD_GUARD_BITS", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX", "check_flow_arguments"]
 
 DEFAULT_DELTA = 0.05
 
@@ -65,6 +65,14 @@ RHS_BACKENDS = ("arb", "mpmath")
 #: From this t_max on the a-posteriori solve runs in a second process: a solve to t = 100 takes
 #: about 1.5 s in float64, starting a process about 0.5 s.
 PARALLEL_CHECK_FROM = 100.0
+#: Smallest rtol of a float64 solve: its check runs at rtol/10 = 1e-14, about 45 ulps (below, steps stall).
+MIN_RTOL_FLOAT64 = 1e-13
+#: Largest t_max: b(t) ≈ (C t)^{1/4} reaches about 3·10⁵ near t = 4·10²¹, where the switch layer at
+#: 1 − θ ≈ b⁻³ falls below float64's resolution of θ and the quadrature's field is no longer resolved.
+MAX_T_MAX = 1e21
+#: Largest start |a0| and b0, for the same reason (b ≈ 3·10⁵ is where the float64 field stops being resolved).
+MAX_START_A = 1e6
+MAX_START_B = 1e5
 #: Bits the high-precision flow field adds to the solver's precision (dps digits plus guard bits).
 FIELD_GUARD_BITS = 20
 
@@ -122,7 +130,7 @@ class PopulationFlowFieldMP:
         # with the Arb integrand and two workers, half of the pieces are summed in a second process
         self._pool = None
         if workers == 2 and rhs == "arb":
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
         self.estimator = estimator
         self.order = order
         self.guard = guard
@@ -338,6 +346,41 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
     return sol
 
 
+def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver="rodas4", rhs="arb", dps=None):
+    """Validate the arguments of :func:`run_population_flow` (InputError naming the first problem); returns dps.
+
+    |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, 0 < t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
+    float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits, δ ∈ (0, ½), a known solver and right-hand side.
+    """
+    check_parameters(a0, b0)
+    if not (abs(a0) <= MAX_START_A and b0 <= MAX_START_B):
+        raise InputError(f"the start must satisfy |a0| <= {MAX_START_A:g} and b0 <= {MAX_START_B:g} (the scales the "
+                         f"field's quadrature resolves), got a0={a0:g}, b0={b0:g}")
+    if not (isinstance(t_max, (int, float)) and math.isfinite(t_max)):
+        raise InputError(f"t-max must be a finite number, got {t_max}")
+    if t_max <= 0:
+        raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max}")
+    if t_max > MAX_T_MAX:
+        raise InputError(f"t-max must be <= {MAX_T_MAX:g} (beyond, b exceeds the scales the field's quadrature "
+                         f"resolves), got {t_max:g}")
+    if not (isinstance(rtol, (int, float)) and 0 < rtol < 1e-3):
+        raise InputError(f"rtol must be in (0, 1e-3), got {rtol}")
+    if dps is None and rtol < MIN_RTOL_FLOAT64:
+        raise InputError(f"rtol {rtol:g} is below what float64 resolves (need rtol >= {MIN_RTOL_FLOAT64:g}, "
+                         "the check runs at rtol/10; use --dps for tighter tolerances)")
+    if not 0 < delta < 0.5:
+        raise InputError(f"delta must be in (0, 0.5), got {delta}")
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+    if rhs not in RHS_BACKENDS:
+        raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
+    if dps is not None:
+        dps = validate_dps(dps)
+        if rtol < 10.0 ** (2 - dps):
+            raise InputError(f"rtol {rtol:g} is below what {dps} digits can resolve (need rtol >= 1e{2 - dps})")
+    return dps
+
+
 def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12, *, rtol: float = 1e-9,
                         delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str = "rodas4",
                         estimator: str = "one-head", fit_from: float | None = None, check: bool = True,
@@ -362,23 +405,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     is the start of the fit range (default: 10⁶ when t_max ≥ 10⁸, else three
     decades below t_max). ``progress(fraction)`` is called as s advances.
     """
-    check_parameters(a0, b0)
-    if not (isinstance(t_max, (int, float)) and math.isfinite(t_max)):
-        raise InputError(f"t-max must be a finite number, got {t_max}")
-    if t_max <= 0:
-        raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max}")
-    if not 0 < rtol < 1e-3:
-        raise InputError(f"rtol must be in (0, 1e-3), got {rtol}")
-    if not 0 < delta < 0.5:
-        raise InputError(f"delta must be in (0, 0.5), got {delta}")
-    if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
-    if rhs not in RHS_BACKENDS:
-        raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
-    if dps is not None:
-        dps = validate_dps(dps)
-        if rtol < 10.0 ** (2 - dps):
-            raise InputError(f"rtol {rtol:g} is below what {dps} digits can resolve (need rtol >= 1e{2 - dps})")
+    dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
     save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 
@@ -396,7 +423,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     check_solve = None
     if check and parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1):
         # the rtol/10 solve on the second core while this process does the rtol solve
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
         check_solve = pool.submit(_solve, [a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)
         pool.shutdown(wait=False)
     try:

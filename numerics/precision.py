@@ -26,7 +26,9 @@ class InputError(ValueError):
 def validate_dps(dps) -> int:
     """Return ``dps`` as an int after checking MIN_DPS ≤ dps ≤ MAX_DPS."""
     if isinstance(dps, bool) or not isinstance(dps, (int,)) and not (isinstance(dps, str) and dps.strip().isdigit()):
-        raise InputError(f"precision must be an integer number of digits, got {dps!r}")
+        raise InputError(f"precision must be an integer number of digits, got {dps!r:.60}")
+    if isinstance(dps, str) and len(dps.strip().lstrip("0")) > 6:  # int() of a huge digit string is refused
+        raise InputError(f"precision {dps.strip()[:20]}... digits is outside [{MIN_DPS}, {MAX_DPS}]")
     value = int(dps)
     if not MIN_DPS <= value <= MAX_DPS:
         raise InputError(f"precision {value} digits is outside [{MIN_DPS}, {MAX_DPS}]")

@@ -19,7 +19,8 @@ distributed when ``scheduler`` (an address such as ``tcp://host:8786``, or a
 ``dask.distributed.Client``) is given or the environment variable
 ``DASK_SCHEDULER_ADDRESS`` is set. Dask is an optional extra
 (``pip install 'stumpcheck[dask]'``). The cell function must be importable by
-the workers (defined at module level).
+the workers (defined at module level). Pool workers watch their parent and
+exit when it dies, SIGKILL included (:mod:`numerics.processes`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Callable
 import numpy as np
 
 from numerics.precision import InputError
+from numerics.processes import parent_watching_pool
 
 __all__ = ["SCHEDULER_ENV", "cell_key", "load_store", "run_sweep"]
 
@@ -188,14 +190,29 @@ def run_sweep(cell_function: Callable[[dict], dict], cells: list, *, store, sche
 
 
 def _run_pool(cell_function, todo, workers, record_of) -> None:
-    executor = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(todo)))
+    # workers end with this process, even when it is killed with SIGKILL (numerics.processes)
+    executor = parent_watching_pool(min(workers, len(todo)))
     try:
         futures = {executor.submit(_timed_call, cell_function, cell): (key, cell) for key, cell in todo}
         for future in concurrent.futures.as_completed(futures):
             key, cell = futures[future]
             record_of(key, cell, future.result())
+    except BaseException:
+        # interrupted (Ctrl-C) or failed: stop the running cells now instead of waiting for them to finish;
+        # the finished cells are already in the store
+        _terminate_workers(executor)
+        raise
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate_workers(executor) -> None:
+    """SIGTERM every worker process of a ProcessPoolExecutor (its running tasks are abandoned)."""
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def _run_dask(cell_function, todo, scheduler, record_of) -> None:

@@ -206,7 +206,7 @@ def _right_layer_function():
                "lam": st.floats(min_value=-20.0, max_value=30.0)},
        evidence=("high-precision", "sampled"), reference="theory.asymptotics.bulk_error (exact bound, see module doc)",
        tolerance=f"ratio |b e − 1| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
-       precision="mpmath, working dps + (v + |λ|)/ln 10 + 25 digits")
+       precision="mpmath, working dps + (v + |λ|)/ln 10 + 25 digits", rounding=ROUNDING)
 def bulk_error(b, theta, lam):
     """1 + ROUNDING − |b·e − 1|/bound, at mp.dps + v/ln 10 + 25 digits (a = b + λ)."""
     from numerics.generated.population_mpmath import error_one_head
@@ -228,7 +228,7 @@ def bulk_error(b, theta, lam):
                "lam": st.floats(min_value=0.0, max_value=30.0)},
        evidence=("high-precision", "sampled"), reference="theory.asymptotics.right_layer_error",
        tolerance=f"ratio |e − e_R| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
-       precision="mpmath, working dps + (2b + λ)/ln 10 + 25 digits")
+       precision="mpmath, working dps + (2b + λ)/ln 10 + 25 digits", rounding=ROUNDING)
 def right_layer(b, theta, lam):
     """1 + ROUNDING − |e − e_R|/bound at mp.dps + (2b + λ)/ln 10 + 25 digits (a = b + λ)."""
     from numerics.generated.population_mpmath import error_one_head

@@ -59,7 +59,12 @@ def export(out_dir: str, fmt: str, update_package: bool) -> None:
     """Write the derived expressions as LaTeX, JSON (srepr) and Python (about 30 s)."""
     from theory.export import export as do_export
 
+    from numerics.resources import check_writable_dir
+
     package_dir = REPO_ROOT / "numerics" / "generated" if update_package else None
+    check_writable_dir(out_dir, "--out")
+    if package_dir is not None:
+        check_writable_dir(package_dir, "--update-package")
     paths = do_export(out_dir, fmt, package_dir=package_dir)
     click.echo(f"wrote {len(paths)} files under {out_dir}" + (" and numerics/generated" if update_package else ""))
 
@@ -169,9 +174,9 @@ def _decimal_float(text: str, name: str) -> float:
 
 
 @cli.command()
-@click.option("--a0", "a0_text", default="10", show_default=True, help="Initial label score a₀.")
-@click.option("--b0", "b0_text", default="10", show_default=True, help="Initial attention scale b₀ > 0.")
-@click.option("--t-max", "t_max_text", default="1e12", show_default=True, help="Final flow time.")
+@click.option("--a0", "a0_text", default="10", show_default=True, help="Initial label score a₀, |a₀| <= 1e6.")
+@click.option("--b0", "b0_text", default="10", show_default=True, help="Initial attention scale b₀, 0 < b₀ <= 1e5.")
+@click.option("--t-max", "t_max_text", default="1e12", show_default=True, help="Final flow time, 0 < t-max <= 1e21.")
 @click.option("--dps", default=None,
               help="Working digits of a high-precision solve (e.g. 30); omit for float64. "
                    "About 0.15 s per field evaluation at 30 digits and b = 1000 (Arb integrand).")
@@ -181,7 +186,8 @@ def _decimal_float(text: str, name: str) -> float:
               help="Processes for a --dps solve with the Arb integrand (default: 2 if this machine has 2 cores).")
 @click.option("--solver", default="rodas4", show_default=True,
               help="rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 or bosh3.")
-@click.option("--rtol", "rtol_text", default="1e-8", show_default=True, help="Relative tolerance of the integrator.")
+@click.option("--rtol", "rtol_text", default="1e-8", show_default=True,
+              help="Relative tolerance of the integrator: [1e-13, 1e-3) in float64, [10^(2-dps), 1e-3) with --dps.")
 @click.option("--delta", "delta_text", default="0.05", show_default=True,
               help="The interior is θ ∈ [δ, 1 − δ] for the sup error.")
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
@@ -197,7 +203,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     derived C, and the exponent of the sup interior error (claim: −1/4).
     """
     from numerics.flow_report import flow_table, write_flow_outputs
-    from numerics.population_flow import run_population_flow
+    from numerics.population_flow import check_flow_arguments, run_population_flow
     from numerics.precision import validate_dps
     from numerics.provenance import provenance
 
@@ -208,8 +214,12 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     t_max = _decimal_float(t_max_text, "t-max")
     rtol = _decimal_float(rtol_text, "rtol")
     delta = _decimal_float(delta_text, "delta")
-    if not t_max > 0:  # checked again by run_population_flow; here so no progress bar precedes the error
-        raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max_text}")
+    # checked again by run_population_flow; here so that no progress bar precedes the error
+    check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
+    if out_dir is not None:
+        from numerics.resources import check_writable_dir
+
+        check_writable_dir(out_dir, "--out")
     from tqdm import tqdm
 
     bar = tqdm(total=1000, desc="flow (fraction of log t_max)", disable=quiet, file=sys.stderr,
@@ -225,9 +235,11 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     finally:
         bar.close()
     click.echo(flow_table(run))
+    check_text = ("skipped (--no-check)" if no_check
+                  else f"{run.a_posteriori_rel_error_b:.2e}")
     click.echo(f"status: {run.status.name} ({run.status.message}); {run.stats['accepted_steps']} steps, "
                f"{run.stats['gradient_evaluations']} gradient evaluations; a-posteriori max rel. difference in b "
-               f"(rtol vs rtol/10): {run.a_posteriori_rel_error_b:.2e}")
+               f"(rtol vs rtol/10): {check_text}")
     if dps is not None:
         click.echo(f"{dps}-digit final state: a = {run.stats['final_a']}, b = {run.stats['final_b']}; "
                    f"Gauss-Legendre order {run.stats['quadrature_order']} (two orders agree to "
@@ -241,6 +253,9 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     if out_dir is not None:
         paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64" if dps is None else f"{dps} digits"))
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
+    if not run.status.ok:  # the flow did not reach t-max: what was asked for was not computed
+        click.echo(f"stumpcheck flow: the solve {run.status.message}", err=True)
+        click.get_current_context().exit(1)
 
 
 # Commands that live in their own modules, as "module:click_object". Each
@@ -267,33 +282,61 @@ def _register_commands() -> None:
 _register_commands()
 
 
+#: longest error line printed (a huge argument echoed back is cut, with the count of what was left out)
+MAX_ERROR_LINE = 400
+
+
+def _error_line(message: str) -> str:
+    """``stumpcheck: error: message`` on one line, at most MAX_ERROR_LINE characters."""
+    line = f"stumpcheck: error: {message}".replace("\r", " ").replace("\n", " ")
+    if len(line) > MAX_ERROR_LINE:
+        left_out = len(line) - MAX_ERROR_LINE + 40
+        line = f"{line[:MAX_ERROR_LINE - 40]}... ({left_out} characters left out)"
+    return line
+
+
 def main(argv=None) -> int:
-    """Entry point: run the CLI, turning input errors into status 2 and one line."""
+    """Entry point: run the CLI and return its exit status.
+
+    0: everything asked for was computed (and passed); 1: a claim, lemma or
+    certificate failed, or a computed value could not be verified (the output
+    says which); 2: bad input or an impossible request, one line on stderr;
+    130: interrupted (Ctrl-C). ``stumpcheck`` or a group with no arguments
+    prints its help on stdout (exit status 2, as click does).
+    """
     try:
         # without standalone mode click returns what a command's ctx.exit(code) asked for
         status = cli.main(args=argv, prog_name="stumpcheck", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
+        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("stumpcheck: aborted", err=True)
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C (KeyboardInterrupt) into Abort
+        interrupted = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+        click.echo("stumpcheck: interrupted" if interrupted else "stumpcheck: aborted", err=True)
         return 130
     except click.UsageError as exc:
-        click.echo(f"stumpcheck: error: {exc.format_message()}".replace("\n", " "), err=True)
+        hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        click.echo(_error_line(exc.format_message() + hint), err=True)
         return 2
     except InputError as exc:
-        click.echo(f"stumpcheck: error: {exc}".replace("\n", " "), err=True)
+        click.echo(_error_line(str(exc)), err=True)
         return 2
     except click.ClickException as exc:
-        click.echo(f"stumpcheck: error: {exc.format_message()}".replace("\n", " "), err=True)
-        return exc.exit_code
+        click.echo(_error_line(exc.format_message()), err=True)
+        return exc.exit_code if exc.exit_code in (1, 2) else 1
     except KeyboardInterrupt:
         click.echo("stumpcheck: interrupted", err=True)
         return 130
+    except SystemExit as exc:  # user code (a lemma file) called sys.exit: bad input, not our status
+        click.echo(_error_line(f"user code called sys.exit({exc.code!r})"), err=True)
+        return 2
     except Exception as exc:  # a bug, not bad input: one line, traceback on request
         if os.environ.get("STUMPCHECK_DEBUG"):
             raise
-        click.echo(f"stumpcheck: internal error ({type(exc).__name__}): {exc}; "
-                   "rerun with STUMPCHECK_DEBUG=1 for the traceback", err=True)
+        click.echo(_error_line(f"internal error ({type(exc).__name__}): {exc}; "
+                               "rerun with STUMPCHECK_DEBUG=1 for the traceback"), err=True)
         return 1
     return status if isinstance(status, int) else 0
 

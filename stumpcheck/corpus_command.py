@@ -11,7 +11,7 @@ import json
 import click
 
 from numerics.precision import InputError
-from stumpcheck.options import parse_float, parse_int
+from stumpcheck.options import parse_float, parse_int, parse_scale, parse_score, parse_seed
 
 __all__ = ["corpus", "grad"]
 
@@ -29,21 +29,26 @@ def corpus() -> None:
 
 
 @corpus.command("make")
-@click.option("--m", "m_text", required=True, help="Number of tasks m >= 1.")
+@click.option("--m", "m_text", required=True, help="Number of tasks m >= 1 (m·n at most 2e9 and within memory).")
 @click.option("--n", "n_text", required=True, help="Points per task n >= 1.")
-@click.option("--seed", "seed_text", required=True, help="Sampling seed (non-negative integer).")
+@click.option("--seed", "seed_text", required=True, help="Sampling seed, an integer in [0, 2^63 - 1].")
 @click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False), help="Output .npz file.")
 @click.option("--prior", "prior_text", default="0,1", show_default=True, help="Threshold prior Uniform[LO,HI].")
 def make(m_text, n_text, seed_text, out_file, prior_text) -> None:
     """Sample a seeded corpus and write it as .npz (arrays x: m × n, theta: m)."""
     from numerics.corpus import make_corpus, save_corpus
 
-    m = parse_int(m_text, "m", minimum=1)
-    n = parse_int(n_text, "n", minimum=1)
-    seed = parse_int(seed_text, "seed", minimum=0)
-    if m * n > 2 * 10**9:
-        raise InputError(f"m·n = {m * n} tokens is more than this command writes (2e9)")
-    data = make_corpus(m, n, seed=seed, prior=_prior(prior_text))
+    from numerics.corpus import MAX_TOKENS
+    from numerics.resources import check_writable_file
+
+    m = parse_int(m_text, "m", minimum=1, maximum=MAX_TOKENS)
+    n = parse_int(n_text, "n", minimum=1, maximum=MAX_TOKENS)
+    seed = parse_seed(seed_text)
+    if m * n > MAX_TOKENS:
+        raise InputError(f"m·n = {m * n} tokens is more than this command writes ({MAX_TOKENS:.0e})")
+    prior = _prior(prior_text)
+    check_writable_file(out_file, "--out")
+    data = make_corpus(m, n, seed=seed, prior=prior)
     path = save_corpus(data, out_file)
     click.echo(f"wrote {path}: m={m}, n={n}, seed={seed}, prior=Uniform[{data.prior[0]}, {data.prior[1]}], "
                f"sampler {data.sampler_name}, float64")
@@ -51,8 +56,8 @@ def make(m_text, n_text, seed_text, out_file, prior_text) -> None:
 
 @click.command("grad")
 @click.option("--corpus", "corpus_file", required=True, type=click.Path(dir_okay=False), help="Corpus .npz file.")
-@click.option("--a", "a_text", required=True, help="Label score a (finite).")
-@click.option("--b", "b_text", required=True, help="Feature score / attention scale b (finite).")
+@click.option("--a", "a_text", required=True, help="Label score a, |a| <= 1e150.")
+@click.option("--b", "b_text", required=True, help="Feature score / attention scale b, 0 < b <= 1e150.")
 @click.option("--estimator", default="one-head", show_default=True,
               type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
 @click.option("--method", default="dense", show_default=True, type=click.Choice(["dense", "pruned"]))
@@ -62,8 +67,8 @@ def grad(corpus_file, a_text, b_text, estimator, method, as_json) -> None:
     from numerics.corpus import load_corpus
     from numerics.empirical import loss_and_gradient
 
-    a = parse_float(a_text, "a")
-    b = parse_float(b_text, "b")
+    a = parse_score(a_text, "a")
+    b = parse_scale(b_text, "b")
     data = load_corpus(corpus_file)
     import sys
 

@@ -18,7 +18,10 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
-from stumpcheck.options import parse_float, parse_int, parse_int_list
+from stumpcheck.options import SEED_MAX, parse_float, parse_int, parse_int_list, parse_score, parse_seed, shown
+
+#: most fresh draws (contexts × points, summed over N) one `stumpcheck fresh` makes: about 10–15 min on one core
+MAX_DRAWS = 10 ** 10
 
 __all__ = ["fresh", "sweep"]
 
@@ -26,13 +29,17 @@ _ESTIMATORS = click.Choice(["one-head", "reflected", "averaged", "pooled"])
 
 
 @click.command("fresh")
-@click.option("--a", "a_text", required=True, help="Frozen label score a (decimal).")
-@click.option("--b", "b_text", required=True, help="Frozen feature score / attention scale b > 0 (decimal).")
+@click.option("--a", "a_text", required=True, help="Frozen label score a (decimal, |a| <= 1e150).")
+@click.option("--b", "b_text", required=True,
+              help="Frozen feature score / attention scale b (decimal, 0 < b <= 1e150).")
 @click.option("--theta", "theta_text", required=True, help="Threshold θ ∈ [0, 1] of the fresh contexts.")
-@click.option("--N", "n_text", required=True, help="Context size N (or a comma-separated list, e.g. 100,1000).")
+@click.option("--N", "n_text", required=True,
+              help="Context size N, 1 to 2^20 (or a comma-separated list, e.g. 100,1000).")
 @click.option("--estimator", default="one-head", show_default=True, type=_ESTIMATORS)
-@click.option("--reps", "reps_text", default="1000", show_default=True, help="Fresh contexts per N.")
-@click.option("--seed", "seed_text", default="0", show_default=True, help="Seed of the keyed random streams.")
+@click.option("--reps", "reps_text", default="1000", show_default=True,
+              help="Fresh contexts per N, 2 to 10^8; reps × (sum of N) is at most 10^10 draws.")
+@click.option("--seed", "seed_text", default="0", show_default=True,
+              help="Seed of the keyed random streams, 0 to 2^63 - 1.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one object with top-level keys for a single N).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, as_json, quiet) -> None:
@@ -43,17 +50,24 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
     """
     from tqdm import tqdm
 
-    from numerics.fresh import MAX_N, fresh_context_errors, validate_frozen
+    from numerics.fresh import MAX_N, MAX_REPS, fresh_context_errors, validate_frozen
 
-    a, b = validate_frozen(parse_float(a_text, "a"), parse_float(b_text, "b"), estimator=estimator)
+    a = parse_score(a_text, "a")
+    b = parse_float(b_text, "b")
+    if not b > 0:
+        raise InputError(f"--b must be > 0 (the attention scale), got {b_text}")
+    a, b = validate_frozen(a, b, estimator=estimator)
     theta = parse_float(theta_text, "theta")
     if not 0 <= theta <= 1:
         raise InputError(f"--theta must lie in [0, 1], got {theta_text}")
     Ns = parse_int_list(n_text, "N", minimum=1)
     if max(Ns) > MAX_N:
         raise InputError(f"--N {max(Ns)} is above the supported maximum {MAX_N}")
-    reps = parse_int(reps_text, "reps", minimum=2)
-    seed = parse_int(seed_text, "seed", minimum=0)
+    reps = parse_int(reps_text, "reps", minimum=2, maximum=MAX_REPS)
+    seed = parse_seed(seed_text)
+    if reps * sum(Ns) > MAX_DRAWS:
+        raise InputError(f"--reps {reps} × N {sum(Ns)} = {reps * sum(Ns):.3g} draws is more than this command "
+                         f"makes ({MAX_DRAWS:.0e}); lower --reps or --N")
     bar = tqdm(total=reps * len(Ns), desc="fresh contexts", disable=quiet or reps * sum(Ns) < 2 ** 22,
                file=sys.stderr, mininterval=1.0)
     try:
@@ -105,12 +119,14 @@ def _grid_cells(path: str, defaults: dict) -> list[dict]:
 
 
 def _validated(cell: dict) -> dict:
-    from numerics.fresh import MAX_N
+    from numerics.corpus import MAX_TOKENS
+    from numerics.fresh import MAX_N, MAX_REPS
 
-    def ints(value, name, minimum):
+    def ints(value, name, minimum, maximum=SEED_MAX):
         values = value if isinstance(value, list) else [value]
-        if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in values):
-            raise InputError(f"{name} must be integers >= {minimum}, got {value!r}")
+        if not values or not all(isinstance(v, int) and not isinstance(v, bool) and minimum <= v <= maximum
+                                 for v in values):
+            raise InputError(f"{name} must be integers in [{minimum}, {maximum}], got {shown(value)}")
         return value
 
     ints(cell["m"], "m", 1)
@@ -130,6 +146,10 @@ def _validated(cell: dict) -> dict:
     if not (isinstance(thetas, list) and thetas and all(isinstance(t, (int, float)) and not isinstance(t, bool)
                                                         and 0 <= t <= 1 for t in thetas)):
         raise InputError(f"thetas must be a non-empty list of numbers in [0, 1], got {thetas!r}")
+    if cell["m"] * cell["n"] > MAX_TOKENS:
+        raise InputError(f"m·n = {cell['m'] * cell['n']} tokens is above the supported {MAX_TOKENS:.0e}")
+    if cell["reps"] > MAX_REPS:
+        raise InputError(f"reps must be <= {MAX_REPS}, got {cell['reps']}")
     if min(cell["m"], cell["n"]) < 8:
         raise InputError(f"m ∧ n must be >= 8 (a corpus to run C5 and train on), got m={cell['m']}, "
                          f"n={cell['n']}")
@@ -173,6 +193,7 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     from tqdm import tqdm
 
     from numerics.claims_finite import HORIZON_RULE, INTERIOR_THETAS, c6_cell
+    from numerics.resources import check_writable_dir
     from numerics.sweep import run_sweep
 
     defaults = {"reps": parse_int(reps_text, "reps", minimum=2), "k_max": parse_int(k_max_text, "k-max", minimum=0),
@@ -186,9 +207,13 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
         if m_text is None or n_text is None or big_n_text is None:
             raise InputError("sweep needs --grid FILE or all of --m, --n, --N")
         cells = _product(parse_int_list(m_text, "m", minimum=1), parse_int_list(n_text, "n", minimum=1),
-                         parse_int_list(seeds_text, "seeds", minimum=0), parse_int_list(big_n_text, "N", minimum=1), defaults)
-    workers = parse_int(workers_text, "workers", minimum=1)
+                         parse_int_list(seeds_text, "seeds", minimum=0, maximum=SEED_MAX), parse_int_list(big_n_text, "N", minimum=1), defaults)
+    workers = parse_int(workers_text, "workers", minimum=1, maximum=64)
+    if scheduler is not None and not scheduler.strip():
+        raise InputError("--scheduler must be a non-empty address such as tcp://127.0.0.1:8786")
     out = Path(out_dir)
+    check_writable_dir(out, "--out")
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -202,6 +227,10 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     try:
         records = run_sweep(c6_cell, cells, store=out / "sweep.jsonl", scheduler=scheduler, workers=workers,
                             progress=progress)
+    except InputError:
+        if created and not any(out.iterdir()):  # e.g. no Dask scheduler there: leave nothing behind
+            out.rmdir()
+        raise
     finally:
         bar.close()
     click.echo(f"# horizon rule: {HORIZON_RULE}")

@@ -15,7 +15,15 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
   with :func:`numerics.certify.certify`, Arb ball arithmetic);
 * ``reference``: the MODEL.md claim id or the derivation it comes from;
 * ``precision``: what the margin computes in (e.g. ``"float64"``); default
-  ``"mpmath dps <dps>"``, the working precision :func:`check_lemma` sets.
+  ``"mpmath dps <dps>"``, the working precision :func:`check_lemma` sets;
+* ``rounding``: the rounding allowance the margin includes, for margins of the
+  form ``rounding + (1 − ratio)`` (a ratio to a bound, on the scale 1); a
+  smallest margin within the allowance of it is reported as *tight to
+  rounding*, and the high-precision check then compares the margins on the
+  ratio's scale, to the digits float64 margins resolve.
+
+A margin must be a finite real number: NaN, ±inf and an exception are
+counterexamples (with the reason in the figure).
 
 :func:`check_lemma` runs the sampled search with Hypothesis: ``@given`` on the
 domain, with ``hypothesis.target(-margin)`` so that the target phase pushes
@@ -39,12 +47,11 @@ import importlib.util
 import math
 import re
 import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from numerics.claims import ClaimResult
+from numerics.claims import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 from numerics.precision import InputError
 
 __all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "lemma", "register", "registry", "get", "load_lemma",
@@ -88,9 +95,13 @@ class Lemma:
     tolerance: str = "margin >= 0 at every point"
     max_examples: int = DEFAULT_MAX_EXAMPLES
     precision: str = ""
+    rounding: float = 0.0
 
     def __post_init__(self):
         _check_name(self.name)
+        if isinstance(self.rounding, bool) or not isinstance(self.rounding, (int, float)) or not (
+                math.isfinite(self.rounding) and 0 <= self.rounding < 1):
+            raise ValueError(f"lemma {self.name}: rounding must be a number in [0, 1), got {self.rounding!r}")
         if not isinstance(self.statement, str) or not self.statement.strip():
             raise ValueError(f"lemma {self.name}: statement must be a non-empty string")
         if not callable(self.margin):
@@ -176,7 +187,7 @@ def _origin(entry) -> str:
 
 def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference: str = "",
           certify: Callable | None = None, tolerance: str = "margin >= 0 at every point",
-          max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "",
+          max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", rounding: float = 0.0,
           register_it: bool = True) -> Callable[[Callable], Lemma]:
     """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).
 
@@ -192,7 +203,7 @@ def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference
     def wrap(margin: Callable) -> Lemma:
         entry = Lemma(name=name, statement=statement, domain=domain, margin=margin, evidence=evidence,
                       reference=reference, certify=certify, tolerance=tolerance, max_examples=max_examples,
-                      precision=precision)
+                      precision=precision, rounding=rounding)
         return register(entry) if register_it else entry
 
     return wrap
@@ -211,6 +222,11 @@ def get(name: str) -> "Lemma | ClaimCheck":
     if name not in entries:
         raise InputError(f"no lemma or claim named {name!r}; known: {', '.join(entries)}")
     return entries[name]
+
+
+def _short_text(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def load_lemma(spec: str) -> Lemma:
@@ -240,9 +256,13 @@ def load_lemma(spec: str) -> Lemma:
     _LOADING_USER_FILE.append(path_text)  # register() keeps a user file's @lemma entries out of the registry
     try:
         module_spec.loader.exec_module(module)
+    except SystemExit as exc:  # the user's file called sys.exit: bad input, not stumpcheck's exit status
+        sys.modules.pop(module_name, None)
+        raise InputError(f"--lemma: importing {path_text!r} called sys.exit({exc.code!r})") from None
     except Exception as exc:  # the user's file: report it in one line
         sys.modules.pop(module_name, None)
-        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: "
+                         f"{_short_text(str(exc))}") from None
     finally:
         _LOADING_USER_FILE.pop()
     if not hasattr(module, name):
@@ -254,230 +274,10 @@ def load_lemma(spec: str) -> Lemma:
     return entry
 
 
-# ---------------------------------------------------------------------------------------------
-# checking
+def __getattr__(name: str):
+    """``check_lemma`` and ``run_entry`` live in :mod:`stumpcheck.lemma_check` (imported on first use)."""
+    if name in ("check_lemma", "run_entry"):
+        from stumpcheck import lemma_check
 
-
-class _Search:
-    """Book-keeping of one Hypothesis search: examples run, smallest margin, last failure."""
-
-    def __init__(self):
-        self.examples = 0
-        self.min_margin = math.inf
-        self.argmin = None
-        self.failure = None  # (point, margin or None, error text or None)
-        self.margins: list = []  # every evaluated margin, in order (None where it raised)
-
-
-def _format_point(point) -> str:
-    if not isinstance(point, Mapping):
-        return repr(point)
-    return "{" + ", ".join(f"{k}={_short(v)}" for k, v in point.items()) + "}"
-
-
-def _short(value) -> str:
-    text = repr(value)  # floats: the shortest decimal that round-trips
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _jsonable_point(point):
-    if isinstance(point, Mapping):
-        return {str(k): _jsonable_point(v) for k, v in point.items()}
-    if isinstance(point, (list, tuple)):
-        return [_jsonable_point(v) for v in point]
-    if isinstance(point, (bool, int, str)) or point is None:
-        return point
-    try:
-        return float(point)
-    except (TypeError, ValueError):
-        return repr(point)
-
-
-def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -> tuple[_Search, str | None]:
-    """Run Hypothesis on the lemma; returns the book-keeping and the reproduce_failure blob (if any)."""
-    import mpmath
-    from hypothesis import HealthCheck, Phase, given, settings, target
-    from hypothesis import seed as hypothesis_seed
-    from hypothesis.errors import InvalidArgument, Unsatisfiable
-
-    state = _Search()
-    try:
-        strategy = entry.strategy()
-    except Exception as exc:  # a user's domain callable: bad input, one line
-        raise InputError(f"lemma {entry.name}: building its domain failed: {type(exc).__name__}: {exc}") from None
-
-    def property_holds(point):
-        state.examples += 1
-        try:
-            with mpmath.workdps(dps):
-                value = float(entry.margin(**point))
-        except Exception as exc:
-            state.failure = (point, None, f"{type(exc).__name__}: {exc}")
-            state.margins.append(None)
-            raise
-        state.margins.append(value)
-        if value < state.min_margin:
-            state.min_margin, state.argmin = value, point
-        if math.isnan(value) or value < 0:
-            state.failure = (point, value, None)
-            raise AssertionError(f"margin {value!r} < 0 at {_format_point(point)}")
-        target(-min(value, 1e300), label="minus margin")
-
-    run = settings(max_examples=max_examples, database=None, deadline=deadline, derandomize=False,
-                   phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
-                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=True)(
-        hypothesis_seed(seed)(given(point=strategy)(property_holds)))
-    blob = None
-    try:
-        run()
-    except (InvalidArgument, Unsatisfiable) as exc:
-        if state.failure is None:  # the domain cannot be drawn from: bad input, one line
-            raise InputError(f"lemma {entry.name}: hypothesis could not draw from its domain: "
-                             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
-        raise
-    except Exception as exc:
-        if state.failure is None:
-            raise
-        for note in getattr(exc, "__notes__", []):
-            match = re.search(r"@reproduce_failure\([^)]*\)", note)
-            if match:
-                blob = match.group(0)
-    return state, blob
-
-
-def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | None = None, seed: int = 0,
-                deadline=None, dps: int = DEFAULT_DPS, replay: str | None = None, out_dir=None,
-                quick: bool = True) -> ClaimResult:
-    """Check one lemma at evidence ``level``; a FAIL is a result (with the shrunk counterexample).
-
-    sampled / high-precision: Hypothesis searches ``entry.strategy()`` for a
-    point with margin < 0, margins evaluated under ``mpmath.workdps(dps)``
-    (``max_examples`` defaults to ``entry.max_examples``; ``seed`` replays the run). PASS reports the
-    smallest margin found and the number of examples; FAIL the shrunk point,
-    its margin and the seed. high-precision additionally re-evaluates the
-    margin at the worst point at dps + 10 + dps // 10 digits and requires both
-    values to be ≥ 0 (reporting the digits they share).
-    certified: calls ``entry.certify(quick=quick)`` (or ``entry.certify()`` if it
-    takes no ``quick``), which returns a :class:`numerics.certify.Certificate` or
-    a list of them; PASS iff every certificate is proved.
-    ``replay`` is the command line shown for replaying a failure. With
-    ``out_dir``, the sampled margins are plotted to ``lemma_<name>.png`` there
-    (listed in ``details["plots"]``).
-    """
-    if not isinstance(entry, Lemma):
-        raise InputError(f"check_lemma needs a Lemma, got {type(entry).__name__}")
-    if level not in EVIDENCE_LEVELS:
-        raise InputError(f"level must be one of {', '.join(EVIDENCE_LEVELS)}, got {level!r}")
-    if level not in entry.evidence:
-        raise InputError(f"lemma {entry.name} supports the evidence levels {', '.join(entry.evidence)}, not {level}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"seed must be a non-negative int, got {seed!r}")
-    max_examples = entry.max_examples if max_examples is None else max_examples
-    if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
-        raise InputError(f"max_examples must be a positive int, got {max_examples!r}")
-    start = time.perf_counter()
-    if level == "certified":
-        return _check_certified(entry, start, quick)
-    state, blob = _search(entry, max_examples=max_examples, seed=seed, deadline=deadline, dps=dps)
-    details = {"reference": entry.reference, "seed": seed, "max_examples": max_examples,
-               "examples_run": state.examples, "precision": entry.precision or f"mpmath dps {dps}",
-               "level": level, "replay": replay or f"check_lemma(get({entry.name!r}), seed={seed}, "
-                                                    f"max_examples={max_examples})"}
-    if out_dir is not None and state.margins:
-        from stumpcheck.report import plot_margins
-
-        details["plots"] = [plot_margins(entry.name, state.margins, out_dir,
-                                         title=f"{entry.name}: margins, seed {seed}, {level}").name]
-    if state.failure is not None:
-        point, value, error = state.failure
-        details.update({"counterexample": _jsonable_point(point), "counterexample_margin": value,
-                        "error": error, "reproduce_failure": blob})
-        what = f"margin {value:.6g}" if error is None else f"raised {error}"
-        figure = (f"counterexample (shrunk) {_format_point(point)}: {what}; replay with seed {seed}, "
-                  f"{max_examples} examples")
-        return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
-                           status="FAIL", evidence=level, seconds=time.perf_counter() - start, details=details)
-    details.update({"min_margin": state.min_margin, "argmin": _jsonable_point(state.argmin)})
-    figure = (f"smallest margin {state.min_margin:.6g} at {_format_point(state.argmin)} "
-              f"over {state.examples} examples (seed {seed})")
-    status = "PASS"
-    if level == "high-precision" and state.argmin is not None:
-        import mpmath
-
-        from numerics.precision import agreeing_digits
-
-        check_dps = dps + 10 + dps // 10
-        with mpmath.workdps(check_dps):
-            again = mpmath.mpf(entry.margin(**state.argmin))
-        digits = agreeing_digits(mpmath.mpf(state.min_margin), again)
-        details.update({"check_dps": check_dps, "margin_at_check_dps": float(again), "agreeing_digits": digits})
-        figure += f"; at {check_dps} digits {float(again):.6g} ({min(digits, 99):.1f} digits agree)"
-        if not again >= 0:
-            status = "FAIL"
-    return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
-                       status=status, evidence=level, seconds=time.perf_counter() - start, details=details)
-
-
-def _check_certified(entry: Lemma, start: float, quick: bool) -> ClaimResult:
-    import inspect
-
-    try:
-        takes_quick = "quick" in inspect.signature(entry.certify).parameters
-    except (TypeError, ValueError):
-        takes_quick = False
-    outcome = entry.certify(quick=quick) if takes_quick else entry.certify()
-    certificates = outcome if isinstance(outcome, (list, tuple)) else [outcome]
-    rows = []
-    for certificate in certificates:
-        rows.append({"verdict": certificate.verdict(), "status": certificate.status, "box": certificate.box,
-                     "boxes": certificate.boxes, "leaves": len(certificate.leaves), "prec_bits": certificate.prec_bits,
-                     "dps": certificate.dps, "failure_box": certificate.failure_box,
-                     "undecided_box": certificate.undecided_box, "seconds": certificate.seconds})
-    ok = bool(certificates) and all(c.status == "proved" for c in certificates)
-    boxes = "; ".join(f"a {r['box']['a']}, b {r['box']['b']}, θ {r['box']['theta']}: {r['status']}" for r in rows)
-    figure = f"{sum(c.status == 'proved' for c in certificates)}/{len(certificates)} boxes proved ({boxes})"
-    return ClaimResult(id=entry.name, statement=entry.statement, figure=figure,
-                       tolerance="every box proved by Arb interval evaluation and bisection", status=(
-                           "PASS" if ok else "FAIL"), evidence="certified", seconds=time.perf_counter() - start,
-                       details={"reference": entry.reference, "certificates": rows})
-
-
-def run_entry(entry: "Lemma | ClaimCheck", *, quick: bool = True, seed: int = 0, out_dir=None,
-              scheduler: str | None = None, level: str | None = None, max_examples: int | None = None,
-              replay: str | None = None) -> ClaimResult:
-    """Run a registry entry: a claim's check function, or :func:`check_lemma` on a lemma.
-
-    A claim whose check cannot be imported, raises (other than InputError) or
-    returns something other than a ClaimResult is reported as FAIL with the
-    reason in its figure. A lemma runs at ``level`` (default: its first
-    evidence level); ``quick`` uses its ``max_examples``, full 5×.
-    """
-    if isinstance(entry, Lemma):
-        chosen = level if level in entry.evidence else entry.evidence[0]
-        if max_examples is None:
-            max_examples = entry.max_examples if quick else 5 * entry.max_examples
-        return check_lemma(entry, level=chosen, max_examples=max_examples, seed=seed, replay=replay,
-                           out_dir=out_dir, quick=quick)
-    start = time.perf_counter()
-
-    def failed(figure: str, **details) -> ClaimResult:
-        return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance="the claim's own",
-                           status="FAIL", evidence=entry.evidence[0] if entry.evidence else "sampled",
-                           seconds=time.perf_counter() - start, details={"check": _origin(entry), **details})
-
-    try:
-        function = entry.resolve()
-    except ImportError as exc:
-        return failed(f"not available: {exc}")
-    kwargs = {"quick": quick, "seed": seed, "out_dir": out_dir}
-    if entry.takes_scheduler:
-        kwargs["scheduler"] = scheduler
-    try:
-        result = function(**kwargs)
-    except InputError:
-        raise
-    except Exception as exc:
-        return failed(f"error: {type(exc).__name__}: {exc}", error=f"{type(exc).__name__}: {exc}")
-    if not isinstance(result, ClaimResult):
-        return failed(f"error: the check returned {type(result).__name__}, not a ClaimResult")
-    return result
+        return getattr(lemma_check, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,8 @@
 """Parsing of command-line option text shared by the subcommands.
 
 Every parser raises :class:`numerics.precision.InputError` with the option's
-name, which the CLI turns into exit status 2 and one line.
+name, which the CLI turns into exit status 2 and one line. Echoed values are
+shortened (:func:`shown`) so that a huge argument cannot flood the error line.
 """
 
 from __future__ import annotations
@@ -10,31 +11,75 @@ import math
 
 from numerics.precision import InputError, parse_decimal
 
-__all__ = ["parse_int", "parse_int_list", "parse_float"]
+__all__ = ["SEED_MAX", "MAX_MAGNITUDE", "shown", "parse_int", "parse_int_list", "parse_float", "parse_seed",
+           "parse_score", "parse_scale"]
+
+#: seeds are non-negative integers below 2⁶³ (stored as int64 in corpora and checkpoints)
+SEED_MAX = 2 ** 63 - 1
+#: |a| and b of the float64 engines (corpus gradient, GD, fresh contexts): scores a·y − b·x and their
+#: squares and products in the gradient stay finite in float64 up to here
+MAX_MAGNITUDE = 1e150
 
 
-def parse_int(text, name: str, *, minimum: int | None = None) -> int:
-    """An integer option (``--name``), at least ``minimum`` when given."""
+def shown(text, limit: int = 60) -> str:
+    """``repr(text)``, cut to about ``limit`` characters with the number left out."""
+    text = repr(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}...({len(text) - limit + 20} more characters)"
+
+
+def parse_int(text, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer option (``--name``), within [``minimum``, ``maximum``] when given."""
+    raw = str(text).strip()
+    if len(raw) > 30 and raw.lstrip("+-").isdigit():
+        # longer than any bound below; also keeps int() away from huge digit strings
+        if maximum is not None and not raw.startswith("-"):
+            raise InputError(f"--{name} must be <= {maximum}, got a {len(raw)}-digit number")
     try:
-        value = int(str(text).strip())
+        value = int(raw)
     except ValueError:
-        raise InputError(f"--{name} must be an integer, got {text!r}") from None
+        raise InputError(f"--{name} must be an integer, got {shown(text)}") from None
     if minimum is not None and value < minimum:
-        raise InputError(f"--{name} must be >= {minimum}, got {value}")
+        raise InputError(f"--{name} must be >= {minimum}, got {shown(value)}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"--{name} must be <= {maximum}, got {shown(value)}")
     return value
 
 
-def parse_int_list(text, name: str, *, minimum: int | None = None) -> list[int]:
-    """A comma-separated list of integers, each at least ``minimum``."""
+def parse_int_list(text, name: str, *, minimum: int | None = None, maximum: int | None = None) -> list[int]:
+    """A comma-separated list of integers, each within [``minimum``, ``maximum``]."""
     parts = [p.strip() for p in str(text).split(",")]
     if not parts or not all(parts):
-        raise InputError(f"--{name} must be a comma-separated list of integers, got {text!r}")
-    return [parse_int(p, name, minimum=minimum) for p in parts]
+        raise InputError(f"--{name} must be a comma-separated list of integers, got {shown(text)}")
+    return [parse_int(p, name, minimum=minimum, maximum=maximum) for p in parts]
+
+
+def parse_seed(text, name: str = "seed") -> int:
+    """A seed: an integer in [0, 2⁶³ − 1]."""
+    return parse_int(text, name, minimum=0, maximum=SEED_MAX)
 
 
 def parse_float(text, name: str) -> float:
     """A decimal option read exactly and rounded once to float64; it must be finite in float64."""
     value = float(parse_decimal(text, f"--{name}"))
     if not math.isfinite(value):
-        raise InputError(f"--{name} is out of the float64 range: {text!r}")
+        raise InputError(f"--{name} is out of the float64 range: {shown(text)}")
+    return value
+
+
+def parse_score(text, name: str = "a") -> float:
+    """A label score a of the float64 engines: |a| <= MAX_MAGNITUDE."""
+    value = parse_float(text, name)
+    if not abs(value) <= MAX_MAGNITUDE:
+        raise InputError(f"--{name} must satisfy |{name}| <= {MAX_MAGNITUDE:g} (float64 engines), got {shown(text)}")
+    return value
+
+
+def parse_scale(text, name: str = "b") -> float:
+    """An attention scale b of the float64 engines: 0 < b <= MAX_MAGNITUDE (−0 and 0 are rejected)."""
+    value = parse_float(text, name)
+    if not 0 < value <= MAX_MAGNITUDE:
+        raise InputError(f"--{name} must be in (0, {MAX_MAGNITUDE:g}] (the attention scale, float64 engines), "
+                         f"got {shown(text)}")
     return value

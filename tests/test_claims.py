@@ -93,3 +93,9 @@ def test_population_claims_reject_zero_samples_before_running_the_flow():
 
     with pytest.raises(InputError, match="samples"):
         check_population_claims(samples=0)
+@pytest.mark.parametrize("samples", [0, -1, 1.5, True, "3"])
+def test_c1_needs_a_positive_number_of_samples(samples):
+    from numerics.precision import InputError
+
+    with pytest.raises(InputError, match="samples"):
+        check_c1(samples=samples)

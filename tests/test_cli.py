@@ -187,3 +187,11 @@ def test_a_command_that_exits_1_makes_main_return_1(capsys):
     status, out, _ = run(["certify", "--predicate", "error_abs_le_c_over_b", "--a", "109.2,111.3",
                           "--b", "100,101", "--theta", "0.05,0.95", "--param", "c=0.5"], capsys)
     assert status == 1 and "failure box" in out
+
+
+def test_flow_no_check_says_the_check_was_skipped(capsys):
+    status = main(["flow", "--t-max", "1", "--no-check", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    line = next(line for line in out.splitlines() if line.startswith("status:"))
+    assert line.endswith("(rtol vs rtol/10): skipped (--no-check)") and "nan" not in line

@@ -273,3 +273,64 @@ def test_a_domain_hypothesis_cannot_draw_from_is_input_error():
                   margin=lambda x: 1.0)
     with pytest.raises(InputError, match="could not draw from its domain"):
         check_lemma(empty, max_examples=20)
+
+
+# --------------------------------------------------------------------------------------
+# what margins may be (non-finite, sys.exit), tight to rounding, the digits compared
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+def test_a_non_finite_margin_is_a_failure_with_its_reason(value):
+    result = check_lemma(_lemma(lambda x: value, max_examples=5), seed=0)
+    assert result.status == "FAIL"
+    assert "not a finite number" in result.figure and "None" not in result.figure
+
+
+def test_a_margin_calling_sys_exit_is_input_error_naming_the_file():
+    def margin(x):
+        raise SystemExit(3)
+
+    with pytest.raises(InputError, match=r"test_lemmas\.py\) called sys\.exit\(3\)"):
+        check_lemma(_lemma(margin, max_examples=5), seed=0)
+
+
+def test_a_lemma_file_calling_sys_exit_is_input_error_naming_the_file(tmp_path):
+    path = tmp_path / "exits.py"
+    path.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(InputError, match=r"exits\.py.*called sys\.exit\(3\)"):
+        load_lemma(f"{path}:anything")
+
+
+@pytest.mark.parametrize("rounding", [-1e-20, 1.0, math.nan, True])
+def test_rounding_allowance_is_validated(rounding):
+    with pytest.raises(ValueError, match="rounding"):
+        _lemma(lambda x: 1.0, rounding=rounding)
+
+
+def test_a_margin_at_its_rounding_allowance_is_tight_and_the_digits_are_those_compared():
+    """margin = allowance + (1 − ratio) with ratio = 1: reported as tight, digits limited by float64's ulp."""
+    allowance = 1e-20
+    result = check_lemma(_lemma(lambda x: allowance, evidence=("high-precision",), rounding=allowance,
+                                max_examples=5), level="high-precision", seed=0)
+    assert result.status == "PASS" and result.details["tight_to_rounding"]
+    assert result.figure.startswith("tight to rounding")
+    expected = -math.log10(math.ulp(allowance))  # ≈ 35.8: what two equal float64 margins can show
+    assert result.details["agreeing_digits"] == pytest.approx(expected)
+    assert "99" not in result.figure
+
+
+def test_digits_of_a_plain_float_margin_never_exceed_float64():
+    result = check_lemma(_lemma(lambda x: 1.0 + x, evidence=("high-precision",), max_examples=5),
+                         level="high-precision", seed=0)
+    assert result.details["agreeing_digits"] <= 15.96 and "float64 margin agree" in result.figure
+
+
+def test_a_margin_that_drifts_with_precision_reports_the_digits_that_agree():
+    import mpmath
+
+    def margin(x):  # 1 + 10^-(working digits): changes in the 30th digit between the two precisions
+        return float(mpmath.mpf(1) + mpmath.mpf(10) ** (-mpmath.mp.dps // 3))
+
+    result = check_lemma(_lemma(margin, evidence=("high-precision",), max_examples=3), level="high-precision",
+                         seed=0)
+    assert 9 < result.details["agreeing_digits"] < 11

@@ -1,0 +1,193 @@
+"""Worker pools end with their parent, including when the parent is killed with SIGKILL.
+
+Each test starts a parent process (a small script) that runs a pool of two
+workers on slow cells, waits until both workers have reported their process
+ids, kills the parent with SIGKILL and then requires both workers to be gone
+within a few poll intervals of :data:`numerics.processes.PARENT_POLL_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from numerics.processes import PARENT_POLL_SECONDS
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and /proc")
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: a sweep over slow cells: each worker writes its pid to PIDS/<pid> and then sleeps
+SWEEP_PARENT = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+
+    def slow_cell(cell):
+        Path(sys.argv[1], str(os.getpid())).write_text("")
+        time.sleep(600)
+        return {"x": cell["x"]}
+
+    if __name__ == "__main__":
+        from numerics.sweep import run_sweep
+        run_sweep(slow_cell, [{"x": i} for i in range(4)], store=Path(sys.argv[1], "store.jsonl"), workers=2)
+""")
+
+#: a spawn-context pool of numerics.processes (as the population flow's second process uses)
+SPAWN_PARENT = textwrap.dedent("""
+    import multiprocessing, os, sys, time
+    from pathlib import Path
+    from numerics.processes import parent_watching_pool
+
+    if __name__ == "__main__":
+        pool = parent_watching_pool(2, mp_context=multiprocessing.get_context("spawn"))
+        futures = [pool.submit(time.sleep, 600) for _ in range(2)]
+        time.sleep(3)  # spawned workers import and start their watch thread
+        for pid in pool._processes:
+            Path(sys.argv[1], str(pid)).write_text("")
+        time.sleep(600)
+""")
+
+
+def _alive(pid: int) -> bool:
+    """True if ``pid`` runs and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _worker_pids(folder: Path, parent: subprocess.Popen, count: int, timeout: float = 60.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = [int(p.name) for p in folder.iterdir() if p.name.isdigit()]
+        if len(pids) >= count:
+            return pids
+        if parent.poll() is not None:
+            pytest.fail(f"the parent exited early: {parent.stderr.read().decode()[-2000:]}")
+        time.sleep(0.1)
+    pytest.fail(f"the workers did not report within {timeout} s")
+
+
+def _kill_parent_and_wait(script: str, tmp_path: Path) -> None:
+    source = tmp_path / "parent.py"
+    source.write_text(script)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    parent = subprocess.Popen([sys.executable, str(source), str(tmp_path)], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        pids = _worker_pids(tmp_path, parent, 2)
+        assert all(_alive(pid) for pid in pids)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 10 * PARENT_POLL_SECONDS + 5
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [pid for pid in pids if _alive(pid)]
+        for pid in left:  # clean up before failing
+            os.kill(pid, signal.SIGKILL)
+        assert not left, f"workers {left} outlived their SIGKILLed parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(10)
+
+
+def test_sweep_pool_workers_exit_when_the_parent_is_sigkilled(tmp_path):
+    _kill_parent_and_wait(SWEEP_PARENT, tmp_path)
+
+
+def test_spawned_pool_workers_exit_when_the_parent_is_sigkilled(tmp_path):
+    _kill_parent_and_wait(SPAWN_PARENT, tmp_path)
+
+
+def test_watch_parent_leaves_a_live_parent_alone():
+    """In a process whose parent is alive the watcher does nothing (it only starts a daemon thread)."""
+    import threading
+
+    from numerics.processes import watch_parent
+
+    before = threading.active_count()
+    watch_parent(os.getppid(), interval=0.05)
+    time.sleep(0.2)
+    assert threading.active_count() == before + 1
+
+
+def _stumpcheck(args, cwd, *, preexec_fn=None, timeout=120):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "stumpcheck", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=preexec_fn)
+
+
+def _cap_address_space(limit_bytes):
+    def apply():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    return apply
+
+
+@pytest.mark.parametrize("args, cap_gib", [
+    (["corpus", "make", "--m", "40000", "--n", "50000", "--seed", "0", "--out", "c.npz"], 4),
+    (["train", "--quiet", "--m", "40000", "--n", "50000", "--seed", "0", "--out", "run"], 4),
+    (["fresh", "--quiet", "--a", "10", "--b", "10", "--theta", "0.5", "--N", "1", "--reps", "100000000"], 2),
+])
+def test_sizes_at_the_documented_limits_are_refused_under_a_memory_cap(args, cap_gib, tmp_path):
+    """m·n = 2e9 tokens (the limit: 16 GB of x) under 4 GiB and 1e8 fresh contexts (about 3.2 GB of errors)
+    under 2 GiB: exit 2, one line naming memory, nothing written, no MemoryError."""
+    done = _stumpcheck(args, tmp_path, preexec_fn=_cap_address_space(cap_gib * 2 ** 30))
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "of memory" in lines[0] and "MemoryError" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
+    """10^10 draws are allowed (with a progress bar); Ctrl-C ends them with status 130 and one line."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen([sys.executable, "-m", "stumpcheck", "fresh", "--a", "10", "--b", "10", "--theta",
+                              "0.5", "--N", "1000", "--reps", "10000000"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
+    assert child.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "stumpcheck: interrupted"
+    assert "fresh contexts" in err  # the progress bar was shown
+
+
+def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_cells(tmp_path):
+    """SIGINT to the process group (a terminal's Ctrl-C): the parent returns within seconds, not after the
+    cells' 600 s, and no worker is left."""
+    source = tmp_path / "parent.py"
+    source.write_text(SWEEP_PARENT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    parent = subprocess.Popen([sys.executable, str(source), str(tmp_path)], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        pids = _worker_pids(tmp_path, parent, 2)
+        start = time.monotonic()
+        os.killpg(parent.pid, signal.SIGINT)
+        parent.wait(30)
+        assert time.monotonic() - start < 15
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in pids if _alive(pid)]
+    finally:
+        if parent.poll() is None:
+            os.killpg(parent.pid, signal.SIGKILL)
+            parent.wait(10)
