@@ -71,7 +71,7 @@ def explanation(details: dict) -> str:
         + ", ".join(f"{x['b']:g}" for x in layer) + "; its contribution to ∇L points along "
         f"({layer[-1]['direction'][0]:.3f}, {layer[-1]['direction'][1]:.3f}), across u ≈ (1, 1)/√2, and its "
         "projection on u is " + ", ".join(f"{x['b_times_projection']:.2f}/b" for x in layer) + " of its size. "
-        f"{details['deep_layer']['tasks_in_layer']}: once that is < 1 the corpus misses the layer, R ≈ 1 whatever "
+        f"{details['deep_layer']['tasks_in_layer'].capitalize()}: once that is < 1 the corpus misses the layer, R ≈ 1 whatever "
         "m ∧ n, and R can certify b ~ (m ∧ n)^{1/3} at best (the control column). Missing it costs progress "
         "along u only its ~1/b share.",
         "",
@@ -110,8 +110,12 @@ def explanation(details: dict) -> str:
 def _no_positive_text(row: dict) -> str:
     split = no_positive_split(row, row["certified_k"] + 1)
     return (f"m = n = {row['m']}, b = {split['b']:g}: mean along {_fmt(split['mean_along_with'], '+.3f')} over "
-            f"{split['corpora_with']} corpora with such a task, {_fmt(split['mean_along_without'], '+.3f')} over "
-            f"{split['corpora_without']} without")
+            f"{_corpora(split['corpora_with'])} with such a task, {_fmt(split['mean_along_without'], '+.3f')} over "
+            f"{_corpora(split['corpora_without'])} without")
+
+
+def _corpora(count: int) -> str:
+    return f"{count} corpus" if count == 1 else f"{count} corpora"
 
 
 def plot_c5(rows: list, details: dict, out_dir) -> list:
