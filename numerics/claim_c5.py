@@ -233,14 +233,17 @@ def _size_rows(sizes, n_seeds: int, seed: int) -> list:
 
 
 def _set_by(row: dict, symmetric: dict) -> str:
-    """Which of m, n sets b* of an asymmetric row: the symmetric size whose b* is closer (log scale)."""
-    def distance(size):
-        ref = symmetric.get(size)
-        if ref is None or row["certified_b"] is None:
-            return math.inf
-        return abs(math.log2(row["certified_b"] / ref))
-
-    dm, dn = distance(row["m"]), distance(row["n"])
+    """Which of m, n sets b* of an asymmetric row: "m" or "n" when b* lies within the range of the
+    symmetric b*(m, m), b*(n, n) and closer (log scale) to that size's, "above both" / "below both"
+    otherwise, "undecided" on a tie or a missing value."""
+    b_star, ref_m, ref_n = row["certified_b"], symmetric.get(row["m"]), symmetric.get(row["n"])
+    if b_star is None or ref_m is None or ref_n is None:
+        return "undecided"
+    if b_star > max(ref_m, ref_n):
+        return "above both"
+    if b_star < min(ref_m, ref_n):
+        return "below both"
+    dm, dn = abs(math.log2(b_star / ref_m)), abs(math.log2(b_star / ref_n))
     if dm == dn:
         return "undecided"
     return "n" if dn < dm else "m"
@@ -274,6 +277,8 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
     symmetric = {r["m"]: r["certified_b"] for r in series}
     extra = {f"{r['m']}x{r['n']}": {"certified_b": r["certified_b"], "ladder_top": r["ladder_top"],
                                     "certified_k": r["certified_k"], "set_by": _set_by(r, symmetric),
+                                    "symmetric_b_star_at_m": symmetric.get(r["m"]),
+                                    "symmetric_b_star_at_n": symmetric.get(r["n"]),
                                     "no_positive_tasks": r["no_positive_tasks"]} for r in rows[len(square):]}
     layer = deep_layer_figures(quick=quick)
     size = mode["trajectory"]["size"]

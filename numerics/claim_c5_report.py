@@ -88,9 +88,11 @@ def explanation(details: dict) -> str:
         lines.append("")
         lines.append("**Asymmetric sizes.** " + "; ".join(
             f"(m, n) = ({k.replace('x', ', ')}): b* = {_fmt(v['certified_b'], 'g')}"
-            + (" (ladder top, a lower bound)" if v["ladder_top"] else "") + f", set by {v['set_by']}"
-            for k, v in extra.items()) + ". 'set by n' means b* is closer (log scale) to b* of m = n = n than to "
-            "b* of m = n = m.")
+            + (" (ladder top, a lower bound)" if v["ladder_top"] else "")
+            + f" against b*(m = n = {k.split('x')[0]}) = {_fmt(v['symmetric_b_star_at_m'], 'g')} and "
+              f"b*(m = n = {k.split('x')[1]}) = {_fmt(v['symmetric_b_star_at_n'], 'g')}: "
+              + (f"set by {v['set_by']}" if v["set_by"] in ("m", "n") else v["set_by"])
+            for k, v in extra.items()) + "." + _asymmetric_summary(extra))
     trajectory = details.get("trajectory")
     if trajectory:
         first, last = trajectory["points"][0], trajectory["points"][-1]
@@ -105,6 +107,21 @@ def explanation(details: dict) -> str:
             f"{trajectory['largest_relative_loss_increase']:+.2e}"
             + (" (L̂ decreased at every recorded step)." if trajectory["largest_relative_loss_increase"] < 0 else "."))]
     return "\n".join(lines)
+
+
+def _asymmetric_summary(extra: dict) -> str:
+    """What the asymmetric sizes show, stated only where every such size shows it."""
+    wide = [v for k, v in extra.items() if int(k.split("x")[0]) > int(k.split("x")[1])]
+    tall = [v for k, v in extra.items() if int(k.split("x")[0]) < int(k.split("x")[1])]
+    text = ""
+    if wide and all(v["set_by"] == "n" for v in wide):
+        text += (" Every size with m > n has b* set by n: a corpus has ≈ m/(n + 1) tasks without a positive point, "
+                 "each adding ≈ b/m to along, so their sum ≈ b/n does not depend on m.")
+    if tall and all(v["certified_b"] is not None and v["symmetric_b_star_at_m"] is not None
+                    and v["certified_b"] >= v["symmetric_b_star_at_m"] for v in tall):
+        text += (" Every size with m < n has b* at least b* of m = n = m ∧ n: tasks without a positive point are "
+                 "rare there.")
+    return text
 
 
 def _no_positive_text(row: dict) -> str:

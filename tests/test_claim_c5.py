@@ -68,6 +68,17 @@ def test_scale_verdict_logic():
         scale_verdict([64], [16])
 
 
+def test_which_of_m_and_n_sets_b_star():
+    symmetric = {384: 128.0, 4096: 1024.0}
+    row = lambda m, n, b: {"m": m, "n": n, "certified_b": b}  # noqa: E731
+    assert c5._set_by(row(4096, 384, 128.0), symmetric) == "n"
+    assert c5._set_by(row(384, 4096, 256.0), symmetric) == "m"
+    assert c5._set_by(row(384, 4096, 2048.0), symmetric) == "above both"
+    assert c5._set_by(row(384, 4096, 64.0), symmetric) == "below both"
+    assert c5._set_by(row(384, 4096, None), symmetric) == "undecided"
+    assert c5._set_by(row(384, 4096, 256.0), {384: 128.0}) == "undecided"
+
+
 def test_gradient_error_by_scale_recomputes_to_the_same_figures():
     row = gradient_error_by_scale(40, 30, b0=2.0, k_max=3, seeds=[5, 6])
     assert INTERFACE_KEYS <= set(row)
