@@ -68,7 +68,8 @@ LEMMA_NAMES = ("bulk_error", "right_layer", "leading_loss", "progress_direction"
 INTERIOR_C = 2
 LOSS_K = 3
 PROGRESS_K = 5
-#: progress_along_error: the fixed corpus seeds and the sizes n (= m) it draws from
+#: progress_along_error: the fixed seed set (corpus seeds s·1000003 + 7920·n, numerics.claim_c5._seed_of)
+#: and the sizes n (= m) it draws from
 ALONG_SEEDS = (0, 1, 2)
 ALONG_SIZES = (256, 512, 1024, 2048, 4096)
 #: relative rounding allowance for the exact-bound lemmas (evaluated with ≥ 25 spare digits)
@@ -362,8 +363,9 @@ def _sizes_and_scales(draw):
 
 
 @lemma(name="progress_along_error",
-       statement="for m = n ∈ {256, 512, …, 4096} and b ∈ [8, n/8], a = a_cal(b): the rms over corpus seeds "
-                 f"{ALONG_SEEDS} of along = (∇L̂ − ∇L)·u/‖∇L‖, u = −∇L/‖∇L‖, is ≤ 1/2 (C5's progress criterion)",
+       statement="for m = n ∈ {256, 512, …, 4096} and b ∈ [8, n/8], a = a_cal(b): the rms over "
+                 f"{len(ALONG_SEEDS)} fixed corpora per n (seed set {ALONG_SEEDS}) of "
+                 "along = (∇L̂ − ∇L)·u/‖∇L‖, u = −∇L/‖∇L‖, is ≤ 1/2 (C5's progress criterion)",
        domain=lambda: _sizes_and_scales(),
        evidence=("sampled",), reference="MODEL.md §7 C5; numerics.claim_c5.along_rms_on_relation",
        tolerance="margin = 1/2 − rms over seeds of along >= 0", max_examples=4,
