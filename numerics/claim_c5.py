@@ -63,6 +63,7 @@ LADDER_B0 = 8.0
 #: carried by the few tasks without a positive point), so sizes 2× apart often tie or swap. Measured over
 #: the disjoint seed sets of --seed 0–9 (quick): the verdict passes 8 of 10 for m = n ∈ {64, 256, 1024}
 #: (the 2 failures: rms along > ½ already at b = 8 for m = n = 64) and 8 of 10 for {96, 384, 1536}.
+LADDER_REACH = 2
 C5_SETTINGS = {
     "quick": {"square": (64, 256, 1024), "extra": (), "seeds": 4, "trajectory": {"size": 256, "steps": 60}},
     "full": {"square": (64, 256, 1024, 4096), "extra": ((4096, 256), (256, 4096), (4096, 1024), (1024, 4096)),
