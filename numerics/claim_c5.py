@@ -251,6 +251,10 @@ def _set_by(row: dict, symmetric: dict) -> str:
     return "n" if dn < dm else "m"
 
 
+def _set_by_text(set_by: str) -> str:
+    return f"set by {set_by}" if set_by in ("m", "n") else set_by
+
+
 def _b_text(value, top: bool) -> str:
     return "—" if value is None else (f"≥{value:g}" if top else f"{value:g}")
 
@@ -292,7 +296,7 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
               + f" ({slope_text}, {'non-decreasing' if verdict['monotone'] else 'NOT non-decreasing'}; "
               + f"{mode['seeds']} seeds per size); control, full-norm k*: "
               + ", ".join(str(r["certified_k_full_norm"]) for r in series)
-              + (("; " + ", ".join(f"{k}→{_b_text(v['certified_b'], v['ladder_top'])} (set by {v['set_by']})"
+              + (("; " + ", ".join(f"{k}→{_b_text(v['certified_b'], v['ladder_top'])} ({_set_by_text(v['set_by'])})"
                                    for k, v in extra.items())) if extra else ""))
     details = {
         "rule": "b* = 8·2^k*, k* = largest k with rms over seeds of along ≤ 1/2 at every k' ≤ k (a = a_cal(b_k)); "
