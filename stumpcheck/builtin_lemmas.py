@@ -33,6 +33,13 @@ a-posteriori second solve at rtol/10); C5 ``numerics.claim_c5:check_c5``, C6–C
 * ``label_encoding``: the {−1, +1} label encoding with label score a/2 gives the
   same θ̂ as the {0, 1} encoding with label score a, on any context: the scores
   differ by the common shift a/2, which softmax ignores (MODEL.md §1).
+* ``progress_along_error`` (C5's criterion as a property): for m = n corpora and
+  b ∈ [8, n/8] on the calibration relation, the rms over a fixed set of corpus
+  seeds of along = (∇L̂ − ∇L)·u/‖∇L‖, u = −∇L/‖∇L‖, is ≤ ½
+  (:func:`numerics.claim_c5.along_rms_on_relation`). n is drawn from the powers
+  of two in [256, 4096]: each n needs its own m × n corpora (O(n²) work per seed),
+  which are sorted once and kept (a pure function of (n, seed); free them with
+  :func:`numerics.claim_c5.clear_corpus_cache`) for every example with that n.
 
 Float64 margins (L, ∇L by Gauss–Legendre on the model's breakpoints, e from the
 generated numpy code) are evaluated in float64; the mpmath margins raise the
@@ -51,15 +58,20 @@ from hypothesis import strategies as st
 from stumpcheck import strategies as sc
 from stumpcheck.lemmas import ClaimCheck, lemma, register
 
-__all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "clear_flow_cache"]
+__all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "ALONG_SEEDS", "ALONG_SIZES",
+           "clear_flow_cache"]
 
 CLAIM_IDS = tuple(f"C{i}" for i in range(1, 10))
 LEMMA_NAMES = ("bulk_error", "right_layer", "leading_loss", "progress_direction", "interior_error_bound",
-               "label_encoding")
+               "label_encoding", "progress_along_error")
 #: the constants stated by the lemmas (see the module doc)
 INTERIOR_C = 2
 LOSS_K = 3
 PROGRESS_K = 5
+#: progress_along_error: the fixed seed set (corpus seeds s·1000003 + 7920·n, numerics.claim_c5._seed_of)
+#: and the sizes n (= m) it draws from
+ALONG_SEEDS = (0, 1, 2)
+ALONG_SIZES = (256, 512, 1024, 2048, 4096)
 #: relative rounding allowance for the exact-bound lemmas (evaluated with ≥ 25 spare digits)
 ROUNDING = 1e-20
 
@@ -341,3 +353,25 @@ def label_encoding(x, theta, a, b):
     zero_one = attention_average([A * y - B * xi for y, xi in zip(labels, xs)], xs)
     plus_minus = attention_average([(A / 2) * (2 * y - 1) - B * xi for y, xi in zip(labels, xs)], xs)
     return float(mpmath.mpf(10) ** (5 - mpmath.mp.dps) - abs(zero_one - plus_minus))
+
+
+@st.composite
+def _sizes_and_scales(draw):
+    """{n, b}: n from ALONG_SIZES, b ∈ [8, n/8] (log-uniform draws of the scales strategy)."""
+    n = draw(st.sampled_from(ALONG_SIZES))
+    return {"n": n, "b": draw(sc.scales(min_value=8.0, max_value=n / 8.0))}
+
+
+@lemma(name="progress_along_error",
+       statement="for m = n ∈ {256, 512, …, 4096} and b ∈ [8, n/8], a = a_cal(b): the rms over "
+                 f"{len(ALONG_SEEDS)} fixed corpora per n (seed set {ALONG_SEEDS}) of "
+                 "along = (∇L̂ − ∇L)·u/‖∇L‖, u = −∇L/‖∇L‖, is ≤ 1/2 (C5's progress criterion)",
+       domain=lambda: _sizes_and_scales(),
+       evidence=("sampled",), reference="MODEL.md §7 C5; numerics.claim_c5.along_rms_on_relation",
+       tolerance="margin = 1/2 − rms over seeds of along >= 0", max_examples=4,
+       precision="float64 (corpus gradient: pruned path; ∇L: Gauss–Legendre on the model's breakpoints)")
+def progress_along_error(n, b):
+    """½ − rms over ALONG_SEEDS of along at (a_cal(b), b) on make_corpus(n, n, ·) corpora (float64)."""
+    from numerics.claim_c5 import ALONG_LIMIT, along_rms_on_relation
+
+    return ALONG_LIMIT - along_rms_on_relation(n, b, seeds=ALONG_SEEDS)

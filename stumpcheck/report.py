@@ -7,8 +7,8 @@ commit, machine, precision, seed, date; from :func:`numerics.provenance.provenan
 plus the Python and hypothesis versions), and ``statement`` and ``details``.
 Every number is finite: NaN and ±inf become ``null`` (so the file is strict
 JSON). ``report.md`` has the table and a section per claim with its figure,
-evidence, tolerance, its ``details["explanation"]`` (a paragraph, if the check
-gives one), details and its plots embedded as ``![…](file.png)``;
+evidence, tolerance, its own Markdown text if ``details["explanation"]`` has one
+(C5, C6: the criterion, the controls and what they show), details and its plots embedded as ``![…](file.png)``;
 plots named in ``details["plots"]`` are looked up in the output folder (where
 the checks write them) and listed only if they exist there.
 """
@@ -133,11 +133,11 @@ def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
                   f"- **precision**: {_precision_of(result)}",
                   f"- **seconds**: {float(result.seconds):.1f}", ""]
         explanation = (result.details or {}).get("explanation")
-        if explanation:
-            lines += [str(explanation), ""]
+        if isinstance(explanation, str) and explanation.strip():
+            lines += [explanation.strip(), ""]  # a claim's own Markdown: criterion, controls, what they show
         for name in _plots(result, out):
             lines += [f"![{result.id}: {name}]({name})", ""]
-        details = {k: v for k, v in (result.details or {}).items() if k != "plots"}
+        details = {k: v for k, v in (result.details or {}).items() if k not in ("plots", "explanation")}
         if details:
             text = json.dumps(finite_json(details), indent=1, sort_keys=True, ensure_ascii=False)
             if len(text) > 6000:

@@ -29,7 +29,13 @@ def test_every_builtin_lemma_is_registered_with_a_reference():
         assert isinstance(entry, Lemma) and entry.reference and entry.precision
 
 
-@pytest.mark.parametrize("name", bl.LEMMA_NAMES)
+#: lemmas whose margin builds corpora (O(n²) per size and seed): their 15-example property run is slow;
+#: the default suite checks them at their verify budget below
+_SLOW_LEMMAS = ("progress_along_error",)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_LEMMAS else n
+                                  for n in bl.LEMMA_NAMES])
 @_FAST
 @given(data=st.data())
 def test_builtin_lemma_margin_is_nonnegative_on_its_domain(name, data):
@@ -168,3 +174,50 @@ def test_tests_strategies_reexports_the_public_module():
 
     assert set(old.__all__) == set(sc.__all__)
     assert all(getattr(old, name) is getattr(sc, name) for name in sc.__all__)
+
+
+# --------------------------------------------------------------------------------------
+# progress_along_error (C5's criterion as a property)
+
+
+def test_progress_along_error_passes_at_the_quick_budget():
+    entry = _lemma("progress_along_error")
+    result = check_lemma(entry, max_examples=entry.max_examples, seed=0)
+    assert result.status == "PASS", result.figure
+    assert result.evidence == "sampled" and 0 <= result.details["min_margin"] <= 0.5
+    point = result.details["argmin"]
+    assert point["n"] in bl.ALONG_SIZES and 8 <= point["b"] <= point["n"] / 8
+
+
+def _along_lemma(name, *, limit, domain):
+    from numerics.claim_c5 import along_rms_on_relation
+    from stumpcheck.lemmas import lemma
+
+    @lemma(name=name, statement=f"rms along ≤ {limit}", domain=domain, register_it=False, max_examples=20)
+    def margin(n, b):
+        return limit - along_rms_on_relation(n, b, seeds=bl.ALONG_SEEDS)
+
+    return margin
+
+
+def test_progress_along_error_with_an_impossible_limit_fails_at_the_shrunk_smallest_point():
+    """rms along ≤ 0.01 is false everywhere (≈ 0.1 at m = n = 256, b = 8): the counterexample shrinks
+    to the smallest size and a simple scale (Hypothesis shrinks the log-uniform b to 10.0)."""
+    entry = _along_lemma("along_below_one_hundredth", limit=0.01, domain=lambda: bl._sizes_and_scales())
+    result = check_lemma(entry, seed=0)
+    assert result.status == "FAIL"
+    counterexample = result.details["counterexample"]
+    assert counterexample["n"] == 256 and 8 <= counterexample["b"] <= 16, counterexample
+    assert result.details["counterexample_margin"] < 0 and "shrunk" in result.figure
+
+
+def test_progress_along_error_beyond_its_scale_range_fails_at_a_large_scale():
+    """Extended to b ∈ [8, 2n] the statement is false (rms along ≈ 0.7–1.3 at b ≥ n/2 for m = n = 256):
+    Hypothesis finds a counterexample, and the shrunk one lies above the lemma's range b ≤ n/8."""
+    entry = _along_lemma("along_up_to_twice_n", limit=0.5,
+                         domain={"n": st.just(256), "b": sc.scales(min_value=8.0, max_value=512.0)})
+    result = check_lemma(entry, seed=0)
+    assert result.status == "FAIL", result.figure
+    counterexample = result.details["counterexample"]
+    assert counterexample["b"] > 256 / 8 and result.details["counterexample_margin"] < 0
+    assert entry.margin(n=256, b=8.0) > 0

@@ -145,7 +145,8 @@ def test_builtin_lemmas_run_through_verify(tmp_path):
     claims = _strict_json(tmp_path / "results.json")["claims"]
     assert {c["id"]: c["evidence"] for c in claims} == {
         "bulk_error": "high-precision", "right_layer": "high-precision", "leading_loss": "sampled",
-        "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "sampled"}
+        "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "sampled",
+        "progress_along_error": "sampled"}
 
 
 def test_report_helpers_make_json_finite_and_tables_aligned():
