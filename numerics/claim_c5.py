@@ -106,8 +106,10 @@ def _rms(values: np.ndarray, axis: int = 0) -> np.ndarray:
 
 
 def gradient_error_by_scale(m: int, n: int, *, b0: float, k_max: int, seeds, estimator: str = "one-head",
-                            method: str = "pruned") -> dict:
-    """along / across / ratio / b-rate ratio at b_k = b₀ 2^k, a_k = a_cal(b_k), for each corpus seed.
+                            method: str = "pruned", rungs_per_octave: int = 1) -> dict:
+    """along / across / ratio / b-rate ratio at b_k = b₀ 2^(k/r), a_k = a_cal(b_k), for each corpus seed.
+
+    r = ``rungs_per_octave`` (1: C5's ladder b₀·2^k; C6's horizon uses a finer one).
 
     ``seeds``: the corpus seeds (one corpus make_corpus(m, n, seed=s) per seed, sorted once and
     reused across the scales). Returns a dict of plain lists: b, a, grad_population (k × 2),
@@ -126,7 +128,9 @@ def gradient_error_by_scale(m: int, n: int, *, b0: float, k_max: int, seeds, est
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise InputError("need at least one seed")
-    b = [b0 * 2.0**k for k in range(k_max + 1)]
+    if isinstance(rungs_per_octave, bool) or not isinstance(rungs_per_octave, int) or rungs_per_octave < 1:
+        raise InputError(f"rungs_per_octave must be a positive integer, got {rungs_per_octave!r}")
+    b = [b0 * 2.0 ** (k / rungs_per_octave) for k in range(k_max + 1)]
     a = [float(derived.calibration_a(bk)) for bk in b]
     population = np.array([loss_and_gradient_float64(ak, bk, estimator=estimator)[1] for ak, bk in zip(a, b)])
     figures = np.empty((4, len(seeds), len(b)))  # along, across, ratio, rate

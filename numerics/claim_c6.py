@@ -38,7 +38,7 @@ from numerics.precision import InputError
 from numerics.training_steps import HORIZON_FRACTION, large_resolution_start
 
 __all__ = ["C6_SETTINGS", "C6_CI_WIDTH", "C6_TOLERANCE", "HORIZON_RULE", "INTERIOR_THETAS", "MECHANISM_B0",
-           "ROWS", "c6_cell", "c6_cells", "c6_horizon", "check_c6"]
+           "ROWS", "c6_cell", "c6_cells", "c6_horizon", "check_c6", "common_horizon"]
 
 #: interior thresholds evaluated on fresh contexts
 INTERIOR_THETAS = (0.3, 0.5, 0.7)
@@ -53,23 +53,30 @@ C6_TOLERANCE = 0.1
 C6_CI_WIDTH = 0.3
 #: first rung of the horizon's C5 ladder b_k = C6_LADDER_B0·2^k (C5's progress-criterion ladder starts at 8)
 C6_LADDER_B0 = 8.0
+#: rungs per octave of the horizon's ladder from b₀ = (m∧n)/4 to the cap (m∧n)/2
+HORIZON_RUNGS = 4
+#: the large-resolution row's verdict needs GD steps in at least this fraction of its cells (else it tests the start)
+C6_TRAINED_FRACTION = 0.5
 _N_GRID = tuple(2 ** j for j in range(4, 14))  # 16 … 8192
 _N_QUICK = tuple(2 ** j for j in range(4, 11)) + (8192,)  # 16 … 1024 and 8192 (the floor), for speed
 C6_SETTINGS = {
-    "quick": {"sizes": (64, 128, 256), "mechanism_sizes": (64, 128, 256), "seeds": 2, "N": _N_QUICK, "reps": 128,
+    "quick": {"sizes": (64, 128, 256), "mechanism_sizes": (64, 128, 256), "seeds": 2, "horizon_corpora": 4, "N": _N_QUICK, "reps": 128,
               "step_cap": 20000, "bootstrap": 100, "flow_rtol": 1e-4, "control_sizes": (64, 128, 256),
               "control_steps": 150, "above_n": {"size": 16, "seeds": 4, "steps": 200}},
     "full": {"sizes": (64, 128, 256, 512, 1024), "mechanism_sizes": (64, 128, 256, 512, 1024), "seeds": 4,
-             "N": _N_GRID, "reps": 400, "step_cap": 20000, "bootstrap": 400, "flow_rtol": 1e-5,
+             "horizon_corpora": 8, "N": _N_GRID, "reps": 400, "step_cap": 20000, "bootstrap": 400, "flow_rtol": 1e-5,
              "control_sizes": (64, 128, 256, 512), "control_steps": 3000,
              "above_n": {"size": 32, "seeds": 8, "steps": 1000}},
 }
 
 HORIZON_RULE = ("large-resolution row: b0 = (m∧n)/4, a0 = calibration_a(b0), eta = 1/lambda_max of the population "
-                "Hessian at (a0, b0); GD on the cell's corpus until b >= min(b*, (m∧n)/2), b* the C5 certified scale "
-                "of the size (rms over its corpora of the error along -grad L/|grad L| <= 1/2 at every rung 8*2^k up to b*), "
-                "or the step cap; if b* <= b0 there is no GD step (stated in the cell). Mechanism row: corpus "
-                "gradient flow from a0 = calibration_a(10), b0 = 10 until b >= (m∧n)/4")
+                "Hessian at (a0, b0); GD on the cell's corpus until b reaches the end of the certified interval "
+                "from b0 (C5's criterion, rms over the size's corpora of the error along -grad L/|grad L| <= 1/2, "
+                "at every rung b0*2^(j/4) from b0 up), capped at (m∧n)/2, or the step cap; in verify, every size "
+                "trains to the same fraction c·(m∧n), c the smallest certified fraction over the run's sizes; if "
+                "the criterion fails at b0 there is no GD step (stated in the cell). C5's own b* (ladder 8*2^k) "
+                "is reported beside it. "
+                "Mechanism row: corpus gradient flow from a0 = calibration_a(10), b0 = 10 until b >= (m∧n)/4")
 
 
 def _check_seed(seed) -> int:
@@ -94,26 +101,46 @@ def _progress_certified_b(c5: dict):
 
 
 def c6_horizon(m: int, n: int, seeds, *, estimator: str = "one-head") -> dict:
-    """The large-resolution row's horizon min(b*, (m∧n)/2), b* the C5 certified scale of the size (m, n) over
-    the corpora make_corpus(m, n, seed=s), s in ``seeds``, and which bound binds. C5's ladder b₀·2^k
-    (b₀ = 8) is run up to the first rung ≥ 2·(m∧n)/2 so the cap is always covered."""
+    """The large-resolution row's horizon: the end of the certified training interval that starts at
+    b₀ = (m∧n)/4, capped at (m∧n)/2, over the corpora make_corpus(m, n, seed=s), s in ``seeds``.
+
+    Two ladders, one criterion (C5's: rms over the corpora of the error along −∇L/‖∇L‖, relative to
+    ‖∇L‖, at most ½, a on the calibration relation):
+
+    * C5's ladder b = 8·2^k up to 2·(m∧n)/2 gives b* as C5 reports it (``certified_b``);
+    * the horizon's ladder b₀·2^(j/4), j = 0..4 (b₀ to the cap 2b₀), gives the certified interval
+      [b₀, b_h] that GD may train over: b_h is the last rung with every rung from b₀ up passing.
+      C5's octave ladder alone puts b* at (m∧n)/4 or (m∧n)/2 by rounding, which leaves a cell with no
+      step whenever b* rounds down to b₀ although the criterion holds beyond it.
+
+    ``horizon`` = b_h (None when the criterion fails already at b₀: no certified step).
+    """
     from numerics import claim_c5
 
     size = min(m, n)
     cap = HORIZON_FRACTION * size
+    b0 = size / 4
+    seeds = [int(s) for s in seeds]
     ladder_b0 = max(float(claim_c5.LADDER_B0), C6_LADDER_B0)
     k_max = max(0, math.ceil(math.log2(2 * cap / ladder_b0)))
-    c5 = claim_c5.gradient_error_by_scale(m, n, b0=ladder_b0, k_max=k_max, seeds=[int(s) for s in seeds],
+    c5 = claim_c5.gradient_error_by_scale(m, n, b0=ladder_b0, k_max=k_max, seeds=seeds,
                                           estimator=estimator, method="pruned")
     certified = _progress_certified_b(c5)
-    source = "certified_b" if "certified_b" in c5 else "along (rms <= 1/2, computed here)"
-    horizon = None if certified is None else min(float(certified), cap)
-    binding = "no certified rung" if certified is None else ("C5 certified scale" if certified < cap else
-                                                             "(m∧n)/2 cap")
+    fine = claim_c5.gradient_error_by_scale(m, n, b0=b0, k_max=HORIZON_RUNGS, seeds=seeds, estimator=estimator,
+                                            method="pruned", rungs_per_octave=HORIZON_RUNGS)
+    fine_rms = np.sqrt(np.mean(np.asarray(fine["along"], dtype=float) ** 2, axis=0))
+    horizon = None
+    for b, value in zip(fine["b"], fine_rms):
+        if not value <= 0.5:
+            break
+        horizon = min(float(b), cap)
+    binding = ("criterion fails at the start" if horizon is None else
+               "(m∧n)/2 cap" if horizon >= cap else "certified interval from the start")
     k_star = -1 if certified is None else int(round(math.log2(float(certified) / ladder_b0)))
-    return {"certified_b": certified, "certified_k": k_star, "certified_source": source,
+    return {"certified_b": certified, "certified_k": k_star, "certified_source": "C5 ladder 8·2^k",
             "cap": cap, "horizon": horizon, "binding": binding, "ladder_b": c5["b"], "seeds": c5["seeds"],
-            "along": c5["along"], "ratio": c5["ratio"]}
+            "along": c5["along"], "ratio": c5["ratio"],
+            "horizon_ladder_b": fine["b"], "horizon_along_rms": fine_rms.tolist()}
 
 
 def _evaluate(a: float, b: float, cell: dict, seed: int, estimator: str) -> list:
@@ -163,13 +190,16 @@ def c6_cell(cell: dict) -> dict:
            "horizon_rule": HORIZON_RULE, "long_steps": None, "k_star": None}
     if row == "large-resolution":
         a0, b0 = large_resolution_start(m, n)
-        horizon = c6_horizon(m, n, cell.get("c5_seeds", [seed]), estimator=estimator)
+        horizon = cell.get("horizon") or c6_horizon(m, n, cell.get("c5_seeds", [seed]), estimator=estimator)
         out.update(a0=a0, b0=b0, horizon=horizon, k_star=horizon["certified_k"], step_cap=int(cell["step_cap"]))
         target = horizon["horizon"]
+        if target is not None and cell.get("horizon_fraction") is not None:
+            # the run's common fraction of m∧n (check_c6): inside this size's certified interval by construction
+            target = min(target, float(cell["horizon_fraction"]) * size)
         out["b_target"] = target if target is not None else b0
         if target is None or target <= b0:
-            out["note"] = (f"C5 certified scale b* = {horizon['certified_b']} is not above the start b0 = {b0:g}: "
-                           "no GD step, the frozen (a, b) is the start")
+            out["note"] = (f"C5's criterion fails at the start b0 = {b0:g} (C5 ladder b* = {horizon['certified_b']}): "
+                           "no certified GD step, the frozen (a, b) is the start")
             out.update(a=a0, b=b0, steps=0, stopped_because="horizon at or below the start", eta=None,
                        eta_rule=None, largest_loss_increase=0.0)
         else:
@@ -219,7 +249,8 @@ def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") 
     common = {"N": list(mode["N"]), "thetas": list(INTERIOR_THETAS), "reps": mode["reps"], "estimator": estimator,
               "protocol": "c6-large-resolution-v1"}
     seeds = [seed + i for i in range(mode["seeds"])]
-    cells = [dict(common, row="large-resolution", m=s, n=s, seed=i, c5_seeds=seeds, step_cap=mode["step_cap"])
+    horizon_seeds = [seed + i for i in range(mode["horizon_corpora"])]
+    cells = [dict(common, row="large-resolution", m=s, n=s, seed=i, c5_seeds=horizon_seeds, step_cap=mode["step_cap"])
              for s in mode["sizes"] for i in seeds]
     cells += [dict(common, row="mechanism", m=s, n=s, seed=seed + i, flow_rtol=mode["flow_rtol"])
               for s in mode["mechanism_sizes"] for i in range(mode["seeds"])]
@@ -231,6 +262,26 @@ def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") 
     cells += [dict(common, row="above-n", m=above["size"], n=above["size"], seed=seed + i, steps=above["steps"])
               for i in range(above["seeds"])]
     return cells
+
+
+def common_horizon(cells: list) -> tuple[dict, float | None]:
+    """Each size's certified horizon (:func:`c6_horizon`) and the run's common fraction
+    c = min over sizes of horizon/(m∧n) (at most ½): every large-resolution cell trains to b = c·(m∧n).
+
+    Training each size to its own horizon would make the frozen scale a different fraction of m∧n at
+    different sizes (the cap (m∧n)/2 binds at small sizes, the criterion near 0.4·(m∧n) at larger ones),
+    and that crossover of the protocol, not the estimator, would move the fitted exponent p. One fraction
+    for all sizes keeps every trained interval inside its size's certified interval. None when some size
+    has no certified step."""
+    horizons = {}
+    for cell in cells:
+        key = (cell["m"], cell["n"])
+        if cell["row"] == "large-resolution" and key not in horizons:
+            horizons[key] = c6_horizon(cell["m"], cell["n"], cell.get("c5_seeds", [cell["seed"]]),
+                                       estimator=cell.get("estimator", "one-head"))
+    ends = [h["horizon"] / min(key) if h["horizon"] is not None else None for key, h in horizons.items()]
+    fraction = None if not ends or any(e is None for e in ends) else min(min(ends), HORIZON_FRACTION)
+    return horizons, fraction
 
 
 def _row_verdict(fit: dict) -> bool:
@@ -262,6 +313,11 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     seed = _check_seed(seed)
     mode = C6_SETTINGS["quick" if quick else "full"]
     cells = c6_cells(quick=quick, seed=seed)
+    horizons, fraction = common_horizon(cells)
+    for cell in cells:
+        if cell["row"] == "large-resolution":
+            cell["horizon"] = horizons[(cell["m"], cell["n"])]
+            cell["horizon_fraction"] = fraction
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         records = run_sweep(c6_cell, cells, store=Path(out_dir) / "c6_sweep.jsonl", scheduler=scheduler,
@@ -275,6 +331,9 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     fits = {row: row_fit(by_row[row], bootstrap=mode["bootstrap"], seed=seed)
             for row in ("large-resolution", "mechanism")}
     verdicts = {row: _row_verdict(fit["power_mean"]) for row, fit in fits.items()}
+    trained_fraction = (float(np.mean([r["steps"] > 0 for r in by_row["large-resolution"]]))
+                        if by_row["large-resolution"] else 0.0)
+    verdicts["large-resolution"] = verdicts["large-resolution"] and trained_fraction >= C6_TRAINED_FRACTION
     controls = summarize_controls(by_row, mode)
     plots = []
     if out_dir is not None:
@@ -301,8 +360,14 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
               + ", ".join(f"{s}: {np.mean([r['b'] for r in lr if r['m_min_n'] == s]):.4g}"
                           for s in sorted({r['m_min_n'] for r in lr}))
               + f"; horizon (m∧n, binding bound, b*): {binding}"
-              + (f"; cells with no GD step (b* <= b0): {no_step}" if no_step else ""))
+              + (f"; common trained fraction of m∧n: {fraction:.3f}" if fraction is not None else
+                 "; some size has no certified step: each size trains to its own horizon")
+              + f"; large-resolution cells with GD steps: {trained_fraction:.0%} (needed: {C6_TRAINED_FRACTION:.0%})"
+              + (f"; cells with no GD step (criterion fails at b0): {no_step}" if no_step else ""))
     details = {"seed": seed, "quick": quick, "precision": "float64", "horizon_rule": HORIZON_RULE,
+               "horizon_fraction": fraction,
+               "horizons": {f"{m}x{n}": {k: h[k] for k in ("horizon", "certified_b", "binding", "horizon_ladder_b",
+                                                          "horizon_along_rms")} for (m, n), h in horizons.items()},
                "explanation": _explanation(fits, controls, no_step, len(lr)),
                "b0_rule": "b0 = (m∧n)/4, a0 = calibration_a(b0); eta = 1/lambda_max(population Hessian at start)",
                "power_mean_fit": fits["large-resolution"]["power_mean"],
@@ -313,7 +378,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                "rate_ok": all(verdicts.values()), "cells_without_steps": no_step,
                "poor_fit_rows": [row for row, f in fits.items()
                                  if f["power_mean"]["rms_log_residual"] > C6_POOR_FIT],
-               "trained_fraction": float(np.mean([r["steps"] > 0 for r in lr])) if lr else 0.0,
+               "trained_fraction": trained_fraction,
                "tolerance_rule": {"exponent_within": C6_TOLERANCE, "ci95_width_at_most": C6_CI_WIDTH},
                "controls": controls, "long_training": None, "interior_thetas": list(INTERIOR_THETAS),
                "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in mode.items()},
@@ -326,7 +391,8 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         id="C6", statement="frozen-estimator error is Õ((m∧n)^-1 + N^-1) at each fixed interior θ",
         figure=figure,
         tolerance=(f"large-resolution and mechanism rows: power-mean p and q within {C6_TOLERANCE:g} of 1 and each "
-                   f"bootstrap 95% interval at most {C6_CI_WIDTH:g} wide"),
+                   f"bootstrap 95% interval at most {C6_CI_WIDTH:g} wide; GD steps in >= {C6_TRAINED_FRACTION:.0%} of "
+                   "the large-resolution cells"),
         status="PASS" if all(verdicts.values()) else "FAIL", evidence="sampled",
         seconds=time.perf_counter() - start, details=details)
 
@@ -351,8 +417,8 @@ def _explanation(fits: dict, controls: dict, no_step: list, cells: int) -> str:
     poor = [row for row, f in fits.items() if f["power_mean"]["rms_log_residual"] > C6_POOR_FIT]
     warning = (f" The power-mean fit of the {' and '.join(poor)} row is poor (rms log residual > {C6_POOR_FIT:g}): "
                "its bootstrap interval measures the spread over corpora and contexts, not the misfit. For the "
-               "large-resolution row this happens when the horizon min(b*, (m∧n)/2) is (m∧n)/4 at some sizes and "
-               "(m∧n)/2 at others (b* sits on the ladder 8·2^k), so the frozen b is not one power of m∧n."
+               "large-resolution row this happens when the certified interval ends at different fractions of m∧n "
+               "at different sizes, so the frozen b is not one power of m∧n."
                if poor else "")
     return (
         "Criterion: the frozen error, averaged over θ ∈ {0.3, 0.5, 0.7} and the corpora of a size, is fitted by the "
@@ -364,8 +430,9 @@ def _explanation(fits: dict, controls: dict, no_step: list, cells: int) -> str:
         f"{lr['power_mean']['rms_log_residual']:.3f} / {mech['power_mean']['rms_log_residual']:.3f} for the power "
         "mean. At a fixed (a, b) on the calibration relation the error is about 1/b + 1/N "
         f"({ratios}), so the rate in m∧n appears exactly when the frozen b grows like m∧n: from b0 = (m∧n)/4 or by "
-        f"following the corpus flow from b0 = 10. In {len(no_step)} of {cells} large-resolution cells the C5 "
-        "certified scale was not above b0 = (m∧n)/4, so GD took no step and the frozen estimator is the start. "
+        f"following the corpus flow from b0 = 10. In {len(no_step)} of {cells} large-resolution cells C5's criterion "
+        "failed already at b0 = (m∧n)/4, so GD took no step and the frozen estimator is the start (the row's "
+        f"verdict needs steps in at least {C6_TRAINED_FRACTION:.0%} of its cells, otherwise it would test the start). "
         f"Controls (not in the verdict): a0 = b0 = 10 with a feasible step budget: {point('fixed_b0')}; "
         f"b0 = sqrt(m∧n): {point('sqrt_b0')}; GD from b0 = 2n on small corpora: b went below b0 in {dipped} of "
         f"{len(above_cells)} runs, ended below b0 in {above.get('lowered', 0)}, and left the model (stopped) in "

@@ -78,32 +78,51 @@ def test_large_resolution_start_and_population_step():
     assert eta * b0 ** -3 == pytest.approx(1.0, rel=0.1)  # λ_max ≈ b0⁻³ along the calibration direction
 
 
-def _fake_c5(certified_b):
-    def gradient_error_by_scale(m, n, *, b0, k_max, seeds, estimator="one-head", method="pruned"):
-        b = [b0 * 2.0 ** k for k in range(k_max + 1)]
-        return {"b": b, "seeds": list(seeds), "along": [[0.0] * len(b)], "ratio": [[0.0] * len(b)],
-                "certified_k": 0, "certified_b": certified_b}
+def _fake_c5(last_good_b):
+    """A stand-in C5 whose error along the progress direction is 0 up to ``last_good_b`` and 1 beyond."""
+    def gradient_error_by_scale(m, n, *, b0, k_max, seeds, estimator="one-head", method="pruned",
+                                rungs_per_octave=1):
+        b = [b0 * 2.0 ** (k / rungs_per_octave) for k in range(k_max + 1)]
+        along = [[0.0 if last_good_b is not None and bk <= last_good_b else 1.0 for bk in b]]
+        good = [bk for bk in b if last_good_b is not None and bk <= last_good_b]
+        return {"b": b, "seeds": list(seeds), "along": along, "ratio": along,
+                "certified_k": len(good) - 1, "certified_b": good[-1] if good else None}
     return gradient_error_by_scale
 
 
-@pytest.mark.parametrize("certified_b, binding, trains", [(1e9, "(m∧n)/2 cap", True), (16.0, "C5 certified scale",
-                                                                                               True),
-                                                          (8.0, "C5 certified scale", False),
-                                                          (None, "no certified rung", False)])
-def test_large_resolution_cell_follows_the_horizon_rule(certified_b, binding, trains, monkeypatch):
+# m = 48, n = 64: b0 = 12, cap 24, horizon ladder 12·2^(j/4) = 12, 14.27, 16.97, 20.18, 24
+@pytest.mark.parametrize("last_good_b, binding, target", [(1e9, "(m∧n)/2 cap", 24.0),
+                                                          (18.0, "certified interval from the start", 12 * 2 ** 0.5),
+                                                          (8.0, "criterion fails at the start", None),
+                                                          (None, "criterion fails at the start", None)])
+def test_large_resolution_cell_follows_the_horizon_rule(last_good_b, binding, target, monkeypatch):
     from numerics import claim_c5
 
-    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(certified_b))
+    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(last_good_b))
     cell = {"m": 48, "n": 64, "seed": 1, "N": [16, 256], "thetas": [0.5], "reps": 16, "step_cap": 20000}
     out = c6.c6_cell(cell)
     assert out["row"] == "large-resolution" and (out["b0"], out["a0"]) == (12.0, float(derived.calibration_a(12.0)))
     assert out["horizon"]["binding"] == binding and out["horizon"]["cap"] == 24.0
-    if trains:
-        assert out["steps"] > 0 and out["b"] >= min(certified_b, 24.0) and out["stopped_because"] == "b_target"
+    if target is not None:
+        assert out["horizon"]["horizon"] == pytest.approx(target)
+        assert out["steps"] > 0 and out["b"] >= target and out["stopped_because"] == "b_target"
         assert "population" in out["eta_rule"] and out["largest_loss_increase"] <= 1e-15
     else:
-        assert out["steps"] == 0 and (out["a"], out["b"]) == (out["a0"], out["b0"]) and "no GD step" in out["note"]
+        assert out["steps"] == 0 and (out["a"], out["b"]) == (out["a0"], out["b0"]) and "no certified GD step" in out["note"]
     assert [r["N"] for r in out["fresh"]] == [16, 256]
+
+
+def test_common_horizon_is_the_smallest_certified_fraction(monkeypatch):
+    """Every size trains to the same fraction of m∧n: the smallest certified one, at most ½."""
+    from numerics import claim_c5
+
+    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(18.0))
+    cells = [{"row": "large-resolution", "m": s, "n": s, "seed": 0, "c5_seeds": [0]} for s in (48, 64)]
+    horizons, fraction = c6.common_horizon(cells)
+    # 48: ladder 12..24, last good 16.97 → 0.354; 64: ladder 16..32, last good 16 → 0.25
+    assert horizons[(64, 64)]["horizon"] == 16.0 and fraction == pytest.approx(0.25)
+    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(None))
+    assert c6.common_horizon(cells)[1] is None
 
 
 def test_old_sweep_cells_run_the_new_protocol():
