@@ -91,38 +91,51 @@ def _fake_c5(last_good_b):
 
 
 # m = 48, n = 64: b0 = 12, cap 24, horizon ladder 12·2^(j/4) = 12, 14.27, 16.97, 20.18, 24
-@pytest.mark.parametrize("last_good_b, binding, target", [(1e9, "(m∧n)/2 cap", 24.0),
-                                                          (18.0, "certified interval from the start", 12 * 2 ** 0.5),
-                                                          (8.0, "criterion fails at the start", None),
-                                                          (None, "criterion fails at the start", None)])
-def test_large_resolution_cell_follows_the_horizon_rule(last_good_b, binding, target, monkeypatch):
+@pytest.mark.parametrize("last_good_b, binding, certified_end", [(1e9, "(m∧n)/2 cap", 24.0),
+                                                                 (18.0, "certified interval from the start",
+                                                                  12 * 2 ** 0.5),
+                                                                 (8.0, "criterion fails at the start", None),
+                                                                 (None, "criterion fails at the start", None)])
+@pytest.mark.parametrize("row", ["large-resolution", "certified-horizon"])
+def test_large_resolution_cells_follow_the_horizon_rule(row, last_good_b, binding, certified_end, monkeypatch):
+    """The verdict row trains to (m∧n)/2 and says whether that lies inside the certified interval;
+    the control row trains only to the certified end (no step when the criterion fails at b0)."""
     from numerics import claim_c5
 
     monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(last_good_b))
-    cell = {"m": 48, "n": 64, "seed": 1, "N": [16, 256], "thetas": [0.5], "reps": 16, "step_cap": 20000}
+    cell = {"m": 48, "n": 64, "seed": 1, "N": [16, 256], "thetas": [0.5], "reps": 16, "step_cap": 20000,
+            "row": row}
     out = c6.c6_cell(cell)
-    assert out["row"] == "large-resolution" and (out["b0"], out["a0"]) == (12.0, float(derived.calibration_a(12.0)))
+    assert out["row"] == row and (out["b0"], out["a0"]) == (12.0, float(derived.calibration_a(12.0)))
     assert out["horizon"]["binding"] == binding and out["horizon"]["cap"] == 24.0
+    assert out["horizon"]["horizon"] == (None if certified_end is None else pytest.approx(certified_end))
+    target = 24.0 if row == "large-resolution" else certified_end
+    assert out["trained_within_certified"] == (certified_end is not None and target <= certified_end)
     if target is not None:
-        assert out["horizon"]["horizon"] == pytest.approx(target)
         assert out["steps"] > 0 and out["b"] >= target and out["stopped_because"] == "b_target"
         assert "population" in out["eta_rule"] and out["largest_loss_increase"] <= 1e-15
     else:
-        assert out["steps"] == 0 and (out["a"], out["b"]) == (out["a0"], out["b0"]) and "no certified GD step" in out["note"]
+        assert out["steps"] == 0 and (out["a"], out["b"]) == (out["a0"], out["b0"])
+        assert "no certified GD step" in out["note"]
     assert [r["N"] for r in out["fresh"]] == [16, 256]
 
 
-def test_common_horizon_is_the_smallest_certified_fraction(monkeypatch):
-    """Every size trains to the same fraction of m∧n: the smallest certified one, at most ½."""
+def test_size_horizons_computes_each_size_once(monkeypatch):
     from numerics import claim_c5
 
-    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(18.0))
-    cells = [{"row": "large-resolution", "m": s, "n": s, "seed": 0, "c5_seeds": [0]} for s in (48, 64)]
-    horizons, fraction = c6.common_horizon(cells)
-    # 48: ladder 12..24, last good 16.97 → 0.354; 64: ladder 16..32, last good 16 → 0.25
-    assert horizons[(64, 64)]["horizon"] == 16.0 and fraction == pytest.approx(0.25)
-    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(None))
-    assert c6.common_horizon(cells)[1] is None
+    calls = []
+    fake = _fake_c5(18.0)
+
+    def counting(*args, **kwargs):
+        calls.append(args[:2])
+        return fake(*args, **kwargs)
+
+    monkeypatch.setattr(claim_c5, "gradient_error_by_scale", counting)
+    cells = [{"row": row, "m": s, "n": s, "seed": i, "c5_seeds": [0, 1]}
+             for row in ("large-resolution", "certified-horizon") for s in (48, 64) for i in (0, 1)]
+    horizons = c6.size_horizons(cells)
+    assert sorted(horizons) == [(48, 48), (64, 64)] and len(calls) == 4  # two ladders per size
+    assert horizons[(64, 64)]["horizon"] == 16.0 and horizons[(48, 48)]["horizon"] == pytest.approx(12 * 2 ** 0.5)
 
 
 def test_old_sweep_cells_run_the_new_protocol():
