@@ -28,7 +28,8 @@ import numpy as np
 from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
 from numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
-from numerics.quadrature import breakpoints, breakpoints_float64, gauss_legendre_nodes_mp, gauss_legendre_nodes_split
+from numerics.quadrature import (breakpoints, breakpoints_float64_split, breakpoints_split, gauss_legendre_nodes_mp,
+                                 gauss_legendre_nodes_split)
 
 __all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
            "loss", "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation",
@@ -68,67 +69,140 @@ def _mpf(value):
     return mpmath.mpf(str(value)) if isinstance(value, Decimal) else mpmath.mpf(value)
 
 
+def _near_one(function, a, b, theta):
+    """``function(a, b, θ)`` with 1 − θ kept to the working precision when θ is near 1.
+
+    θ (an exact binary mpf, or a decimal read exactly) has u = 1 − θ formed
+    exactly; the generated code forms 1 − θ, b − bθ and log1p(−θ) from θ, so
+    it runs with −log₂ u extra bits, which makes each of them accurate to the
+    working precision relative to u (a switch layer at 1 − θ* ≈ e^{−(a−b)}/b
+    is far below the spacing of the working precision near 1). The result is
+    rounded back to the working precision.
+    """
+    prec = mpmath.mp.prec
+    if isinstance(theta, (str, Decimal)):
+        exact = Decimal(str(theta).strip())
+        rest = Decimal(1) - exact
+        if exact < Decimal("0.5") or rest == 0:
+            return function(a, b, _mpf(exact))
+        with mpmath.workprec(prec + 8 + max(0, -int(mpmath.mag(_mpf(rest))))):
+            return _rounded(function(a, b, 1 - _mpf(rest)), prec)
+    theta = _mpf(theta)
+    if theta < 0.5:
+        return function(a, b, theta)
+    rest = mpmath.fsub(1, theta, exact=True)
+    if rest == 0:
+        return function(a, b, theta)
+    with mpmath.workprec(prec + 8 + max(0, -int(mpmath.mag(rest)))):
+        return _rounded(function(a, b, theta), prec)
+
+
+def _at_rest(function, rest):
+    """``function(1 − u)`` for u = ``rest`` ∈ (0, ½], with −log₂ u extra bits (see :func:`_near_one`)."""
+    prec = mpmath.mp.prec
+    if rest == 0:
+        return function(mpmath.mpf(1))
+    with mpmath.workprec(prec + 8 + max(0, -int(mpmath.mag(rest)))):
+        return _rounded(function(mpmath.fsub(1, rest, exact=True)), prec)
+
+
+def _rounded(value, prec):
+    with mpmath.workprec(prec):
+        if isinstance(value, tuple):
+            return tuple(_rounded(v, prec) for v in value)
+        return +value
+
+
 def error(a, b, theta, *, estimator: str = "one-head"):
-    """e(θ) at the current mpmath precision."""
+    """e(θ) at the current mpmath precision (θ: mpf, or a decimal string/Decimal read exactly)."""
     check_parameters(a, b, theta)
-    return getattr(gen_mp, f"error_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+    return _near_one(getattr(gen_mp, f"error_{_tag(estimator)}"), _mpf(a), _mpf(b), theta)
 
 
 def error_gradient(a, b, theta, *, estimator: str = "one-head"):
     """(∂e/∂a, ∂e/∂b) at the current mpmath precision."""
     check_parameters(a, b, theta)
-    return getattr(gen_mp, f"error_gradient_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+    return _near_one(getattr(gen_mp, f"error_gradient_{_tag(estimator)}"), _mpf(a), _mpf(b), theta)
 
 
 def error_hessian(a, b, theta, *, estimator: str = "one-head"):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) at the current mpmath precision."""
     check_parameters(a, b, theta)
-    return getattr(gen_mp, f"error_hessian_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+    return _near_one(getattr(gen_mp, f"error_hessian_{_tag(estimator)}"), _mpf(a), _mpf(b), theta)
 
 
-def _integrate(integrand, a, b, estimator, prior):
+def _integrate(integrand, a, b, estimator, prior, subdivide: int = 1):
     """(hi − lo)⁻¹ ∫ integrand dθ on the breakpoint pieces, accurate to the caller's precision.
 
-    tanh-sinh's error estimate is loose by a few digits, so the quadrature runs
-    with 40 + 10% guard bits and the result is rounded back.
+    Pieces in the lower half are integrated in θ; pieces in [½, 1] in
+    u = 1 − θ, with the integrand evaluated at θ = 1 − u exactly and −log₂ u
+    extra bits (:func:`_at_rest`), so layers closer to 1 than the working
+    precision's spacing are resolved. ``subdivide`` > 1 cuts every piece into
+    that many equal parts (an independent second quadrature for the
+    two-precision check). tanh-sinh's error estimate is loose by a few digits,
+    so the quadrature runs with 40 + 10% guard bits and the result is rounded
+    back.
     """
     if _mpf(b) > MAX_INTEGRAL_SCALE:
         raise InputError(f"θ-integrals (L, ∇L, ∇²L) are supported for b <= {MAX_INTEGRAL_SCALE:g}, got b={b}")
     prec = mpmath.mp.prec
     with mpmath.workprec(prec + 40 + prec // 10):
         lo, hi = (_mpf(p) for p in prior)
-        points = breakpoints(a, b, estimator=estimator, lo=lo, hi=hi)
-        value = mpmath.quad(integrand, points) / (hi - lo)
+        thetas, rests = breakpoints_split(a, b, estimator=estimator, lo=lo, hi=hi, growth=_GROWTH)
+        half = mpmath.mpf(0.5)
+        lower = [t for t in thetas if t < half] + ([half] if lo < half else [])
+        upper = sorted(([half] if hi > half else []) + [r for t, r in zip(thetas, rests) if t > half])
+        if lo >= half:
+            upper = sorted(r for t, r in zip(thetas, rests) if t >= half)
+        if hi <= half:
+            lower = [t for t in thetas if t <= half]
+        total = mpmath.mpf(0)
+        if len(lower) > 1:
+            total += mpmath.quad(integrand, _subdivided(lower, subdivide))
+        if len(upper) > 1:
+            total += mpmath.quad(lambda u: _at_rest(integrand, u), _subdivided(upper, subdivide))
+        value = total / (hi - lo)
     return +value
 
 
-def loss(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+_GROWTH = 2
+
+
+def _subdivided(points, parts: int) -> list:
+    if parts <= 1:
+        return list(points)
+    out = [points[0]]
+    for left, right in zip(points[:-1], points[1:]):
+        out += [left + (right - left) * k / parts for k in range(1, parts)] + [right]
+    return out
+
+
+def loss(a, b, *, estimator: str = "one-head", prior=(0, 1), subdivide: int = 1):
     """L(a, b) at the current mpmath precision (θ-quadrature with model breakpoints)."""
     check_parameters(a, b, prior=prior)
     a, b = _mpf(a), _mpf(b)
     f = getattr(gen_mp, f"error_{_tag(estimator)}")
-    return _integrate(lambda th: f(a, b, th) ** 2 / 2, a, b, estimator, prior)
+    return _integrate(lambda th: f(a, b, th) ** 2 / 2, a, b, estimator, prior, subdivide)
 
 
-def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1), subdivide: int = 1):
     """(∂L/∂a, ∂L/∂b) at the current mpmath precision."""
     check_parameters(a, b, prior=prior)
     a, b = _mpf(a), _mpf(b)
-    f = getattr(gen_mp, f"error_{_tag(estimator)}")
-    g = getattr(gen_mp, f"error_gradient_{_tag(estimator)}")
+    one_pass = getattr(gen_mp, f"error_and_gradient_{_tag(estimator)}")
     # both quadratures visit the same nodes: evaluate e·∇e once per node
     memo: dict = {}
 
     def product(th):
         if th not in memo:
-            e = f(a, b, th)
-            memo[th] = tuple(e * gi for gi in g(a, b, th))
+            e, ga, gb = one_pass(a, b, th)
+            memo[th] = (e * ga, e * gb)
         return memo[th]
 
-    return tuple(_integrate(lambda th, i=i: product(th)[i], a, b, estimator, prior) for i in range(2))
+    return tuple(_integrate(lambda th, i=i: product(th)[i], a, b, estimator, prior, subdivide) for i in range(2))
 
 
-def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1), subdivide: int = 1):
     """(∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) at the current mpmath precision."""
     check_parameters(a, b, prior=prior)
     a, b = _mpf(a), _mpf(b)
@@ -144,7 +218,7 @@ def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1)):
         e, grad, hess = memo[th]
         return grad[i] * grad[j] + e * hess[k]
 
-    return tuple(_integrate(lambda th, p=p: integrand(th, *p), a, b, estimator, prior) for p in pairs)
+    return tuple(_integrate(lambda th, p=p: integrand(th, *p), a, b, estimator, prior, subdivide) for p in pairs)
 
 
 def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head", prior=(0, 1),
@@ -157,8 +231,8 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
 
 def _gauss_legendre_float64(a: float, b: float, estimator: str, prior, order: int, hessian: bool):
     """(L, ∇L, ∇²L or None) in float64 by the breakpoint Gauss–Legendre rule (no validation)."""
-    points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
-    nodes, rest, weights = gauss_legendre_nodes_split(points, order)
+    points, rests = breakpoints_float64_split(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
+    nodes, rest, weights = gauss_legendre_nodes_split(points, order, rests)
     tag = _tag(estimator)
     if hessian:
         e, ga, gb, haa, hab, hbb = getattr(gen_np, f"error_jet_{tag}")(a, b, nodes, rest)
