@@ -352,7 +352,13 @@ class Evaluation:
 
 
 def with_evidence(compute, dps: int) -> Evaluation:
-    """Run ``compute()`` (returning a tuple of mpf) at dps and at dps + 10 + 10%."""
+    """Run ``compute()`` (returning a tuple of mpf) at dps and at dps + 10 + 10%.
+
+    The two runs share the quadrature: pass inputs as exact decimals (θ as a
+    string or Decimal, so 1 − θ is exact at both precisions) and prefer
+    :func:`numerics.evidence.verified_evaluation`, whose second run is
+    independent and which raises the precision until the digits agree.
+    """
     dps = validate_dps(dps)
     check_dps = dps + 10 + dps // 10
     with mpmath.workprec(int(dps * 3.3219280948873626) + guard_bits(dps)):

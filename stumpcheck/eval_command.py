@@ -9,7 +9,7 @@ enough, the command prints the verified digits, a warning naming the
 component, and exits with status 1.
 
 Domain (checked before any arithmetic, one-line error and status 2 outside):
-|a| ≤ 10⁹, 10⁻³⁰⁰ ≤ b ≤ 10⁹ (b ≤ 10⁸ for the θ-integrals), θ ∈ [0, 1]; decimal
+|a| ≤ 10⁹, 10⁻³⁰⁰ ≤ b ≤ 10⁹ (10⁻³⁰ ≤ b ≤ 10⁸ for the θ-integrals), θ ∈ [0, 1]; decimal
 inputs have at most 10 000 digits and exponents within ±1000.
 """
 
@@ -28,6 +28,9 @@ __all__ = ["eval_command", "MAX_ABS_A", "MIN_B", "MAX_B", "MAX_INTEGRAL_DPS"]
 MAX_ABS_A = Decimal("1e9")
 MIN_B = Decimal("1e-300")
 MAX_B = Decimal("1e9")
+#: Smallest b of the θ-integrals: eval grad --a 10 --b 1e-30 takes about 5 min (log₂(1/b) extra bits);
+#: at b = 1e-300 one evaluation had not finished after 15 min.
+MIN_INTEGRAL_B = Decimal("1e-30")
 #: --dps of the θ-integrals: 1000 digits take minutes (tanh-sinh on every piece, at 1110 digits for the check).
 MAX_INTEGRAL_DPS = 1000
 #: The working precision may be raised to at most this many times the requested digits, plus 60
@@ -54,6 +57,9 @@ def _decimal(text: str, name: str) -> Decimal:
 def _check_domain(quantity: str, a: Decimal, b: Decimal) -> None:
     if quantity != "error" and b > Decimal("1e8"):
         raise InputError(f"θ-integrals (L, ∇L, ∇²L) are supported for b <= 1e+08, got b={b}")
+    if quantity != "error" and 0 < b < MIN_INTEGRAL_B:
+        raise InputError(f"θ-integrals (L, ∇L, ∇²L) are supported for b >= 1e-30 (below, ∂L/∂a = O(b) needs "
+                         f"log10(1/b) extra digits and the quadrature takes hours), got b={b}")
     if not abs(a) <= MAX_ABS_A:
         raise InputError(f"eval supports |a| <= 1e9, got a={a}")
     if b > 0 and not MIN_B <= b <= MAX_B:
@@ -79,7 +85,8 @@ def _progress(start: float):
 @click.argument("quantity", type=click.Choice(["error", "loss", "grad", "hessian"]))
 @click.option("--a", "a_text", required=True, help="Label score a, |a| <= 1e9 (decimal, parsed exactly).")
 @click.option("--b", "b_text", required=True,
-              help="Feature score / attention scale b, 1e-300 <= b <= 1e9 (<= 1e8 for loss, grad, hessian).")
+              help="Feature score / attention scale b, 1e-300 <= b <= 1e9 (1e-30 <= b <= 1e8 for loss, grad, "
+                   "hessian).")
 @click.option("--theta", "theta_text", default=None,
               help="Threshold θ ∈ [0, 1] (error only; parsed exactly, any number of digits up to 10000).")
 @click.option("--dps", default="30", show_default=True,
@@ -101,7 +108,8 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
     enough, the verified digits are printed with a warning and the exit status
     is 1. L, ∇L and ∇²L use mpmath tanh-sinh on θ-pieces placed at the model's
     own layers (in 1 − θ near θ = 1). Domain: |a| <= 1e9, 1e-300 <= b <= 1e9
-    (b <= 1e8 for the θ-integrals); exit 2 outside. Progress goes to stderr
+    (1e-30 <= b <= 1e8 for the θ-integrals; grad takes about 5 min at 1e-30);
+    exit 2 outside. Progress goes to stderr
     when it is a terminal.
     """
     import mpmath
