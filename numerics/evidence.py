@@ -20,6 +20,7 @@ reported per component, never hidden.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import mpmath
@@ -74,7 +75,8 @@ def _at(dps: int, compute, subdivide: int) -> tuple:
         return tuple(compute(subdivide))
 
 
-def verified_evaluation(compute, dps: int, *, max_dps: int, progress=None) -> VerifiedEvaluation:
+def verified_evaluation(compute, dps: int, *, max_dps: int, progress=None,
+                        time_budget: float = math.inf) -> VerifiedEvaluation:
     """Evaluate ``compute(subdivide)`` (a tuple of mpf at the current precision) until verified.
 
     First at ``dps`` digits (``subdivide=1``) and at :func:`check_digits` with
@@ -82,8 +84,11 @@ def verified_evaluation(compute, dps: int, *, max_dps: int, progress=None) -> Ve
     the working precision is raised by the missing digits + 10 (at least
     doubling the margin each time), up to ``max_dps`` working digits.
     ``progress(message)`` is called before each evaluation (for long ones).
+    No new attempt starts once ``time_budget`` seconds have passed (the first
+    always runs): the result then reports what the last attempt verified.
     """
     dps = validate_dps(dps)
+    start = time.monotonic()
     work = dps
     attempts = 0
     while True:
@@ -99,7 +104,7 @@ def verified_evaluation(compute, dps: int, *, max_dps: int, progress=None) -> Ve
             digits = tuple(agreeing_digits(v, r) for v, r in zip(values, reference))
         result = VerifiedEvaluation(values=reference, digits=digits, requested=dps, working_dps=work,
                                     check_dps=check, attempts=attempts)
-        if result.complete or work >= max_dps:
+        if result.complete or work >= max_dps or time.monotonic() - start > time_budget:
             return result
         missing = dps - max(0.0, min(digits))
         work = min(max_dps, work + max(int(math.ceil(missing)) + 10, work - dps + 10))

@@ -36,6 +36,8 @@ MAX_INTEGRAL_DPS = 1000
 #: The working precision may be raised to at most this many times the requested digits, plus 60
 #: (and never beyond the integrals' cap or MAX_DPS).
 _RAISE_FACTOR = 4
+#: Seconds after which no further (higher-precision) attempt is started; the first always completes.
+_TIME_BUDGET = 300.0
 _MAX_INPUT_DIGITS = 10_000
 _MAX_EXPONENT = 1000
 NAMES = {"error": ["e"], "loss": ["L"], "grad": ["dL/da", "dL/db"], "hessian": ["d2L/da2", "d2L/dadb", "d2L/db2"]}
@@ -104,7 +106,8 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
     The value is computed twice, independently (at --dps and at a higher
     precision with every θ-piece halved), and only the digits both share are
     printed (evidence: high-precision). If they share fewer than --dps digits
-    the precision is raised (up to 4 × --dps + 60 digits); if that is not
+    the precision is raised (up to 4 × --dps + 60 digits, no new attempt after
+    5 minutes); if that is not
     enough, the verified digits are printed with a warning and the exit status
     is 1. L, ∇L and ∇²L use mpmath tanh-sinh on θ-pieces placed at the model's
     own layers (in 1 − θ near θ = 1). Domain: |a| <= 1e9, 1e-300 <= b <= 1e9
@@ -152,7 +155,7 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
 
     cap = MAX_DPS if quantity == "error" else MAX_INTEGRAL_DPS + MAX_INTEGRAL_DPS // 4
     result = verified_evaluation(compute, digits, max_dps=min(cap, _RAISE_FACTOR * digits + 60),
-                                 progress=_progress(time.monotonic()))
+                                 progress=_progress(time.monotonic()), time_budget=_TIME_BUDGET)
     where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if theta is not None else "")
     shared = result.agreeing_digits
     agreement = "all digits" if shared == float("inf") else f"{shared:.1f} digits"

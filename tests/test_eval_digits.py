@@ -137,6 +137,17 @@ def test_the_evidence_loop_reports_unverified_digits_within_its_budget():
     assert result.working_dps == 60
 
 
+def test_the_evidence_loop_starts_no_attempt_after_its_time_budget():
+    attempts = []
+
+    def compute(subdivide):
+        attempts.append(subdivide)
+        return (mpmath.mpf(1) + mpmath.mpf(subdivide) / 1000,)
+
+    result = verified_evaluation(compute, 30, max_dps=1000, time_budget=0)
+    assert result.attempts == 1 and len(attempts) == 2 and not result.complete
+
+
 def test_eval_exits_1_and_prints_only_verified_digits_when_the_budget_is_exhausted(monkeypatch, capsys):
     from numerics import population
 
