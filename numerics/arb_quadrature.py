@@ -115,7 +115,7 @@ def _exact_pair(ball: arb) -> tuple[int, int]:
 
 
 def _from_pair(pair: tuple[int, int]) -> arb:
-    return arb(fmpz(pair[0])) * arb(2) ** pair[1] if pair[0] else arb(0)
+    return arb(fmpz(int(pair[0]))) * arb(2) ** int(pair[1]) if pair[0] else arb(0)
 
 
 def _piece_sums_portable(a, b, points, order, prec, estimator, hessian) -> list:
@@ -131,6 +131,7 @@ def _portable(value: mpmath.mpf) -> tuple[int, int]:
     sign, man, exp, _ = value._mpf_
     if not man:
         return (0, 0)
+    man, exp = int(man), int(exp)  # plain ints: with gmpy2, mpmath's mantissas are mpz, which fmpz rejects
     return (-man if sign else man, exp)
 
 

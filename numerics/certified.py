@@ -240,7 +240,7 @@ def mpf_to_arb(x) -> arb:
             raise InputError(f"{x} is not finite")
         return arb(0)
     with ctx.workprec(max(ctx.prec, bits + 8)):
-        value = arb(fmpz(man)) * arb(2) ** int(exp)
+        value = arb(fmpz(int(man))) * arb(2) ** int(exp)  # int(): gmpy2 mantissas are mpz
     return -value if sign else value
 
 

@@ -20,7 +20,7 @@ verified-numerics issue's job.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 import mpmath
 import numpy as np
@@ -28,7 +28,8 @@ import numpy as np
 from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
 from numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
-from numerics.quadrature import breakpoints, breakpoints_float64, gauss_legendre_nodes_mp, gauss_legendre_nodes_split
+from numerics.quadrature import (breakpoints, breakpoints_float64_split, breakpoints_split, gauss_legendre_nodes_mp,
+                                 gauss_legendre_nodes_split)
 
 __all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
            "loss", "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation",
@@ -38,6 +39,10 @@ ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 #: Largest attention scale b for the mpmath θ-integrals L, ∇L, ∇²L (the issue's range is b ≤ 10⁶;
 #: b = 10⁷ takes about 16 s at 15 digits, b = 10⁴⁰⁰ did not finish in a minute).
 MAX_INTEGRAL_SCALE = 1e8
+#: Smallest b for the float64 field (L, ∇L, ∇²L by Gauss–Legendre): below it ∂L/∂a ≈ O(b) is left from a
+#: cancellation of O(1) terms and loses about 2·log₁₀(1/b) digits (relative error 1e-11 at b = 1e-3,
+#: 1e-8 at b = 1e-8, the wrong sign at b = 1e-300, against 60-digit references).
+MIN_FLOAT64_SCALE = 1e-3
 
 
 def _tag(estimator: str) -> str:
@@ -68,67 +73,146 @@ def _mpf(value):
     return mpmath.mpf(str(value)) if isinstance(value, Decimal) else mpmath.mpf(value)
 
 
+def _near_one(function, a, b, theta):
+    """``function(a, b, θ)`` with 1 − θ kept to the working precision when θ is near 1.
+
+    θ (an exact binary mpf, or a decimal read exactly) has u = 1 − θ formed
+    exactly; the generated code forms 1 − θ, b − bθ and log1p(−θ) from θ, so
+    it runs with −log₂ u extra bits, which makes each of them accurate to the
+    working precision relative to u (a switch layer at 1 − θ* ≈ e^{−(a−b)}/b
+    is far below the spacing of the working precision near 1). The result is
+    rounded back to the working precision.
+    """
+    prec = mpmath.mp.prec
+    if isinstance(theta, (str, Decimal)):
+        exact = Decimal(str(theta).strip())
+        if exact < Decimal("0.5"):
+            return function(a, b, _mpf(exact))
+        with localcontext() as context:  # exact: 1 − θ has no more digits than θ's fraction
+            context.prec = len(exact.as_tuple().digits) + 10
+            rest = Decimal(1) - exact
+        if rest == 0:
+            return function(a, b, _mpf(exact))
+        with mpmath.workprec(prec + 8 + max(0, -int(mpmath.mag(_mpf(rest))))):
+            return _rounded(function(a, b, 1 - _mpf(rest)), prec)
+    theta = _mpf(theta)
+    if theta < 0.5:
+        return function(a, b, theta)
+    rest = mpmath.fsub(1, theta, exact=True)
+    if rest == 0:
+        return function(a, b, theta)
+    with mpmath.workprec(prec + 8 + max(0, -int(mpmath.mag(rest)))):
+        return _rounded(function(a, b, theta), prec)
+
+
+def _at_rest(function, rest):
+    """``function(1 − u)`` for u = ``rest`` ∈ (0, ½], with −log₂ u extra bits (see :func:`_near_one`)."""
+    prec = mpmath.mp.prec
+    if rest == 0:
+        return function(mpmath.mpf(1))
+    with mpmath.workprec(prec + 8 + max(0, -int(mpmath.mag(rest)))):
+        return _rounded(function(mpmath.fsub(1, rest, exact=True)), prec)
+
+
+def _rounded(value, prec):
+    with mpmath.workprec(prec):
+        if isinstance(value, tuple):
+            return tuple(_rounded(v, prec) for v in value)
+        return +value
+
+
 def error(a, b, theta, *, estimator: str = "one-head"):
-    """e(θ) at the current mpmath precision."""
+    """e(θ) at the current mpmath precision (θ: mpf, or a decimal string/Decimal read exactly)."""
     check_parameters(a, b, theta)
-    return getattr(gen_mp, f"error_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+    return _near_one(getattr(gen_mp, f"error_{_tag(estimator)}"), _mpf(a), _mpf(b), theta)
 
 
 def error_gradient(a, b, theta, *, estimator: str = "one-head"):
     """(∂e/∂a, ∂e/∂b) at the current mpmath precision."""
     check_parameters(a, b, theta)
-    return getattr(gen_mp, f"error_gradient_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+    return _near_one(getattr(gen_mp, f"error_gradient_{_tag(estimator)}"), _mpf(a), _mpf(b), theta)
 
 
 def error_hessian(a, b, theta, *, estimator: str = "one-head"):
     """(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) at the current mpmath precision."""
     check_parameters(a, b, theta)
-    return getattr(gen_mp, f"error_hessian_{_tag(estimator)}")(_mpf(a), _mpf(b), _mpf(theta))
+    return _near_one(getattr(gen_mp, f"error_hessian_{_tag(estimator)}"), _mpf(a), _mpf(b), theta)
 
 
-def _integrate(integrand, a, b, estimator, prior):
+def _integrate(integrand, a, b, estimator, prior, subdivide: int = 1):
     """(hi − lo)⁻¹ ∫ integrand dθ on the breakpoint pieces, accurate to the caller's precision.
 
-    tanh-sinh's error estimate is loose by a few digits, so the quadrature runs
-    with 40 + 10% guard bits and the result is rounded back.
+    Pieces in the lower half are integrated in θ; pieces in [½, 1] in
+    u = 1 − θ, with the integrand evaluated at θ = 1 − u exactly and −log₂ u
+    extra bits (:func:`_at_rest`), so layers closer to 1 than the working
+    precision's spacing are resolved. ``subdivide`` > 1 cuts every piece into
+    that many equal parts (an independent second quadrature for the
+    two-precision check). tanh-sinh's error estimate is loose by a few digits,
+    so the quadrature runs with 40 + 10% guard bits and the result is rounded
+    back.
     """
     if _mpf(b) > MAX_INTEGRAL_SCALE:
         raise InputError(f"θ-integrals (L, ∇L, ∇²L) are supported for b <= {MAX_INTEGRAL_SCALE:g}, got b={b}")
     prec = mpmath.mp.prec
-    with mpmath.workprec(prec + 40 + prec // 10):
+    # at b < 1 the gradient's ∂e/∂a = O(b) is left from O(1) terms: log₂(1/b) bits cancel
+    small_scale = max(0, -int(mpmath.mag(_mpf(b))))
+    with mpmath.workprec(prec + 40 + prec // 10 + small_scale):
         lo, hi = (_mpf(p) for p in prior)
-        points = breakpoints(a, b, estimator=estimator, lo=lo, hi=hi)
-        value = mpmath.quad(integrand, points) / (hi - lo)
+        thetas, rests = breakpoints_split(a, b, estimator=estimator, lo=lo, hi=hi, growth=_GROWTH)
+        half = mpmath.mpf(0.5)
+        lower = [t for t in thetas if t < half] + ([half] if lo < half else [])
+        upper = sorted(([half] if hi > half else []) + [r for t, r in zip(thetas, rests) if t > half])
+        if lo >= half:
+            upper = sorted(r for t, r in zip(thetas, rests) if t >= half)
+        if hi <= half:
+            lower = [t for t in thetas if t <= half]
+        total = mpmath.mpf(0)
+        if len(lower) > 1:
+            total += mpmath.quad(integrand, _subdivided(lower, subdivide))
+        if len(upper) > 1:
+            total += mpmath.quad(lambda u: _at_rest(integrand, u), _subdivided(upper, subdivide))
+        value = total / (hi - lo)
     return +value
 
 
-def loss(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+_GROWTH = 2
+
+
+def _subdivided(points, parts: int) -> list:
+    if parts <= 1:
+        return list(points)
+    out = [points[0]]
+    for left, right in zip(points[:-1], points[1:]):
+        out += [left + (right - left) * k / parts for k in range(1, parts)] + [right]
+    return out
+
+
+def loss(a, b, *, estimator: str = "one-head", prior=(0, 1), subdivide: int = 1):
     """L(a, b) at the current mpmath precision (θ-quadrature with model breakpoints)."""
     check_parameters(a, b, prior=prior)
     a, b = _mpf(a), _mpf(b)
     f = getattr(gen_mp, f"error_{_tag(estimator)}")
-    return _integrate(lambda th: f(a, b, th) ** 2 / 2, a, b, estimator, prior)
+    return _integrate(lambda th: f(a, b, th) ** 2 / 2, a, b, estimator, prior, subdivide)
 
 
-def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1), subdivide: int = 1):
     """(∂L/∂a, ∂L/∂b) at the current mpmath precision."""
     check_parameters(a, b, prior=prior)
     a, b = _mpf(a), _mpf(b)
-    f = getattr(gen_mp, f"error_{_tag(estimator)}")
-    g = getattr(gen_mp, f"error_gradient_{_tag(estimator)}")
+    one_pass = getattr(gen_mp, f"error_and_gradient_{_tag(estimator)}")
     # both quadratures visit the same nodes: evaluate e·∇e once per node
     memo: dict = {}
 
     def product(th):
         if th not in memo:
-            e = f(a, b, th)
-            memo[th] = tuple(e * gi for gi in g(a, b, th))
+            e, ga, gb = one_pass(a, b, th)
+            memo[th] = (e * ga, e * gb)
         return memo[th]
 
-    return tuple(_integrate(lambda th, i=i: product(th)[i], a, b, estimator, prior) for i in range(2))
+    return tuple(_integrate(lambda th, i=i: product(th)[i], a, b, estimator, prior, subdivide) for i in range(2))
 
 
-def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1)):
+def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1), subdivide: int = 1):
     """(∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) at the current mpmath precision."""
     check_parameters(a, b, prior=prior)
     a, b = _mpf(a), _mpf(b)
@@ -144,21 +228,36 @@ def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1)):
         e, grad, hess = memo[th]
         return grad[i] * grad[j] + e * hess[k]
 
-    return tuple(_integrate(lambda th, p=p: integrand(th, *p), a, b, estimator, prior) for p in pairs)
+    return tuple(_integrate(lambda th, p=p: integrand(th, *p), a, b, estimator, prior, subdivide) for p in pairs)
 
 
 def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head", prior=(0, 1),
                               order: int = 24) -> tuple[float, np.ndarray]:
-    """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece."""
+    """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece.
+
+    Pieces in [½, 1] are placed by their distances from 1
+    (:func:`numerics.quadrature.breakpoints_float64_split`), so switch layers
+    closer to 1 than 1.1e-16 are resolved. Domain: a finite, b ≥ 1e-3
+    (:data:`MIN_FLOAT64_SCALE`; InputError below). Accuracy against certified
+    values: relative ≲ b·2⁻⁵³ + 1e-11 per component, plus absolute underflow
+    (a component below 1e-300 may be returned as 0).
+    """
     check_parameters(a, b, prior=prior)
+    _check_float64_scale(b)
     value, gradient, _ = _gauss_legendre_float64(float(a), float(b), estimator, prior, order, False)
     return value, gradient
 
 
+def _check_float64_scale(b) -> None:
+    if not float(b) >= MIN_FLOAT64_SCALE:
+        raise InputError(f"the float64 field (L, ∇L, ∇²L) is supported for b >= {MIN_FLOAT64_SCALE:g}, got b={b} "
+                         "(use the mpmath loss_gradient or eval grad below)")
+
+
 def _gauss_legendre_float64(a: float, b: float, estimator: str, prior, order: int, hessian: bool):
     """(L, ∇L, ∇²L or None) in float64 by the breakpoint Gauss–Legendre rule (no validation)."""
-    points = breakpoints_float64(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
-    nodes, rest, weights = gauss_legendre_nodes_split(points, order)
+    points, rests = breakpoints_float64_split(a, b, estimator=estimator, lo=float(prior[0]), hi=float(prior[1]))
+    nodes, rest, weights = gauss_legendre_nodes_split(points, order, rests)
     tag = _tag(estimator)
     if hessian:
         e, ga, gb, haa, hab, hbb = getattr(gen_np, f"error_jet_{tag}")(a, b, nodes, rest)
@@ -188,10 +287,11 @@ def loss_gradient_hessian_float64(a: float, b: float, *, estimator: str = "one-h
     from the generated float64 e, ∇e, ∇²e, by the same rule as
     :func:`loss_and_gradient_float64`: ``order``-point Gauss–Legendre on each
     piece of :func:`numerics.quadrature.breakpoints_float64` (L and ∇L agree
-    with it to rounding). Domain: a finite, b > 0; raises ArithmeticError if
+    with it to rounding). Domain: a finite, b ≥ 1e-3; raises ArithmeticError if
     a result is not finite. Evidence level: sampled (float64).
     """
     check_parameters(a, b, prior=prior)
+    _check_float64_scale(b)
     _tag(estimator)
     return _gauss_legendre_float64(float(a), float(b), estimator, prior, order, True)
 
@@ -252,7 +352,13 @@ class Evaluation:
 
 
 def with_evidence(compute, dps: int) -> Evaluation:
-    """Run ``compute()`` (returning a tuple of mpf) at dps and at dps + 10 + 10%."""
+    """Run ``compute()`` (returning a tuple of mpf) at dps and at dps + 10 + 10%.
+
+    The two runs share the quadrature: pass inputs as exact decimals (θ as a
+    string or Decimal, so 1 − θ is exact at both precisions) and prefer
+    :func:`numerics.evidence.verified_evaluation`, whose second run is
+    independent and which raises the precision until the digits agree.
+    """
     dps = validate_dps(dps)
     check_dps = dps + 10 + dps // 10
     with mpmath.workprec(int(dps * 3.3219280948873626) + guard_bits(dps)):

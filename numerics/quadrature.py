@@ -24,7 +24,7 @@ from numerics.generated import population_numpy as gen_np
 _EPS = float(np.finfo(float).eps)
 
 __all__ = ["one_head_log_odds", "transition_point", "transition_point_float64", "breakpoints",
-           "breakpoints_float64", "gauss_legendre_nodes", "gauss_legendre_nodes_split", "legendre_rule_float64", "legendre_rule_mp",
+           "breakpoints_split", "breakpoints_float64", "breakpoints_float64_split", "gauss_legendre_nodes", "gauss_legendre_nodes_split", "legendre_rule_float64", "legendre_rule_mp",
            "gauss_legendre_nodes_mp"]
 
 
@@ -71,7 +71,7 @@ def transition_point(a, b, *, logit_range: int = 4000):
         return theta_star, rest, 1 / abs(slope)
 
 
-def _ladder(center, smallest, lo, hi, out: list) -> None:
+def _ladder(center, smallest, lo, hi, out: list, growth: int = 2) -> None:
     step = smallest
     while True:
         added = False
@@ -81,11 +81,11 @@ def _ladder(center, smallest, lo, hi, out: list) -> None:
                 added = True
         if not added:
             return
-        step *= 2
+        step *= growth
 
 
 def _features(estimator: str, a, b, rest, width, zero, one) -> list:
-    """(centre, scale) of every layer of ``estimator``'s θ-integrands.
+    """(centre θ, centre 1 − θ, scale) of every layer of ``estimator``'s θ-integrands.
 
     A softmax over segments switches wherever two segment log-masses cross.
     One head: its left and right segments, at θ* (one-head) or 1 − θ*
@@ -97,32 +97,86 @@ def _features(estimator: str, a, b, rest, width, zero, one) -> list:
     b(1 − 2θ) + log((1 − θ)/θ) + Λ(b(1 − θ)) − Λ(bθ) is odd about ½), width
     about 1/(2b). (The one-head left and reflected right masses are both
     about −log b across the bulk: no layer.)
+
+    Each centre comes with its distance from 1, formed without cancellation
+    (the one-head switch sits at 1 − θ* ≈ e^{−(a−b)}/b, far below the spacing
+    of the working precision near 1), so that a layer near θ = 1 is placed and
+    laddered in u = 1 − θ.
     """
-    features = [(zero, 1 / b), (one, 1 / b)]
+    features = [(zero, one, 1 / b), (one, zero, 1 / b)]
     if estimator in ("one-head", "averaged", "pooled"):
-        features.append((one - rest, width))
+        features.append((one - rest, rest, width))
     if estimator in ("reflected", "averaged", "pooled"):
-        features.append((rest, width))
+        features.append((rest, one - rest, width))
     if estimator == "pooled":
-        features.append(((zero + one) / 2, 1 / (2 * b)))
-        for centre in (a / b, one - a / b):
+        features.append(((zero + one) / 2, (zero + one) / 2, 1 / (2 * b)))
+        for centre, distance in ((a / b, (b - a) / b), (one - a / b, a / b)):
             if zero < centre < one:
-                features.append((centre, 1 / b))
+                features.append((centre, distance, 1 / b))
     return features
 
 
-def _points_from_features(features, lo, hi) -> list:
-    points = [lo, hi]
-    for center, scale in features:
-        if lo < center < hi:
-            points.append(center)
+def _split_points_from_features(features, lo, hi, one, growth: int = 2) -> list:
+    """Sorted, distinct (θ, 1 − θ) pairs: [lo, hi], the centres, and a ladder about each centre.
+
+    A centre in the upper half [½, 1] is laddered in u = 1 − θ (its points
+    are u_c ± step, and θ = 1 − u), one in the lower half in θ; each pair
+    keeps 1 − θ to the working precision's relative accuracy.
+    """
+    half = one / 2
+    pairs = [(lo, one - lo), (hi, one - hi)]
+    for center, rest, scale in features:
         smallest = min(scale, (hi - lo) / 4)
         # near an end the feature cannot be wider than its distance to the end
-        for end in (0, 1):
-            if 0 < abs(center - end) < smallest:
-                smallest = abs(center - end) / 2
-        _ladder(center, smallest / 4, lo, hi, points)
-    return sorted(set(points))
+        for distance in (center, rest):
+            if 0 < distance < smallest:
+                smallest = distance / 2
+        upper = center >= half
+        offsets: list = []
+        if upper:
+            _ladder(rest, smallest / 4, one - hi, one - lo, offsets, growth)
+            found = [(one - u, u) for u in offsets]
+            if one - hi < rest < one - lo:
+                found.append((center, rest))
+        else:
+            _ladder(center, smallest / 4, lo, hi, offsets, growth)
+            found = [(t, one - t) for t in offsets]
+            if lo < center < hi:
+                found.append((center, rest))
+        pairs += found
+
+    def key(pair):
+        theta, rest = pair
+        return (0, theta) if theta < half else (1, -rest)
+
+    out, seen = [], set()
+    for pair in sorted(pairs, key=key):
+        if key(pair) not in seen:
+            seen.add(key(pair))
+            out.append(pair)
+    return out
+
+
+def _points_from_features(features, lo, hi, one) -> list:
+    """The θ values of :func:`_split_points_from_features`, rounded and made distinct."""
+    return sorted(set(theta for theta, _ in _split_points_from_features(features, lo, hi, one)))
+
+
+def breakpoints_split(a, b, *, estimator: str = "one-head", lo=0, hi=1, growth: int = 2) -> tuple[list, list]:
+    """(θ points, 1 − θ points) of :func:`breakpoints` (mpmath), each 1 − θ formed without cancellation.
+
+    In the upper half the distance from 1 is the primary coordinate: a layer at
+    1 − θ* ≈ 10⁻¹³² (a = 400, b = 100) has its ladder 1 − θ* ± 2ᵏ·width/4 placed
+    to the working precision relative to 1 − θ, while the θ values next to it
+    round to 1. Integrate pieces in [½, 1] in u = 1 − θ
+    (:func:`numerics.population` does).
+    """
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+    _, rest, width = transition_point(a, b)
+    pairs = _split_points_from_features(_features(estimator, a, b, rest, width, mpmath.mpf(0), mpmath.mpf(1)),
+                                        lo, hi, mpmath.mpf(1), growth)
+    return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
 def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
@@ -133,13 +187,15 @@ def breakpoints(a, b, *, estimator: str = "one-head", lo=0, hi=1) -> list:
     one-head model by the reflection symmetry; for the pooled softmax also the
     switches between the heads' segments (θ = ½, a/b, 1 − a/b; see
     :func:`_features`). Ladders double from a quarter of each feature's scale
-    up to the length of [lo, hi].
+    up to the length of [lo, hi]; features in the upper half are laddered in
+    1 − θ. The θ values are rounded to the working precision, so points
+    closer to 1 than its spacing merge: :func:`breakpoints_split` keeps them.
     """
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
     _, rest, width = transition_point(a, b)
     return _points_from_features(_features(estimator, a, b, rest, width, mpmath.mpf(0), mpmath.mpf(1)),
-                                  lo, hi)
+                                  lo, hi, mpmath.mpf(1))
 
 
 def transition_point_float64(a: float, b: float, *, logit_range: float = 700.0):
@@ -225,7 +281,23 @@ def breakpoints_float64(a: float, b: float, *, estimator: str = "one-head", lo: 
     """Float64 version of :func:`breakpoints` (same features and ladders)."""
     _, rest, width = transition_point_float64(float(a), float(b))
     return _points_from_features(_features(estimator, float(a), float(b), rest, width, 0.0, 1.0),
-                                  float(lo), float(hi))
+                                  float(lo), float(hi), 1.0)
+
+
+def breakpoints_float64_split(a: float, b: float, *, estimator: str = "one-head", lo: float = 0.0,
+                              hi: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Float64 (θ points, 1 − θ points) of :func:`breakpoints_float64`, 1 − θ without cancellation.
+
+    Near θ = 1 the doubles can only place θ on a grid of 1.1e-16; on the
+    calibration relation at b ≥ 3·10⁵ the switch layer sits at 1 − θ* ≈ b⁻³
+    below that, and breakpoints in θ merged into 1 (∂L/∂a came out with the
+    wrong sign). The distances from 1 keep every layer apart; pass them to
+    :func:`gauss_legendre_nodes_split`.
+    """
+    _, rest, width = transition_point_float64(float(a), float(b))
+    pairs = _split_points_from_features(_features(estimator, float(a), float(b), rest, width, 0.0, 1.0),
+                                        float(lo), float(hi), 1.0)
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
 
 def gauss_legendre_nodes(points, order: int = 24) -> tuple[np.ndarray, np.ndarray]:
@@ -239,7 +311,7 @@ def gauss_legendre_nodes(points, order: int = 24) -> tuple[np.ndarray, np.ndarra
     return nodes.ravel(), weights.ravel()
 
 
-def gauss_legendre_nodes_split(points, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def gauss_legendre_nodes_split(points, order: int, rests=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(θ nodes, 1 − θ nodes, weights) of the ``order``-point Gauss–Legendre rule on each piece, float64.
 
     Pieces in [½, 1] are mapped by their distances from 1 (exact there, by
@@ -247,16 +319,22 @@ def gauss_legendre_nodes_split(points, order: int) -> tuple[np.ndarray, np.ndarr
     layer at 1 − 2e-10 of width 2e-10 is resolved, where θ itself can only be
     placed on the 1.1e-16 grid of doubles near 1 (an error of 5e-7 of the
     layer's width per node; it made ∂L/∂a wrong by 2e-8 relative at b = 1000).
+    ``rests`` (1 − θ at each point, from :func:`breakpoints_float64_split`)
+    place the upper pieces by the given distances instead of 1 − θ, so layers
+    closer to 1 than 1.1e-16 are resolved too.
     """
     x, w = legendre_rule_float64(order)
     p = np.asarray([float(q) for q in points])
+    r = 1.0 - p if rests is None else np.asarray([float(q) for q in rests])
     left, right = p[:-1, None], p[1:, None]
-    half = (right - left) / 2
-    nodes = (left + right) / 2 + half * x[None, :]
+    r_left, r_right = r[:-1, None], r[1:, None]
     upper = left[:, 0] >= 0.5
+    half = (right - left) / 2
+    half[upper] = (r_left[upper] - r_right[upper]) / 2
+    nodes = (left + right) / 2 + half * x[None, :]
     rest = 1.0 - nodes
-    # distance from 1: midpoint of the exact distances, minus the offset (the rule is symmetric)
-    rest[upper] = ((1.0 - left[upper]) + (1.0 - right[upper])) / 2 - half[upper] * x[None, :]
+    # distance from 1: midpoint of the distances, minus the offset (the rule is symmetric)
+    rest[upper] = (r_left[upper] + r_right[upper]) / 2 - half[upper] * x[None, :]
     nodes[upper] = 1.0 - rest[upper]
     return nodes.ravel(), rest.ravel(), (half * w[None, :]).ravel()
 

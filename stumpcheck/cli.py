@@ -1,6 +1,6 @@
 """The ``stumpcheck`` command line.
 
-Subcommands (later issues add more): ``derive``, ``export``, ``eval``.
+Subcommands (later issues add more): ``derive``, ``export``, ``eval`` (in :mod:`stumpcheck.eval_command`).
 Every input error exits with status 2 and a single line on stderr.
 """
 
@@ -67,103 +67,6 @@ def export(out_dir: str, fmt: str, update_package: bool) -> None:
         check_writable_dir(package_dir, "--update-package")
     paths = do_export(out_dir, fmt, package_dir=package_dir)
     click.echo(f"wrote {len(paths)} files under {out_dir}" + (" and numerics/generated" if update_package else ""))
-
-
-@cli.command("eval")
-@click.argument("quantity", type=click.Choice(["error", "loss", "grad", "hessian"]))
-@click.option("--a", "a_text", required=True, help="Label score a (decimal, parsed exactly).")
-@click.option("--b", "b_text", required=True, help="Feature score / attention scale b > 0 (decimal).")
-@click.option("--theta", "theta_text", default=None, help="Threshold θ ∈ [0, 1] (error only).")
-@click.option("--dps", default="30", show_default=True, help="Significant digits, 15 to 10000.")
-@click.option("--estimator", default="one-head", show_default=True,
-              type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
-@click.option("--certified", is_flag=True,
-              help="Print a rigorous Arb enclosure [mid +/- rad] instead.")
-@click.option("--rel-width", "rel_width_text", default=None,
-              help="With --certified: fail (exit 1) unless rad/|mid| is at most this.")
-def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified, rel_width_text) -> None:
-    """Evaluate e(θ), L, ∇L or ∇²L from the derived expressions at --dps digits.
-
-    The value is computed twice (at --dps and at a higher precision) and the
-    header line reports how many digits agree (evidence: high-precision). L and
-    ∇L use mpmath tanh-sinh on θ-pieces placed at the model's own layers.
-    """
-    import mpmath
-
-    from numerics import population
-    from numerics.precision import parse_decimal, validate_dps
-
-    digits = validate_dps(dps)
-    a = parse_decimal(a_text, "a")
-    b = parse_decimal(b_text, "b")
-    if quantity == "error":
-        if theta_text is None:
-            raise InputError("eval error needs --theta")
-        theta = parse_decimal(theta_text, "theta")
-    elif theta_text is not None:
-        raise InputError(f"--theta is not used by eval {quantity} (it integrates over θ)")
-    else:
-        theta = None
-    population.check_parameters(a, b, theta)
-    if rel_width_text is not None and not certified:
-        raise InputError("--rel-width only applies with --certified")
-    if certified:
-        _eval_certified(quantity, a_text, b_text, theta_text, digits, estimator, rel_width_text)
-        return
-
-    def compute():
-        av, bv = mpmath.mpf(str(a)), mpmath.mpf(str(b))
-        if quantity == "error":
-            return (population.error(av, bv, mpmath.mpf(str(theta)), estimator=estimator),)
-        if quantity == "loss":
-            return (population.loss(av, bv, estimator=estimator),)
-        if quantity == "grad":
-            return population.loss_gradient(av, bv, estimator=estimator)
-        return population.loss_hessian(av, bv, estimator=estimator)
-
-    result = population.with_evidence(compute, digits)
-    names = {"error": ["e"], "loss": ["L"], "grad": ["dL/da", "dL/db"],
-             "hessian": ["d2L/da2", "d2L/dadb", "d2L/db2"]}[quantity]
-    where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if theta is not None else "")
-    agreement = ("all digits" if result.agreeing_digits == float("inf")
-                 else f"{result.agreeing_digits:.1f} digits")
-    click.echo(f"# {quantity}, estimator {estimator}, {where}; {digits} digits, evidence {result.evidence}: "
-               f"agrees with a {result.check_dps}-digit evaluation to {agreement}")
-    for name, value in zip(names, result.values):
-        click.echo(f"{name} = {mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-3, max_fixed=3)}")
-
-
-def _eval_certified(quantity, a_text, b_text, theta_text, digits, estimator, rel_width_text) -> None:
-    from numerics import certified as cert
-    from numerics.precision import parse_decimal
-
-    rel_width = None
-    if rel_width_text is not None:
-        rel_width = float(parse_decimal(rel_width_text, "rel-width"))
-        if not rel_width > 0:
-            raise InputError(f"--rel-width must be > 0, got {rel_width_text}")
-    a, b = str(parse_decimal(a_text, "a")), str(parse_decimal(b_text, "b"))
-    try:
-        if quantity == "error":
-            values = [("e", cert.certified_error(a, b, str(parse_decimal(theta_text, "theta")),
-                                                 estimator=estimator, dps=digits, rel_width=rel_width))]
-        elif quantity == "loss":
-            values = [("L", cert.certified_loss(a, b, estimator=estimator, dps=digits, rel_width=rel_width))]
-        elif quantity == "grad":
-            grad = cert.certified_loss_gradient(a, b, estimator=estimator, dps=digits, rel_width=rel_width)
-            values = list(zip(("dL/da", "dL/db"), grad))
-        else:
-            hessian = cert.certified_loss_hessian(a, b, estimator=estimator, dps=digits, rel_width=rel_width)
-            values = list(zip(("d2L/da2", "d2L/dadb", "d2L/db2"), hessian))
-    except cert.EnclosureTooWide as exc:
-        raise click.ClickException(f"certified enclosure too wide: {exc}") from None
-    where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if quantity == "error" else "")
-    click.echo(f"# {quantity}, estimator {estimator}, {where}; {digits} digits, evidence certified "
-               f"(python-flint/Arb ball arithmetic, rigorous enclosure)")
-    for name, enclosure in values:
-        if not enclosure.is_finite:
-            raise click.ClickException(f"{name}: the enclosure is not finite {enclosure}")
-        click.echo(f"{name} = {enclosure}")
 
 
 def _decimal_float(text: str, name: str) -> float:
@@ -261,6 +164,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
 # Commands that live in their own modules, as "module:click_object". Each
 # issue's commands get a module of their own; add a line here to register one.
 COMMAND_MODULES = (
+    "stumpcheck.eval_command:eval_command",
     "stumpcheck.fresh_command:fresh",
     "stumpcheck.fresh_command:sweep",
     "stumpcheck.certify_command:certify",

@@ -543,3 +543,54 @@ def test_pinned_references_are_the_mpmath_values():
     # what `stumpcheck eval loss --a 600 --b 1000 --dps 30` prints (30 digits plus its guard bits)
     (value,) = population.with_evidence(lambda: (population.loss(600, 1000),), 30).values
     assert mpmath.nstr(value, 30, strip_zeros=False, min_fixed=-3, max_fixed=3) == CLI_LOSS_600_1000
+
+
+class _ForeignInteger:
+    """An integer type that is not a Python int (as gmpy2.mpz is): flint.fmpz rejects it."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+
+def _foreign_mantissa_mpf(x):
+    """``x`` (an mpf) with its mantissa as gmpy2.mpz when gmpy2 is importable, else as _ForeignInteger."""
+    sign, man, exp, bits = x._mpf_
+    try:
+        import gmpy2
+
+        foreign = gmpy2.mpz(int(man))
+    except ImportError:
+        foreign = _ForeignInteger(int(man))
+    return mpmath.mp.make_mpf((sign, foreign, exp, bits))
+
+
+def test_mpf_to_arb_accepts_a_mantissa_that_is_not_a_python_int():
+    """With gmpy2 installed, mpmath's mantissas are mpz, which flint.fmpz refused (every certified command crashed)."""
+    value = _foreign_mantissa_mpf(mpmath.mpf("-0.3125"))
+    assert not isinstance(value._mpf_[1], int) or type(value._mpf_[1]).__name__ == "mpz"
+    ball = certified.mpf_to_arb(value)
+    assert ball.rad().is_zero() and ball == arb("-0.3125")
+
+
+def test_arb_quadrature_portable_pairs_are_plain_ints():
+    from numerics.arb_quadrature import _from_pair, _portable
+
+    pair = _portable(_foreign_mantissa_mpf(mpmath.mpf(13) / 16))
+    assert all(type(v) is int for v in pair)
+    assert _from_pair(pair) == arb(13) / 16
+
+
+def test_certified_values_do_not_depend_on_mpmaths_backend():
+    """The issue's repro (eval loss --dps 30 --certified at a = 1013.8155105579642, b = 1000), here at a
+    cheaper point: the same ball whichever integer type mpmath uses (CI reruns this file with gmpy2)."""
+    enclosure = certified_error(mpmath.mpf(25), mpmath.mpf(20), _foreign_mantissa_mpf(mpmath.mpf("0.9375")), dps=30)
+    reference = certified_error(25, 20, "0.9375", dps=30)
+    assert enclosure.is_finite and enclosure.mid == reference.mid and enclosure.rad == reference.rad

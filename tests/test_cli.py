@@ -124,7 +124,7 @@ def test_eval_grad_prints_both_components_at_the_requested_digits(capsys):
 
 def _ball(out: str, name: str):
     line = next(line for line in out.splitlines() if line.startswith(f"{name} = ["))
-    mid, rad = line.split("[", 1)[1].rstrip("]").split(" +/- ")
+    mid, rad = line.split("[", 1)[1].split("]", 1)[0].split(" +/- ")
     with mpmath.workdps(80):  # parse the printed digits exactly enough
         return mpmath.mpf(mid), mpmath.mpf(rad)
 

@@ -101,3 +101,67 @@ def test_split_nodes_are_exact_distances_from_one():
     last = rest[-8:]
     assert last.min() > 0 and last.max() < 2**-40
     assert np.allclose(np.sort(last) * 2**41 - 1, np.sort(np.polynomial.legendre.leggauss(8)[0]), rtol=0, atol=1e-14)
+
+
+# Certified values (numerics.certified, 20 digits, rel_width 1e-15 for ∇L and 1e-13 for ∇²L), pinned:
+# (a, b, (∂L/∂a, ∂L/∂b), (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²)). The first two are on the calibration
+# relation at b = 3e5 and 1e6 (switch layer at 1 − θ* ≈ b⁻³ < 1e-16); the others are off it with
+# a − b beyond 37 − ln b, where breakpoints placed in θ merged into 1 and ∂L/∂a came out with
+# the wrong sign (+7.8e-23 for −1.85e-17 at b = 3e5).
+CERTIFIED_FIELD = [
+    (300025.2230715616, 300000.0, (-1.8518388498582465e-17, -1.8518265059478896e-17),
+     (1.8518388489231397e-17, -1.851832676194666e-17, 1.851863539950772e-17)),
+    (1000027.6310199322, 1000000.0, (-4.999989469041243e-19, -4.999979469224682e-19),
+     (4.999989468789933e-19, -4.999984468816913e-19, 5.0000094687096465e-19)),
+    (200.0, 100.0, (-1.7994571189386366e-46, -9.639382929052122e-07),
+     (1.7994571189386366e-46, -1.7820622371602637e-46, 2.8557531716208486e-08)),
+    (1050.0, 1000.0, (-9.61205430316946e-26, -9.963938292905212e-10),
+     (9.61205430316946e-26, -9.602473912076278e-26, 2.985575317162181e-12)),
+    (60.0, 20.0, (-8.96117328222066e-20, -0.00010246143903022071),
+     (8.961173282220657e-20, -8.591732551265701e-20, 1.4242293216572311e-05)),
+    (160.0, 30.0, (-5.186809378701752e-59, -3.258497443285696e-05),
+     (5.186809378701752e-59, -5.03370997403786e-59, 3.110095356587133e-06)),
+]
+
+
+def _field_tolerance(b: float) -> float:
+    """Relative accuracy of the float64 field: a − bθ carries an absolute rounding of b·ε."""
+    return b * 2.0 ** -53 + 1e-13
+
+
+@pytest.mark.parametrize("a, b, gradient, hessian", CERTIFIED_FIELD)
+def test_float64_field_matches_certified_values_where_the_switch_is_below_float_spacing(a, b, gradient, hessian):
+    from numerics.population import loss_and_gradient_float64, loss_gradient_hessian_float64
+
+    _, found = loss_and_gradient_float64(a, b)
+    _, _, found_hessian = loss_gradient_hessian_float64(a, b)
+    tol = _field_tolerance(b)
+    for value, reference in zip(found, gradient):
+        assert value == pytest.approx(reference, rel=tol)
+    for value, reference in zip((found_hessian[0, 0], found_hessian[0, 1], found_hessian[1, 1]), hessian):
+        assert value == pytest.approx(reference, rel=tol)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("a, b, gradient, hessian", CERTIFIED_FIELD)
+def test_pinned_certified_field_values_recomputed(a, b, gradient, hessian):
+    from numerics.certified import certified_loss_gradient, certified_loss_hessian
+
+    for ball, pinned in zip(certified_loss_gradient(repr(a), repr(b), dps=20, rel_width=1e-15), gradient):
+        assert abs(float(ball.mid) / pinned - 1) < 1e-14
+    for ball, pinned in zip(certified_loss_hessian(repr(a), repr(b), dps=20, rel_width=1e-13), hessian):
+        assert abs(float(ball.mid) / pinned - 1) < 1e-12
+
+
+def test_split_breakpoints_keep_a_switch_closer_to_one_than_float_spacing():
+    from numerics.generated.asymptotics_numpy import calibration_a
+    from numerics.quadrature import breakpoints_float64_split, transition_point_float64
+
+    b = 3e5
+    a = float(calibration_a(b))
+    _, rest_star, width = transition_point_float64(a, b)
+    assert rest_star < 1e-16  # θ* itself rounds to 1 in float64
+    thetas, rests = breakpoints_float64_split(a, b)
+    assert np.all(np.diff(thetas) >= 0) and np.all(np.diff(rests) < 0)
+    inside = rests[(rests > rest_star - 4 * width) & (rests < rest_star + 4 * width)]
+    assert len(inside) >= 5  # the ladder about 1 − θ* is resolved in 1 − θ
