@@ -6,7 +6,7 @@ Usage: python benchmarks/bench_empirical.py [--tokens 1e6 1e7] [--b 50 500] [--n
 For each corpus (m = tokens / n tasks of n points, x ~ U[0, 1], θ ~ U[0, 1], seeded) and each b,
 at a = a_cal(b) on the derived calibration relation, one evaluation of (L̂, ∇L̂), one-head model, by
 
-  dense       numerics.empirical.loss_and_gradient(method="dense"), every token, chunked;
+  dense       numerics.corpus.empirical.loss_and_gradient(method="dense"), every token, chunked;
   pruned      the same with method="pruned" on a SortedCorpus (the one-off sort is timed apart);
   torch       PyTorch CPU autograd, float64: s = a·y − b·x, softmax, θ̂ = Σ αx, L̂ = mean ½(θ̂ − θ)²,
               L̂.backward() (what a typical implementation looks like), same process, same threads;
@@ -40,8 +40,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from numerics.corpus import make_corpus  # noqa: E402
-from numerics.empirical import loss_and_gradient, sort_corpus, window_sizes  # noqa: E402
+from numerics.corpus.corpora import make_corpus  # noqa: E402
+from numerics.corpus.empirical import loss_and_gradient, sort_corpus, window_sizes  # noqa: E402
 from numerics.generated import asymptotics_numpy as derived  # noqa: E402
 from numerics.provenance import provenance  # noqa: E402
 from timing import best_of  # noqa: E402  (benchmarks/timing.py, next to this script)

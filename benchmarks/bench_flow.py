@@ -50,7 +50,7 @@ def run_baseline(t_max: float, rtol: float):
     from scipy.integrate import quad, solve_ivp
 
     from numerics.generated import population_numpy as gen_np
-    from numerics.quadrature import breakpoints_float64
+    from numerics.population.quadrature import breakpoints_float64
 
     evaluations = 0
 
@@ -85,8 +85,8 @@ def main() -> None:
     args = parser.parse_args()
     import mpmath
 
-    from numerics.ode import MPArithmetic
-    from numerics.population_flow import PopulationFlowFieldMP, run_population_flow
+    from numerics.flow.ode import MPArithmetic
+    from numerics.flow.population_flow import PopulationFlowFieldMP, run_population_flow
 
     row: dict = {"benchmark": "flow", "rtol": args.rtol, "atol": args.rtol * 1e-2, "start": [10.0, 10.0],
                  "precision": "float64 unless stated", "seed": None}

@@ -5,10 +5,10 @@ Usage: python benchmarks/bench_population.py [--b 1e2 1e4] [--dps 30]
 At (a, b) on the calibration relation a = b + 2 log b, one evaluation of
 L and ∇L = (∂L/∂a, ∂L/∂b) by
 
-  mpmath      numerics.population.loss / loss_gradient under mpmath.workdps(dps)
+  mpmath      numerics.population.quantities.loss / loss_gradient under mpmath.workdps(dps)
               (tanh-sinh on the model breakpoints; the two gradient quadratures
               share their integrand evaluations);
-  arb         numerics.certified.certified_loss / certified_loss_gradient(dps=dps)
+  arb         numerics.certified.enclosures.certified_loss / certified_loss_gradient(dps=dps)
               (rigorous enclosures; their relative radii are reported);
   baseline    plain mpmath.quad on the same breakpoints, once per integrand
               ½e², e·∂e/∂a, e·∂e/∂b, from the generated mpmath functions, no sharing.
@@ -65,9 +65,9 @@ def main() -> None:
     parser.add_argument("--dps", type=int, default=30)
     args = parser.parse_args()
 
-    from numerics import certified, population
+    from numerics.certified import enclosures as certified, population
     from numerics.generated import population_mpmath as gen_mp
-    from numerics.quadrature import breakpoints
+    from numerics.population.quadrature import breakpoints
 
     dps, compare_dps = args.dps, args.dps + 10
     names = ("L", "dL/da", "dL/db")

@@ -2,7 +2,7 @@
 
 mpmath's precision is global state; every function here that raises it does so
 inside ``mpmath.workdps``/``workprec`` blocks, which restore it on exit, even on
-error (mpmath's own design; see STYLE.md).
+error (mpmath's own design).
 """
 
 from __future__ import annotations

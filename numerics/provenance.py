@@ -19,12 +19,16 @@ def _version(package: str) -> str | None:
 
 
 def _source_version() -> str | None:
-    """The version of the source tree when it runs without being installed."""
+    """The version of the source tree when it runs without being installed (read from pyproject.toml,
+    so that this engine module imports nothing of the checking layer above it)."""
+    import tomllib
+
     try:
-        from stumpcheck import __version__
-    except ImportError:
+        with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as handle:
+            version = tomllib.load(handle)["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
         return None
-    return f"{__version__} (source tree, not installed)"
+    return f"{version} (source tree, not installed)"
 
 
 def _git_commit() -> str | None:

@@ -1,14 +1,14 @@
 """Built-in registry entries: the claims C1–C9 and the lemmas derived in ``theory/``.
 
-Importing this module registers them (:func:`stumpcheck.lemmas.registry` does).
+Importing this module registers them (:mod:`stumpcheck.catalogue` does).
 
-**Claims** (MODEL.md §7), each ``(*, quick, seed, out_dir) -> ClaimResult``:
-C1 :func:`numerics.claims.check_c1` (quick: 12 random points, full: 40);
-C2–C4 :func:`numerics.claims.check_c2`/``c3``/``c4`` on one shared population
+**Claims** (docs/model.md §7), each ``(*, quick, seed, out_dir) -> ClaimResult``:
+C1 :func:`stumpcheck.claims.population.check_c1` (quick: 12 random points, full: 40);
+C2–C4 :func:`stumpcheck.claims.population.check_c2`/``c3``/``c4`` on one shared population
 flow run from (a₀, b₀) = (10, 10) to t = 10¹² at rtol 10⁻⁸ (full: plus the
-a-posteriori second solve at rtol/10); C5 ``numerics.claim_c5:check_c5``, C6–C8
-``numerics.claims_finite:check_c6/7/8`` (with ``scheduler=``), C9
-``numerics.claim_c9:check_c9``, imported by name when run.
+a-posteriori second solve at rtol/10); C5 ``stumpcheck.claims.c5:check_c5``, C6–C8
+``stumpcheck.claims.boundary:check_c6/7/8`` (with ``scheduler=``), C9
+``stumpcheck.claims.c9:check_c9``, imported by name when run.
 
 **Lemmas** (margin ≥ 0 means the statement holds at the point). With
 ε = 1/b, v = b(1 − θ), u = bθ, λ = a − b, r = e^{b−a} = e^{−λ}, Y = e^v:
@@ -29,17 +29,17 @@ a-posteriori second solve at rtol/10); C5 ``numerics.claim_c5:check_c5``, C6–C
 * ``progress_direction``: along it, max_i |2b³·(−∇L)_i − 1| ≤ 5/b for b ≥ 20
   (generated ``progress_direction`` is (1/(2b³), 1/(2b³))).
 * ``interior_error_bound``: |e(θ)| ≤ 2/b for θ ∈ [0.05, 0.95], |a − calibration_a(b)| ≤ 1;
-  sampled for b ∈ [20, 10⁴], certified on boxes with :func:`numerics.certify.certify`.
+  sampled for b ∈ [20, 10⁴], certified on boxes with :func:`numerics.certified.prover.certify`.
 * ``label_encoding``: the {−1, +1} label encoding with label score a/2 gives the
   same θ̂ as the {0, 1} encoding with label score a, on any context: the scores
-  differ by the common shift a/2, which softmax ignores (MODEL.md §1).
+  differ by the common shift a/2, which softmax ignores (docs/model.md §1).
 * ``progress_along_error`` (C5's criterion as a property): for m = n corpora and
   b ∈ [8, n/8] on the calibration relation, the rms over a fixed set of corpus
   seeds of along = (∇L̂ − ∇L)·u/‖∇L‖, u = −∇L/‖∇L‖, is ≤ ½
-  (:func:`numerics.claim_c5.along_rms_on_relation`). n is drawn from the powers
+  (:func:`stumpcheck.claims.c5.along_rms_on_relation`). n is drawn from the powers
   of two in [256, 4096]: each n needs its own m × n corpora (O(n²) work per seed),
   which are sorted once and kept (a pure function of (n, seed); free them with
-  :func:`numerics.claim_c5.clear_corpus_cache`) for every example with that n.
+  :func:`stumpcheck.claims.c5.clear_corpus_cache`) for every example with that n.
 
 Float64 margins (L, ∇L by Gauss–Legendre on the model's breakpoints, e from the
 generated numpy code) are evaluated in float64; the mpmath margins raise the
@@ -68,7 +68,7 @@ LEMMA_NAMES = ("bulk_error", "right_layer", "leading_loss", "progress_direction"
 INTERIOR_C = 2
 LOSS_K = 3
 PROGRESS_K = 5
-#: progress_along_error: the fixed seed set (corpus seeds s·1000003 + 7920·n, numerics.claim_c5._seed_of)
+#: progress_along_error: the fixed seed set (corpus seeds s·1000003 + 7920·n, stumpcheck.claims.c5._seed_of)
 #: and the sizes n (= m) it draws from
 ALONG_SEEDS = (0, 1, 2)
 ALONG_SIZES = (256, 512, 1024, 2048, 4096)
@@ -87,7 +87,7 @@ def clear_flow_cache() -> None:
 
 
 def _c1(*, quick: bool = True, seed: int = 0, out_dir=None):
-    from numerics.claims import check_c1
+    from stumpcheck.claims.population import check_c1
 
     result = check_c1(samples=12 if quick else 40, seed=seed)
     result.details.setdefault("precision", f"mpmath dps {result.details.get('dps')}")
@@ -131,7 +131,7 @@ def _shared_flow(quick: bool, out_dir):
 
         from tqdm import tqdm
 
-        from numerics.population_flow import run_population_flow
+        from numerics.flow.population_flow import run_population_flow
 
         bar = tqdm(total=1000, desc="C2-C4 flow to t=1e12", file=sys.stderr, disable=None, leave=False,
                    bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
@@ -144,7 +144,7 @@ def _shared_flow(quick: bool, out_dir):
         run.stats["seconds"] = time.perf_counter() - start
         plots = []
         if out_dir is not None:
-            from numerics.flow_report import write_flow_outputs
+            from numerics.flow.report import write_flow_outputs
             from numerics.provenance import provenance
 
             paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
@@ -158,7 +158,7 @@ def _population_claim(which: str):
                 "C4": ("interior_error.png",)}[which]
 
     def check(*, quick: bool = True, seed: int = 0, out_dir=None):
-        from numerics import claims
+        from stumpcheck.claims import population as claims
 
         run, plots = _shared_flow(quick, out_dir)
         result = getattr(claims, f"check_{which.lower()}")(run)
@@ -178,18 +178,18 @@ _CLAIMS = (
     ("C4", "population threshold error is O(t^{-1/4}) in the interior", _population_claim("C4"), ("sampled",),
      False),
     ("C5", "finite-corpus gradient error stays below the progress direction up to a scale growing with m ∧ n",
-     "numerics.claim_c5:check_c5", ("sampled",), False),
-    ("C6", "frozen-estimator error is Õ((m ∧ n)^{-1} + N^{-1}) at interior θ", "numerics.claims_finite:check_c6",
+     "stumpcheck.claims.c5:check_c5", ("sampled",), False),
+    ("C6", "frozen-estimator error is Õ((m ∧ n)^{-1} + N^{-1}) at interior θ", "stumpcheck.claims.boundary:check_c6",
      ("sampled",), True),
-    ("C7", "the one-head model has a boundary limitation", "numerics.claims_finite:check_c7", ("sampled",), True),
-    ("C8", "a reflected symmetrization removes the boundary limitation", "numerics.claims_finite:check_c8",
+    ("C7", "the one-head model has a boundary limitation", "stumpcheck.claims.boundary:check_c7", ("sampled",), True),
+    ("C8", "a reflected symmetrization removes the boundary limitation", "stumpcheck.claims.boundary:check_c8",
      ("sampled",), True),
-    ("C9", "constant-step GD is a descent method below a computed step bound", "numerics.claim_c9:check_c9",
+    ("C9", "constant-step GD is a descent method below a computed step bound", "stumpcheck.claims.c9:check_c9",
      ("sampled",), False),
 )
 
 for _id, _statement, _check, _evidence, _scheduler in _CLAIMS:
-    register(ClaimCheck(name=_id, statement=_statement, check=_check, reference=f"MODEL.md §7 {_id}",
+    register(ClaimCheck(name=_id, statement=_statement, check=_check, reference=f"docs/model.md §7 {_id}",
                         evidence=_evidence, takes_scheduler=_scheduler))
 
 # ---------------------------------------------------------------------------------------------
@@ -265,7 +265,7 @@ def right_layer(b, theta, lam):
 def leading_loss(b):
     """K − b²·|L(calibration_a(b), b)/leading_loss(b) − 1| with float64 L (scale-free margin)."""
     from numerics.generated import asymptotics_numpy as derived
-    from numerics.population import loss_and_gradient_float64
+    from numerics.population.quantities import loss_and_gradient_float64
 
     value, _ = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
     return LOSS_K - b**2 * abs(value / float(derived.leading_loss(b)) - 1)
@@ -281,7 +281,7 @@ def leading_loss(b):
 def progress_direction(b):
     """K − b·max_i |−∇L_i / progress_direction(b)_i − 1| with float64 ∇L (scale-free margin)."""
     from numerics.generated import asymptotics_numpy as derived
-    from numerics.population import loss_and_gradient_float64
+    from numerics.population.quantities import loss_and_gradient_float64
 
     _, gradient = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
     leading = derived.progress_direction(b)
@@ -305,7 +305,7 @@ def _interior_boxes(quick: bool = True):
 
 def certify_interior_error_bound(*, quick: bool = True, dps: int = 30, max_boxes: int = 5000):
     """Certificates of |e(θ)| ≤ INTERIOR_C/b (``error_abs_le_c_over_b``) on :func:`_interior_boxes`."""
-    from numerics.certify import Box, certify
+    from numerics.certified.prover import Box, certify
 
     return [certify("error_abs_le_c_over_b", Box(a=a, b=b, theta=theta), params={"c": str(INTERIOR_C)}, dps=dps,
                     max_boxes=max_boxes) for a, b, theta in _interior_boxes(quick)]
@@ -317,7 +317,7 @@ def certify_interior_error_bound(*, quick: bool = True, dps: int = 30, max_boxes
        domain={"b": sc.scales(min_value=20.0, max_value=1e4),
                "offset": st.floats(min_value=-1.0, max_value=1.0),
                "theta": sc.thresholds(min_value=0.05, max_value=0.95)},
-       evidence=("certified", "sampled"), reference="numerics.certify error_abs_le_c_over_b; theory bulk law e = 1/b",
+       evidence=("certified", "sampled"), reference="numerics.certified.prover error_abs_le_c_over_b; theory bulk law e = 1/b",
        certify=certify_interior_error_bound, tolerance=f"margin = {INTERIOR_C} − b|e| >= 0", max_examples=200,
        precision="float64 (sampled); Arb balls (certified)")
 def interior_error_bound(b, offset, theta):
@@ -342,7 +342,7 @@ def attention_average(scores, x):
                "theta": sc.thresholds(),
                "a": st.floats(min_value=-200.0, max_value=200.0),
                "b": sc.scales(min_value=1e-2, max_value=1e4)},
-       evidence=("sampled",), reference="MODEL.md §1 (labels; softmax ignores a common shift)",
+       evidence=("sampled",), reference="docs/model.md §1 (labels; softmax ignores a common shift)",
        tolerance="|θ̂_{0,1} − θ̂_{±1}| <= 10^{-(dps−5)} at the working mpmath precision", max_examples=100,
        precision="mpmath at the working dps (30 by default)")
 def label_encoding(x, theta, a, b):
@@ -367,11 +367,11 @@ def _sizes_and_scales(draw):
                  f"{len(ALONG_SEEDS)} fixed corpora per n (seed set {ALONG_SEEDS}) of "
                  "along = (∇L̂ − ∇L)·u/‖∇L‖, u = −∇L/‖∇L‖, is ≤ 1/2 (C5's progress criterion)",
        domain=lambda: _sizes_and_scales(),
-       evidence=("sampled",), reference="MODEL.md §7 C5; numerics.claim_c5.along_rms_on_relation",
+       evidence=("sampled",), reference="docs/model.md §7 C5; stumpcheck.claims.c5.along_rms_on_relation",
        tolerance="margin = 1/2 − rms over seeds of along >= 0", max_examples=4,
        precision="float64 (corpus gradient: pruned path; ∇L: Gauss–Legendre on the model's breakpoints)")
 def progress_along_error(n, b):
     """½ − rms over ALONG_SEEDS of along at (a_cal(b), b) on make_corpus(n, n, ·) corpora (float64)."""
-    from numerics.claim_c5 import ALONG_LIMIT, along_rms_on_relation
+    from stumpcheck.claims.c5 import ALONG_LIMIT, along_rms_on_relation
 
     return ALONG_LIMIT - along_rms_on_relation(n, b, seeds=ALONG_SEEDS)

@@ -1,4 +1,4 @@
-"""``stumpcheck certify``: prove a predicate over a box of (a, b, θ) (see :mod:`numerics.certify`).
+"""``stumpcheck certify``: prove a predicate over a box of (a, b, θ) (see :mod:`numerics.certified.prover`).
 
 Registered in :mod:`stumpcheck.cli`. Exit status 0 if the predicate is proved,
 1 if it failed or is undecided; bad input raises
@@ -69,7 +69,7 @@ def certify(predicate, a_text, b_text, theta_text, param_items, dps, max_boxes, 
     Prints the verdict and the number of boxes; exits 0 if proved, 1 if the
     predicate failed (it is certainly false on some box) or is undecided.
     """
-    from numerics.certify import Box, certify as run_certify
+    from numerics.certified.prover import Box, certify as run_certify
 
     from numerics.precision import validate_dps
     from numerics.resources import check_writable_file

@@ -105,8 +105,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     of b(t) (claim: 1/4), the constant C of b ≈ (C t)^{1/4} against the
     derived C, and the exponent of the sup interior error (claim: −1/4).
     """
-    from numerics.flow_report import flow_table, write_flow_outputs
-    from numerics.population_flow import check_flow_arguments, run_population_flow
+    from numerics.flow.report import flow_table, write_flow_outputs
+    from numerics.flow.population_flow import check_flow_arguments, run_population_flow
     from numerics.precision import validate_dps
     from numerics.provenance import provenance
 

@@ -25,7 +25,7 @@ def _prior(text) -> tuple[float, float]:
 
 @click.group("corpus")
 def corpus() -> None:
-    """Finite corpora: m tasks, θ ~ Uniform[l, u], n features x ~ Uniform[0, 1] each (MODEL.md §1)."""
+    """Finite corpora: m tasks, θ ~ Uniform[l, u], n features x ~ Uniform[0, 1] each (docs/model.md §1)."""
 
 
 @corpus.command("make")
@@ -36,9 +36,9 @@ def corpus() -> None:
 @click.option("--prior", "prior_text", default="0,1", show_default=True, help="Threshold prior Uniform[LO,HI].")
 def make(m_text, n_text, seed_text, out_file, prior_text) -> None:
     """Sample a seeded corpus and write it as .npz (arrays x: m × n, theta: m)."""
-    from numerics.corpus import make_corpus, save_corpus
+    from numerics.corpus.corpora import make_corpus, save_corpus
 
-    from numerics.corpus import MAX_TOKENS
+    from numerics.corpus.corpora import MAX_TOKENS
     from numerics.resources import check_writable_file
 
     m = parse_int(m_text, "m", minimum=1, maximum=MAX_TOKENS)
@@ -64,8 +64,8 @@ def make(m_text, n_text, seed_text, out_file, prior_text) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (keys loss, grad_a, grad_b, ...).")
 def grad(corpus_file, a_text, b_text, estimator, method, as_json) -> None:
     """Print the corpus loss L̂(a, b) and its exact gradient (float64)."""
-    from numerics.corpus import load_corpus
-    from numerics.empirical import loss_and_gradient
+    from numerics.corpus.corpora import load_corpus
+    from numerics.corpus.empirical import loss_and_gradient
 
     a = parse_score(a_text, "a")
     b = parse_scale(b_text, "b")

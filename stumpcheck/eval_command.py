@@ -117,7 +117,7 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
     """
     import mpmath
 
-    from numerics import population
+    from numerics.population import quantities as population
     from numerics.evidence import verified_evaluation
     from numerics.precision import MAX_DPS, validate_dps
 
@@ -182,7 +182,7 @@ def _eval_certified(quantity, a, b, theta, a_text, b_text, theta_text, digits, e
     """Print Arb enclosures; the working precision covers every digit of the inputs."""
     import mpmath
 
-    from numerics import certified as cert
+    from numerics.certified import enclosures as cert
     from numerics.precision import MAX_DPS, parse_decimal
 
     rel_width = None

@@ -1,9 +1,9 @@
 """``stumpcheck fresh`` and ``stumpcheck sweep``: frozen estimators on fresh contexts.
 
-``fresh`` evaluates a frozen (a, b) on fresh contexts (:mod:`numerics.fresh`);
+``fresh`` evaluates a frozen (a, b) on fresh contexts (:mod:`numerics.corpus.fresh`);
 ``sweep`` runs the C6 cell (corpus → C5 horizon → GD → fresh contexts,
-:func:`numerics.claims_finite.c6_cell`) over a grid with a resumable store
-(:mod:`numerics.sweep`), on a local process pool or a Dask scheduler.
+:func:`stumpcheck.claims.boundary.c6_cell`) over a grid with a resumable store
+(:mod:`numerics.corpus.sweep`), on a local process pool or a Dask scheduler.
 Registered in :mod:`stumpcheck.cli`; bad input raises
 :class:`numerics.precision.InputError` (exit status 2).
 """
@@ -50,7 +50,7 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
     """
     from tqdm import tqdm
 
-    from numerics.fresh import MAX_N, MAX_REPS, fresh_context_errors, validate_frozen
+    from numerics.corpus.fresh import MAX_N, MAX_REPS, fresh_context_errors, validate_frozen
 
     a = parse_score(a_text, "a")
     b = parse_float(b_text, "b")
@@ -119,8 +119,8 @@ def _grid_cells(path: str, defaults: dict) -> list[dict]:
 
 
 def _validated(cell: dict) -> dict:
-    from numerics.corpus import MAX_TOKENS
-    from numerics.fresh import MAX_N, MAX_REPS
+    from numerics.corpus.corpora import MAX_TOKENS
+    from numerics.corpus.fresh import MAX_N, MAX_REPS
 
     def ints(value, name, minimum, maximum=SEED_MAX):
         values = value if isinstance(value, list) else [value]
@@ -187,14 +187,14 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
 
     Each cell makes a corpus, takes its training horizon from C5, trains GD,
     freezes (a, b) and evaluates fresh contexts at θ ∈ {0.3, 0.5, 0.7} for
-    every N (rule: numerics.claims_finite.HORIZON_RULE). Rerunning with the
+    every N (rule: stumpcheck.claims.boundary.HORIZON_RULE). Rerunning with the
     same --out skips finished cells.
     """
     from tqdm import tqdm
 
-    from numerics.claims_finite import HORIZON_RULE, INTERIOR_THETAS, c6_cell
+    from stumpcheck.claims.boundary import HORIZON_RULE, INTERIOR_THETAS, c6_cell
     from numerics.resources import check_writable_dir
-    from numerics.sweep import run_sweep
+    from numerics.corpus.sweep import run_sweep
 
     defaults = {"reps": parse_int(reps_text, "reps", minimum=2), "k_max": parse_int(k_max_text, "k-max", minimum=0),
                 "step_cap": parse_int(step_cap_text, "step-cap", minimum=1), "estimator": estimator,

@@ -1,7 +1,7 @@
 """Checking the lemmas of :mod:`stumpcheck.lemmas`: the Hypothesis search, the re-check, certificates.
 
 :func:`check_lemma` runs one lemma at an evidence level and returns a
-:class:`numerics.claims.ClaimResult` (a FAIL is a result, with the shrunk
+:class:`stumpcheck.claims.population.ClaimResult` (a FAIL is a result, with the shrunk
 counterexample and the seed that replays it); :func:`run_entry` runs any
 registry entry, a claim's check function or a lemma. Both are re-exported by
 :mod:`stumpcheck.lemmas`.
@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Mapping
 
-from numerics.claims import ClaimResult
+from stumpcheck.claims.result import ClaimResult
 from numerics.precision import InputError
 from stumpcheck.lemmas import DEFAULT_DPS, EVIDENCE_LEVELS, ClaimCheck, Lemma, _origin, _short_text
 
@@ -144,7 +144,7 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     margin at the worst point at dps + 10 + dps // 10 digits and requires both
     values to be ≥ 0 (reporting the digits they share).
     certified: calls ``entry.certify(quick=quick)`` (or ``entry.certify()`` if it
-    takes no ``quick``), which returns a :class:`numerics.certify.Certificate` or
+    takes no ``quick``), which returns a :class:`numerics.certified.prover.Certificate` or
     a list of them; PASS iff every certificate is proved.
     ``replay`` is the command line shown for replaying a failure. With
     ``out_dir``, the sampled margins are plotted to ``lemma_<name>.png`` there

@@ -12,10 +12,10 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
   searches the domain), ``"high-precision"`` (the same search, then the margin
   at the worst point is recomputed at a higher mpmath precision and the digits
   that agree are reported) and ``"certified"`` (``certify()`` proves it on boxes
-  with :func:`numerics.certify.certify`, Arb ball arithmetic);
-* ``reference``: the MODEL.md claim id or the derivation it comes from;
+  with :func:`numerics.certified.prover.certify`, Arb ball arithmetic);
+* ``reference``: the claim id of docs/model.md §7 or the derivation it comes from;
 * ``precision``: what the margin computes in (e.g. ``"float64"``); default
-  ``"mpmath dps <dps>"``, the working precision :func:`check_lemma` sets;
+  ``"mpmath dps <dps>"``, the working precision :func:`stumpcheck.lemma_check.check_lemma` sets;
 * ``rounding``: the rounding allowance the margin includes, for margins of the
   form ``rounding + (1 − ratio)`` (a ratio to a bound, on the scale 1); a
   smallest margin within the allowance of it is reported as *tight to
@@ -25,7 +25,7 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
 A margin must be a finite real number: NaN, ±inf and an exception are
 counterexamples (with the reason in the figure).
 
-:func:`check_lemma` runs the sampled search with Hypothesis: ``@given`` on the
+:func:`stumpcheck.lemma_check.check_lemma` runs the sampled search with Hypothesis: ``@given`` on the
 domain, with ``hypothesis.target(-margin)`` so that the target phase pushes
 towards the smallest margin, the database off and ``@seed(seed)`` so that a run
 is replayed exactly by the same seed and ``max_examples``. A failing point is
@@ -51,11 +51,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from numerics.claims import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 from numerics.precision import InputError
+from stumpcheck.claims.result import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 
-__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "lemma", "register", "registry", "get", "load_lemma",
-           "check_lemma", "run_entry"]
+__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "lemma", "register", "registered", "load_lemma"]
 
 EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
 #: default number of Hypothesis examples per sampled check
@@ -135,7 +134,7 @@ class Lemma:
 
 @dataclass(frozen=True)
 class ClaimCheck:
-    """A claim of MODEL.md §7 in the registry: ``check`` is ``"module:function"``
+    """A claim of docs/model.md §7 in the registry: ``check`` is ``"module:function"``
     (imported when run) or a callable ``(*, quick, seed, out_dir) -> ClaimResult``;
     with ``takes_scheduler`` it also receives ``scheduler=`` (a Dask address or None)."""
 
@@ -209,19 +208,10 @@ def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference
     return wrap
 
 
-def registry() -> dict[str, "Lemma | ClaimCheck"]:
-    """All registered entries by name: C1–C9, the built-in lemmas, then any registered by imported modules."""
-    import stumpcheck.builtin_lemmas  # noqa: F401  (registers on import)
-
+def registered() -> dict[str, "Lemma | ClaimCheck"]:
+    """The entries registered so far, by name, in registration order. The registry does not import its
+    contents: :mod:`stumpcheck.catalogue` is the registry filled with C1–C9 and the built-in lemmas."""
     return dict(_REGISTRY)
-
-
-def get(name: str) -> "Lemma | ClaimCheck":
-    """The registered entry called ``name``; InputError if there is none."""
-    entries = registry()
-    if name not in entries:
-        raise InputError(f"no lemma or claim named {name!r}; known: {', '.join(entries)}")
-    return entries[name]
 
 
 def _short_text(text: str, limit: int = 200) -> str:
@@ -252,7 +242,6 @@ def load_lemma(spec: str) -> Lemma:
         raise InputError(f"--lemma: cannot import {path_text!r} as a Python file")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
-    registry()  # the built-in entries first, so that a user file importing them registers nothing new
     _LOADING_USER_FILE.append(path_text)  # register() keeps a user file's @lemma entries out of the registry
     try:
         module_spec.loader.exec_module(module)
@@ -272,12 +261,3 @@ def load_lemma(spec: str) -> Lemma:
         raise InputError(f"--lemma: {path_text}:{name} is a {type(entry).__name__}, not a Lemma "
                          "(decorate the margin function with @stumpcheck.lemmas.lemma(...))")
     return entry
-
-
-def __getattr__(name: str):
-    """``check_lemma`` and ``run_entry`` live in :mod:`stumpcheck.lemma_check` (imported on first use)."""
-    if name in ("check_lemma", "run_entry"):
-        from stumpcheck import lemma_check
-
-        return getattr(lemma_check, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from numerics.claims import ClaimResult
+from stumpcheck.claims.result import ClaimResult
 from numerics.json_output import finite_json
 from numerics.precision import InputError
 

@@ -1,7 +1,7 @@
-"""``stumpcheck train``: constant-step GD on a corpus loss L̂ (see :mod:`numerics.training`).
+"""``stumpcheck train``: constant-step GD on a corpus loss L̂ (see :mod:`numerics.corpus.gd`).
 
 Registered in :mod:`stumpcheck.cli`. The corpus is a file (``--corpus``) or
-sampled (``--m --n --seed``). Defaults (MODEL.md §4): a₀ = b₀ = 10, η from the
+sampled (``--m --n --seed``). Defaults (docs/model.md §4): a₀ = b₀ = 10, η from the
 corpus curvature at the start (η = 1/‖∇²L̂(a₀, b₀)‖₂, printed with its rule), and
 ``--steps 1000`` when neither --steps nor --t-max is given (--b-target only
 adds an earlier stop). ``--init large-resolution`` is the start of the
@@ -49,7 +49,7 @@ def _integer(text, name: str, *, minimum: int = 1) -> int | None:
 
 
 def _load_corpus(corpus_file, m_text, n_text, seed_text):
-    from numerics.corpus import load_corpus, make_corpus
+    from numerics.corpus.corpora import load_corpus, make_corpus
 
     sampled = [t is not None for t in (m_text, n_text, seed_text)]
     if corpus_file is not None:
@@ -69,7 +69,7 @@ def _load_corpus(corpus_file, m_text, n_text, seed_text):
 
 def _check_size(m: int, n: int) -> None:
     """Refuse a corpus GD cannot hold: m·n ≤ MAX_TOKENS and its working arrays within the memory available."""
-    from numerics.corpus import MAX_TOKENS
+    from numerics.corpus.corpora import MAX_TOKENS
     from numerics.resources import require_memory
 
     if m * n > MAX_TOKENS:
@@ -113,7 +113,7 @@ def _check_size(m: int, n: int) -> None:
 @click.option("--record-every", "record_every_text", default="1", show_default=True,
               help="Record (step, t, a, b, L̂) every K steps (and at the last step).")
 @click.option("--method", default="dense", show_default=True, type=click.Choice(["dense", "pruned"]),
-              help="How L̂ and its gradient are summed (numerics.empirical).")
+              help="How L̂ and its gradient are summed (numerics.corpus.empirical).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_target_text, eta_text, eta_rule, init,
           a0_text, b0_text, out_dir, resume, estimator, checkpoint_every_text, record_every_text, method,
@@ -128,10 +128,10 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     from tqdm import tqdm
 
     from numerics.provenance import provenance
-    from numerics.training import train_gd
-    from numerics.training_steps import HORIZON_FRACTION, choose_eta, large_resolution_start
-    from numerics.training_checkpoint import CHECKPOINT_NAME, read_checkpoint
-    from numerics.training_report import training_table, write_training_outputs
+    from numerics.corpus.gd import train_gd
+    from numerics.corpus.steps import HORIZON_FRACTION, choose_eta, large_resolution_start
+    from numerics.corpus.checkpoint import CHECKPOINT_NAME, read_checkpoint
+    from numerics.corpus.training_report import training_table, write_training_outputs
 
     steps = _integer(steps_text, "steps")
     t_max = _number(t_max_text, "t-max", positive=True)

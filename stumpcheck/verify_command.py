@@ -43,7 +43,7 @@ _LEVELS = ("auto", "sampled", "high-precision", "certified")
 
 def select(only: str | None, lemma_specs) -> list:
     """The entries to run, in order; InputError for an unknown id or a bad --lemma."""
-    from stumpcheck.lemmas import load_lemma, registry
+    from stumpcheck.catalogue import load_lemma, registry
 
     entries = registry()
     chosen = []
@@ -125,7 +125,8 @@ def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_e
 def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples) -> list[str]:
     """Run the entries, print the table and the summary, write the report; returns the ids that failed."""
     from stumpcheck import builtin_lemmas
-    from stumpcheck.lemmas import Lemma, run_entry
+    from stumpcheck.lemma_check import run_entry
+    from stumpcheck.lemmas import Lemma
     from stumpcheck.report import run_provenance, table, write_report
 
     chosen_level = level

@@ -2,7 +2,7 @@
 
 Every expansion is evaluated at real points and compared with the exact model
 (:func:`numerics.generated.population_mpmath.error_one_head`, the mpmath loss
-:func:`numerics.population.loss` and the float64 ``loss_and_gradient_float64``).
+:func:`numerics.population.quantities.loss` and the float64 ``loss_and_gradient_float64``).
 Where the derivation says how large the remainder is, the test checks that size
 (an exponential rate, a fitted order, or a bound), not just "small".
 """
@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from numerics.generated.population_mpmath import error_one_head
-from numerics.population import loss, loss_and_gradient_float64
+from numerics.population.quantities import loss, loss_and_gradient_float64
 from theory import asymptotics as asy
 from theory.symbols import b, eps, lam, r, v
 

@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from numerics.generated import asymptotics_numpy as derived
-from numerics.population import loss_and_gradient_float64
+from numerics.population.quantities import loss_and_gradient_float64
 from stumpcheck import builtin_lemmas as bl
 from stumpcheck import strategies as sc
-from stumpcheck.lemmas import Lemma, check_lemma, registry
+from stumpcheck.catalogue import registry
+from stumpcheck.lemma_check import check_lemma
+from stumpcheck.lemmas import Lemma
 
 _FAST = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -114,7 +116,7 @@ def test_interior_error_bound_is_certified_on_its_boxes():
 
 
 def test_interior_error_bound_with_c_one_half_is_refuted_by_certification():
-    from numerics.certify import Box, certify
+    from numerics.certified.prover import Box, certify
 
     (a, b, theta) = bl._interior_boxes(quick=True)[1]
     certificate = certify("error_abs_le_c_over_b", Box(a=a, b=b, theta=theta), params={"c": "0.5"})
@@ -160,7 +162,7 @@ def test_corpora_rejects_bad_arguments_eagerly(build):
 @settings(max_examples=10, deadline=None)
 @given(corpus=sc.corpora(min_m=2, max_m=5, min_n=3, max_n=7, prior=(0.25, 0.75)))
 def test_corpora_draws_reproducible_corpora_of_the_drawn_size(corpus):
-    from numerics.corpus import make_corpus
+    from numerics.corpus.corpora import make_corpus
 
     m, n = corpus.x.shape
     assert 2 <= m <= 5 and 3 <= n <= 7 and corpus.theta.shape == (m,)
@@ -190,7 +192,7 @@ def test_progress_along_error_passes_at_the_quick_budget():
 
 
 def _along_lemma(name, *, limit, domain):
-    from numerics.claim_c5 import along_rms_on_relation
+    from stumpcheck.claims.c5 import along_rms_on_relation
     from stumpcheck.lemmas import lemma
 
     @lemma(name=name, statement=f"rms along ≤ {limit}", domain=domain, register_it=False, max_examples=20)

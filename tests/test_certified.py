@@ -1,4 +1,4 @@
-"""Certified enclosures (numerics/certified.py) and the Arb target that feeds them.
+"""Certified enclosures (numerics/certified/enclosures.py) and the Arb target that feeds them.
 
 What is checked:
 
@@ -30,9 +30,9 @@ from flint import acb, arb, ctx
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
-import numerics.certified as certified
-from numerics import population
-from numerics.certified import (Enclosure, EnclosureTooWide, certified_error, certified_loss, certified_loss_hessian,
+import numerics.certified.enclosures as certified
+from numerics.population import quantities as population
+from numerics.certified.enclosures import (Enclosure, EnclosureTooWide, certified_error, certified_loss, certified_loss_hessian,
                                 certified_loss_gradient, error_ball, format_ball, require_relative_width)
 from numerics.generated import population_arb as gen_arb
 from numerics.precision import InputError
@@ -267,7 +267,7 @@ def test_certified_error_encloses_the_high_precision_value(point, estimator):
        theta=st.floats(min_value=0.0, max_value=1.0), estimator=st.sampled_from(ESTIMATORS))
 @example(b=1000.0, ratio=0.6, theta=0.6, estimator="one-head").via("a = 600, b = 1000")
 def test_certified_error_at_uncalibrated_points(b, ratio, theta, estimator):
-    """a/b inside (0, 1): the softmax switch sits in the interior (MODEL.md, issue 3)."""
+    """a/b inside (0, 1): the softmax switch sits in the interior (docs/model.md §2.2)."""
     _check_error_enclosure(ratio * b, b, theta, estimator)
 
 
@@ -362,7 +362,7 @@ def test_e_has_no_branch_cut_along_the_negative_theta_axis():
 # --------------------------------------------------------------------------------------------
 # L and ∇L
 
-#: 50-digit references from `numerics.population` (mpmath, model breakpoints), agreeing with
+#: 50-digit references from `numerics.population.quantities` (mpmath, model breakpoints), agreeing with
 #: 60-digit runs to all 50 digits; recomputed by test_pinned_references_are_the_mpmath_values
 #: (slow). Keys: (a, b, estimator); a and b are floats, the same binary numbers for both codes.
 LOSS_REFERENCES = {
@@ -581,7 +581,7 @@ def test_mpf_to_arb_accepts_a_mantissa_that_is_not_a_python_int():
 
 
 def test_arb_quadrature_portable_pairs_are_plain_ints():
-    from numerics.arb_quadrature import _from_pair, _portable
+    from numerics.certified.arb_quadrature import _from_pair, _portable
 
     pair = _portable(_foreign_mantissa_mpf(mpmath.mpf(13) / 16))
     assert all(type(v) is int for v in pair)

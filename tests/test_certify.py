@@ -1,4 +1,4 @@
-"""numerics.certify: predicates proved over boxes by Arb interval evaluation and bisection."""
+"""numerics.certified.prover: predicates proved over boxes by Arb interval evaluation and bisection."""
 
 import hashlib
 import json
@@ -10,8 +10,8 @@ import mpmath
 import pytest
 from click.testing import CliRunner
 
-from numerics.certify import PREDICATES, Box, Certificate, certify
-from numerics.population import error, loss_gradient
+from numerics.certified.prover import PREDICATES, Box, Certificate, certify
+from numerics.population.quantities import error, loss_gradient
 from numerics.precision import InputError
 from stumpcheck.certify_command import certify as certify_command
 

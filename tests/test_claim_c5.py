@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import claim_c5 as c5
-from numerics.claim_c5 import (ALONG_LIMIT, LADDER_B0, PLOT_NAME, certified_k, check_c5, gradient_error_by_scale,
+from stumpcheck.claims import c5 as c5
+from stumpcheck.claims.c5 import (ALONG_LIMIT, LADDER_B0, PLOT_NAME, certified_k, check_c5, gradient_error_by_scale,
                                ladder_k_max, scale_verdict)
-from numerics.claim_c5_layer import deep_layer_figures
-from numerics.claim_c5_report import SCALE_PLOT_NAME, TRAJECTORY_PLOT_NAME, no_positive_split
-from numerics.claim_c5_trajectory import population_eta, trajectory_figures
-from numerics.corpus import make_corpus
-from numerics.empirical import loss_and_gradient
+from stumpcheck.claims.c5_layer import deep_layer_figures
+from stumpcheck.claims.c5_report import SCALE_PLOT_NAME, TRAJECTORY_PLOT_NAME, no_positive_split
+from stumpcheck.claims.c5_trajectory import population_eta, trajectory_figures
+from numerics.corpus.corpora import make_corpus
+from numerics.corpus.empirical import loss_and_gradient
 from numerics.generated import asymptotics_numpy as derived
-from numerics.population import loss_and_gradient_float64, loss_gradient_hessian_float64
+from numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
 from numerics.precision import InputError
 
 #: keys that C6 and sweep read from gradient_error_by_scale (an interface: never remove one)

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import claim_c6 as c6
-from numerics.c6_fit import row_fit
+from stumpcheck.claims import c6 as c6
+from stumpcheck.claims.c6_fit import row_fit
 from numerics.fits import fit_additive_surface, fit_power_mean
 from numerics.generated import asymptotics_numpy as derived
-from numerics.training_steps import large_resolution_start, population_eta
+from numerics.corpus.steps import large_resolution_start, population_eta
 
 SIZES = (64.0, 128.0, 256.0, 512.0, 1024.0)
 NS = tuple(float(2 ** j) for j in range(4, 14))
@@ -100,7 +100,7 @@ def _fake_c5(last_good_b):
 def test_large_resolution_cells_follow_the_horizon_rule(row, last_good_b, binding, certified_end, monkeypatch):
     """The verdict row trains to (m∧n)/2 and says whether that lies inside the certified interval;
     the control row trains only to the certified end (no step when the criterion fails at b0)."""
-    from numerics import claim_c5
+    from stumpcheck.claims import c5 as claim_c5
 
     monkeypatch.setattr(claim_c5, "gradient_error_by_scale", _fake_c5(last_good_b))
     cell = {"m": 48, "n": 64, "seed": 1, "N": [16, 256], "thetas": [0.5], "reps": 16, "step_cap": 20000,
@@ -121,7 +121,7 @@ def test_large_resolution_cells_follow_the_horizon_rule(row, last_good_b, bindin
 
 
 def test_size_horizons_computes_each_size_once(monkeypatch):
-    from numerics import claim_c5
+    from stumpcheck.claims import c5 as claim_c5
 
     calls = []
     fake = _fake_c5(18.0)
@@ -168,7 +168,7 @@ def test_c6_verdict_follows_its_rule(power, status, monkeypatch, tmp_path):
                                                       control_sizes=(64, 128), reps=4, bootstrap=20,
                                                       N=tuple(int(N) for N in NS[::3])))
     monkeypatch.setattr(c6, "c6_cell", _synthetic_cell(power))
-    monkeypatch.setattr("numerics.c6_controls.FIXED_SCALES", (32.0,))
+    monkeypatch.setattr("stumpcheck.claims.c6_controls.FIXED_SCALES", (32.0,))
     result = c6.check_c6(quick=True, seed=0, out_dir=tmp_path)
     assert result.status == status, result.figure
     for key in ("power_mean_fit", "mechanism_fit"):

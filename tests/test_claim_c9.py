@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.claim_c9 import ABOVE_FACTORS, ROUNDING_ULPS, check_c9, loss_increases
-from numerics.corpus import make_corpus
-from numerics.training import step_bound
+from stumpcheck.claims.c9 import ABOVE_FACTORS, ROUNDING_ULPS, check_c9, loss_increases
+from numerics.corpus.corpora import make_corpus
+from numerics.corpus.gd import step_bound
 
 
 def test_loss_increases_counts_only_beyond_the_rounding_level():

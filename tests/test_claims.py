@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from numerics.claims import check_c1, check_c2, check_c3, check_c4, check_population_claims
+from stumpcheck.claims.population import check_c1, check_c2, check_c3, check_c4, check_population_claims
 from numerics.generated import asymptotics_numpy as derived
-from numerics.ode import Status
-from numerics.population_flow import FlowRun, _fits, run_population_flow
+from numerics.flow.ode import Status
+from numerics.flow.population_flow import FlowRun, _fits, run_population_flow
 
 
 def _synthetic_run(scale_law, calibration_offset=lambda b: 0.0) -> FlowRun:

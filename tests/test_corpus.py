@@ -1,4 +1,4 @@
-"""Corpora (numerics/corpus.py): seeded sampling, the .npz format and its validation."""
+"""Corpora (numerics/corpus/corpora.py): seeded sampling, the .npz format and its validation."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from numerics.corpus import Corpus, load_corpus, make_corpus, save_corpus
+from numerics.corpus.corpora import Corpus, load_corpus, make_corpus, save_corpus
 from numerics.precision import InputError
 
 

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from numerics.corpus import load_corpus, make_corpus
-from numerics.empirical import loss_and_gradient
+from numerics.corpus.corpora import load_corpus, make_corpus
+from numerics.corpus.empirical import loss_and_gradient
 from stumpcheck.cli import main
 
 

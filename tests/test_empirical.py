@@ -1,4 +1,4 @@
-"""The corpus loss and its exact gradient (numerics/empirical.py).
+"""The corpus loss and its exact gradient (numerics/corpus/empirical.py).
 
 References: an independent mpmath evaluation of the defining softmax (all 2n or
 n scores, shifted by their maximum) with the covariance written pairwise,
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import empirical as E
-from numerics.corpus import make_corpus
+from numerics.corpus import empirical as E
+from numerics.corpus.corpora import make_corpus
 from numerics.precision import InputError
 
 RTOL = 1e-12
@@ -39,7 +39,7 @@ def _head(scores, dsda, dsdb, values):
 
 
 def reference(x, theta, a, b, estimator, dps=60):
-    """(θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) of one task at ``dps`` digits, from the definitions (MODEL.md §2, §5)."""
+    """(θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) of one task at ``dps`` digits, from the definitions (docs/model.md §2, §5)."""
     with mpmath.workdps(dps):
         a, b, th = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(float(theta))
         xs = [mpmath.mpf(float(v)) for v in x]

@@ -1,6 +1,6 @@
-"""The accuracy that numerics.empirical actually delivers, per estimator, against mpmath.
+"""The accuracy that numerics.corpus.empirical actually delivers, per estimator, against mpmath.
 
-The reference is written here from the definitions (MODEL.md §2, §5), independent
+The reference is written here from the definitions (docs/model.md §2, §5), independent
 of the group algebra of the code: one softmax over the scores of all points (2n
 for pooled), at 80 digits, with every covariance written pairwise. Beside each
 value it returns its *condition scale*, the same sum with every term replaced
@@ -23,13 +23,13 @@ import mpmath
 import numpy as np
 import pytest
 
-from numerics import empirical as E
-from numerics.corpus import make_corpus
+from numerics.corpus import empirical as E
+from numerics.corpus.corpora import make_corpus
 
 EPS = 2.0 ** -53
 RTOL = 1e-12
 UNDERFLOW = 1e-300  # below the normal range (≈ 2.2e-308) float64 has no relative precision left
-#: numerics/empirical.py documents |error| ≤ (ROUNDING_ULPS + 4n)·2⁻⁵³·scale (n points per task)
+#: numerics/corpus/empirical.py documents |error| ≤ (ROUNDING_ULPS + 4n)·2⁻⁵³·scale (n points per task)
 SCALE_ULPS = E.ROUNDING_ULPS
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from numerics.generated import population_numpy as gen_np
-from numerics.population import error, error_extrema
+from numerics.population.quantities import error, error_extrema
 from numerics.precision import InputError
 
 

@@ -1,4 +1,4 @@
-"""The population gradient flow (numerics.flow) and the derived large-scale laws.
+"""The population gradient flow (numerics.flow.integrate) and the derived large-scale laws.
 
 * Integrator invariants: a tiny horizon is one Euler step from the start, the loss
   decreases strictly along the saved trajectory, the saved loss/gradient are the model's,
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from numerics.flow import FlowStatus, integrate_flow
-from numerics.population import loss_and_gradient_float64
+from numerics.flow.integrate import FlowStatus, integrate_flow
+from numerics.population.quantities import loss_and_gradient_float64
 from theory.asymptotics import flow_asymptotics
 from theory.symbols import b, t
 
@@ -186,7 +186,7 @@ def test_loss_gradient_hessian_float64(a_b):
     """L and ∇L equal loss_and_gradient_float64 (same rule); ∇²L is symmetric and equals the
     central difference of ∇L (step 1e-3: truncation ~1e-6 relative on the O(1) scale of the
     calibration direction; rounding ~1e-13·|∇L|/1e-3) to 1e-5 relative."""
-    from numerics.population import loss_gradient_hessian_float64
+    from numerics.population.quantities import loss_gradient_hessian_float64
 
     a, b_ = a_b
     value, grad, hess = loss_gradient_hessian_float64(a, b_)
@@ -205,7 +205,7 @@ def test_loss_gradient_hessian_float64(a_b):
 def test_rodas4_flow_matches_dopri5_flow():
     """The default (Rodas4, exact Jacobian) and the explicit Dopri5 path, both at rtol 1e-10,
     give the same trajectory at the saved times to t = 100 within 1e-8 relative."""
-    from numerics.population_flow import run_population_flow
+    from numerics.flow.population_flow import run_population_flow
 
     stiff = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, check=False, per_decade=2)
     explicit = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, solver="dopri5", check=False,
@@ -223,7 +223,7 @@ def test_sup_interior_error_is_the_refined_maximum(a_b):
     grid over [δ, 1 − δ] and exceeds it by no more than a golden-section search around that
     grid maximum finds (to 1e−13 relative)."""
     from numerics.generated import population_numpy as gen_np
-    from numerics.population_flow import DEFAULT_DELTA, sup_interior_error
+    from numerics.flow.population_flow import DEFAULT_DELTA, sup_interior_error
 
     a, b_ = a_b
     sup = sup_interior_error(a, b_)
@@ -245,7 +245,7 @@ def test_sup_interior_error_is_the_refined_maximum(a_b):
 
 def test_parallel_a_posteriori_check_gives_the_same_run():
     """The rtol/10 solve in a second process (t_max ≥ PARALLEL_CHECK_FROM) is the same computation."""
-    from numerics.population_flow import PARALLEL_CHECK_FROM, run_population_flow
+    from numerics.flow.population_flow import PARALLEL_CHECK_FROM, run_population_flow
 
     t_max = PARALLEL_CHECK_FROM
     parallel = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=True)
@@ -264,7 +264,7 @@ def test_parallel_check_from_a_script_without_main_guard_falls_back(tmp_path):
 
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from numerics.population_flow import run_population_flow\n"
+        "from numerics.flow.population_flow import run_population_flow\n"
         "run = run_population_flow(10.0, 10.0, 100.0, rtol=1e-6, per_decade=1, parallel_check=True)\n"
         "print('ERR', run.a_posteriori_rel_error_b)\n")
     root = Path(__file__).resolve().parent.parent

@@ -13,10 +13,10 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from numerics.arb_quadrature import loss_gradient_hessian_arb
-from numerics.population import loss_gradient_hessian_gauss_legendre
-from numerics.population_flow import quadrature_order_for, run_population_flow
-from numerics.quadrature import breakpoints
+from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
+from numerics.population.quantities import loss_gradient_hessian_gauss_legendre
+from numerics.flow.population_flow import quadrature_order_for, run_population_flow
+from numerics.population.quadrature import breakpoints
 from numerics.precision import InputError
 
 

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from numerics.fresh import BLOCK, DEFAULT_THETAS, fresh_context_errors, sup_error_over_theta
+from numerics.corpus.fresh import BLOCK, DEFAULT_THETAS, fresh_context_errors, sup_error_over_theta
 from numerics.generated.asymptotics_numpy import calibration_a
 from numerics.precision import InputError
 
 
 def reference_estimate(x, theta, a, b, *, estimator="one-head"):
-    """θ̂ per context straight from MODEL.md §2, §5 (log-space softmax), independent of numerics.empirical."""
+    """θ̂ per context straight from docs/model.md §2, §5 (log-space softmax), independent of numerics.corpus.empirical."""
     x = np.asarray(x, dtype=float)
     y = (x >= np.asarray(theta, dtype=float)[:, None]).astype(float)
     s, s_ref = a * y - b * x, a * (1 - y) - b * (1 - x)
@@ -33,7 +33,7 @@ def reference_estimate(x, theta, a, b, *, estimator="one-head"):
 
 @pytest.mark.parametrize("estimator", ["one-head", "reflected", "averaged", "pooled"])
 def test_empirical_estimate_matches_the_definition(estimator):
-    from numerics.empirical import estimate
+    from numerics.corpus.empirical import estimate
 
     rng = np.random.default_rng(3)
     x, theta = rng.random((40, 25)), rng.random(40)

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-from numerics.claims import ClaimResult
+from stumpcheck.claims.result import ClaimResult
 from numerics.precision import InputError
 from stumpcheck import lemmas
 from stumpcheck.builtin_lemmas import CLAIM_IDS, LEMMA_NAMES
-from stumpcheck.lemmas import ClaimCheck, Lemma, check_lemma, get, lemma, load_lemma, registry, run_entry
+from stumpcheck.catalogue import get, load_lemma, registry
+from stumpcheck.lemma_check import check_lemma, run_entry
+from stumpcheck.lemmas import ClaimCheck, Lemma, lemma
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -225,8 +227,8 @@ def test_unavailable_claim_check_is_a_fail_with_the_import_error():
     result = run_entry(missing_module)
     assert result.status == "FAIL"
     assert result.figure.startswith("not available: No module named 'numerics.no_such_module'")
-    missing_name = ClaimCheck(name="CZ", statement="s", check="numerics.claims:check_c99")
-    assert run_entry(missing_name).figure == "not available: cannot import name 'check_c99' from 'numerics.claims'"
+    missing_name = ClaimCheck(name="CZ", statement="s", check="stumpcheck.claims.population:check_c99")
+    assert run_entry(missing_name).figure == "not available: cannot import name 'check_c99' from 'stumpcheck.claims.population'"
 
 
 def test_claim_check_errors_and_wrong_results_are_fails_but_input_errors_propagate():

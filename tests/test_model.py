@@ -1,9 +1,9 @@
-"""The population model (MODEL.md §1, §2, §5, §8) against its definition.
+"""The population model (docs/model.md §1, §2, §5, §8) against its definition.
 
 θ̂∞ = E[x e^{s(x)}] / E[e^{s(x)}] with x ~ U[0, 1] is computed here by direct
 mpmath quadrature of the defining integrals — segment by segment of the
 piecewise-linear score, with the weight e^{s − max s} and breakpoint ladders
-θ ± 2^j/b placed by this file (not by :mod:`numerics.quadrature`) — and the
+θ ± 2^j/b placed by this file (not by :mod:`numerics.population.quadrature`) — and the
 stable forms of :mod:`theory.model` and the generated modules are checked
 against it, against SymPy's closed forms, and against the model's symmetries.
 
@@ -42,12 +42,12 @@ TAGS = {"one-head": "one_head", "reflected": "reflected", "averaged": "averaged"
 
 
 def one_head_score(a, b):
-    """s(x, y) = a·y − b·x (MODEL.md §2)."""
+    """s(x, y) = a·y − b·x (docs/model.md §2)."""
     return lambda x, y: a * y - b * x
 
 
 def reflected_score(a, b):
-    """s'(x, y) = a(1 − y) − b(1 − x) (MODEL.md §5)."""
+    """s'(x, y) = a(1 − y) − b(1 − x) (docs/model.md §5)."""
     return lambda x, y: a * (1 - y) - b * (1 - x)
 
 
@@ -265,7 +265,7 @@ def _lambdified_closed_form(estimator):
 
 
 def test_closed_form_overflows_where_stable_form_does_not():
-    """MODEL.md §8: e^{a} overflows float64; the closed form is for checking only."""
+    """docs/model.md §8: e^{a} overflows float64; the closed form is for checking only."""
     closed = sp.lambdify((A, B, THETA), model.closed_form_error("one-head"), modules="numpy")
     with np.errstate(all="ignore"):
         naive = closed(1e4, 1e4, 0.5)  # e^{a − bθ} = e^{5000}
@@ -335,7 +335,7 @@ def test_segment_log_mass_and_mean_offset_are_the_integrals(index):
 @example(point=(516.0, 1.0, 2.2010820754269413e-264))
 def test_reflection_symmetry(point):
     """e_reflected(a, b, θ) = −e_one_head(a, b, 1 − θ): the reflected head is the
-    one-head model on the reflected context, mapped back (MODEL.md §5)."""
+    one-head model on the reflected context, mapped back (docs/model.md §5)."""
     a, b, theta = point
     mpmath.mp.dps = 50
     # A pair (θ, 1 − θ) both exact at 50 digits: mpmath rounds every argument to
@@ -473,7 +473,7 @@ def test_softmax_shift_invariance(context, theta, a, b, shift):
 
 
 # ---------------------------------------------------------------------------
-# Float64 stable form at extreme parameters (MODEL.md §8)
+# Float64 stable form at extreme parameters (docs/model.md §8)
 # ---------------------------------------------------------------------------
 
 EXTREMES = [

@@ -1,10 +1,10 @@
-"""Population derivatives, loss, input checks and θ-quadrature (MODEL.md §3, §8).
+"""Population derivatives, loss, input checks and θ-quadrature (docs/model.md §3, §8).
 
 * Every symbolic derivative in the generated code (∇e, ∇²e for the four
   estimators) is checked at real points against high-precision finite
   differences (``mpmath.diff``) of the generated e itself.
 * ∇L against finite differences of L; the float64 loss against the mpmath one.
-* :func:`numerics.population.check_parameters` rejects what the model excludes.
+* :func:`numerics.population.quantities.check_parameters` rejects what the model excludes.
 * The breakpoints resolve the switch θ*; a quadrature that ignores them is
   wrong at large b, while ``loss()`` agrees with a much finer reference.
 """
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics import population
+from numerics.population import quantities as population
 from numerics.generated import population_mpmath as gen_mp
 from numerics.generated import population_numpy as gen_np
 from numerics.precision import InputError
-from numerics.quadrature import breakpoints, transition_point
+from numerics.population.quadrature import breakpoints, transition_point
 from tests.strategies import parameters
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
@@ -153,7 +153,7 @@ def test_error_derivatives_vanish_where_e_is_constant():
 
 
 def test_population_wrappers_match_generated_code():
-    """numerics.population.error/_gradient/_hessian are the generated functions."""
+    """numerics.population.quantities.error/_gradient/_hessian are the generated functions."""
     mpmath.mp.dps = 30
     for estimator in ESTIMATORS:
         e, g, h = _functions(estimator)
@@ -334,7 +334,7 @@ def test_breakpoints_resolve_a_narrow_interior_switch():
 
 
 # ---------------------------------------------------------------------------
-# The quadrature hazard (MODEL.md §8)
+# The quadrature hazard (docs/model.md §8)
 # ---------------------------------------------------------------------------
 
 
@@ -377,7 +377,7 @@ def _refined_reference(a, b, dps):
     """An independent, much finer θ-quadrature of L at ``dps`` digits.
 
     Pieces: every breakpoint piece cut in 4, plus this file's own ladder
-    around θ* (located from :func:`_log_odds`, not from numerics.quadrature)
+    around θ* (located from :func:`_log_odds`, not from numerics.population.quadrature)
     and around θ = 0 and 1 at spacings 2^j/(16 b); tanh-sinh with maxdegree 10.
     """
     with mpmath.workdps(dps):

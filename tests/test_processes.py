@@ -35,7 +35,7 @@ SWEEP_PARENT = textwrap.dedent("""
         return {"x": cell["x"]}
 
     if __name__ == "__main__":
-        from numerics.sweep import run_sweep
+        from numerics.corpus.sweep import run_sweep
         run_sweep(slow_cell, [{"x": i} for i in range(4)], store=Path(sys.argv[1], "store.jsonl"), workers=2)
 """)
 

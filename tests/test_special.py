@@ -5,7 +5,7 @@ Every claim is checked against the *definition* — Λ(β) = log ∫₀¹ e^{−
 mpmath quadrature of the moment integrals, never through the functions under
 test. The generated float64 and mpmath helpers of
 ``numerics.generated.population_{numpy,mpmath}`` are compared with it at the
-rates where the evaluation forms switch or cancel (MODEL.md §8: "1 − (1 + z)e^{−z}
+rates where the evaluation forms switch or cancel (docs/model.md §8: "1 − (1 + z)e^{−z}
 and similar forms cancel catastrophically for small z").
 """
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from numerics.precision import InputError
-from numerics.sweep import SCHEDULER_ENV, cell_key, load_store, run_sweep
+from numerics.corpus.sweep import SCHEDULER_ENV, cell_key, load_store, run_sweep
 
 
 def square_cell(cell: dict) -> dict:

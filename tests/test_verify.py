@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from numerics.claims import ClaimResult
-from stumpcheck import lemmas
+from stumpcheck.claims.result import ClaimResult
+from stumpcheck import catalogue, lemmas
 from stumpcheck.cli import cli, main
 from stumpcheck.lemmas import ClaimCheck
 from stumpcheck.report import finite_json, results_document, table
@@ -55,7 +55,7 @@ def _plot_writing_check(*, quick, seed, out_dir):
 
 @pytest.fixture
 def stand_ins(monkeypatch):
-    entries = dict(lemmas.registry())
+    entries = dict(catalogue.registry())
     entries["STANDIN"] = ClaimCheck(name="STANDIN", statement="a stand-in claim", check=_plot_writing_check,
                                     evidence=("sampled",))
     entries["GONE"] = ClaimCheck(name="GONE", statement="a claim whose module is missing",

@@ -1,4 +1,4 @@
-"""Large-scale (b → ∞) analysis of the one-head model (MODEL.md §6.2–6.3).
+"""Large-scale (b → ∞) analysis of the one-head model (docs/model.md §6.2–6.3).
 
 SymPy's ``series`` at infinity silently drops exponentially small terms, so
 every expansion here goes through an explicit change of variables in which the
@@ -205,7 +205,7 @@ def loss_expansion(r_terms: int = 2) -> sp.Expr:
 
 @dataclass(frozen=True)
 class FlowAsymptotics:
-    """The large-scale gradient-flow results (MODEL.md §6.2).
+    """The large-scale gradient-flow results (docs/model.md §6.2).
 
     Attributes are SymPy expressions in a, b, t (and r = e^{b−a} where noted).
     """

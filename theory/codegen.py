@@ -46,7 +46,7 @@ the exact value. For it
 * 1 − θ is one variable (``one_minus_theta``), computed once per call.
 
 The rigour of the Arb helpers is tested against mpmath at 50+ digits and by
-the certified enclosures of :mod:`numerics.certified` (tests/test_certified.py).
+the certified enclosures of :mod:`numerics.certified.enclosures` (tests/test_certified.py).
 """
 
 from __future__ import annotations

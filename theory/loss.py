@@ -1,4 +1,4 @@
-"""Population loss, gradient and Hessian as θ-integrands (MODEL.md §3).
+"""Population loss, gradient and Hessian as θ-integrands (docs/model.md §3).
 
 L(a, b) = ∫₀¹ ½ e(θ)² π(θ) dθ with the reference prior π = Uniform[0, 1]
 (for Uniform[l, u] divide by u − l and integrate over [l, u]).

@@ -1,4 +1,4 @@
-"""The one-head softmax-attention model at population level (MODEL.md §2, §5).
+"""The one-head softmax-attention model at population level (docs/model.md §2, §5).
 
 Scores are s(x) = a·y − b·x with y = 1{x ≥ θ}; the population estimator is
 θ̂∞ = E[x e^{s(x)}] / E[e^{s(x)}] for x ~ Uniform[0, 1], and e(θ) = θ̂∞ − θ.
@@ -20,7 +20,7 @@ Two forms of every estimator are built here:
 :func:`segment_log_mass` and :func:`segment_mean` are checked against SymPy's
 own integrals in the tests, and the stable form against the closed form.
 
-Estimators (MODEL.md §5): ``one-head``; ``reflected`` (the head on the
+Estimators (docs/model.md §5): ``one-head``; ``reflected`` (the head on the
 reflected context, scores s' = a(1 − y) − b(1 − x), values x); ``averaged``
 ((θ̂ + θ̂')/2); ``pooled`` (one softmax over both heads' scores).
 """

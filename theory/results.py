@@ -1,4 +1,4 @@
-"""The catalogue of derived results: name → (description in MODEL.md's words, expression).
+"""The catalogue of derived results: name → (description in docs/model.md's words, expression).
 
 This is the single list that ``stumpcheck derive`` prints and ``stumpcheck
 export`` writes; every entry is computed by SymPy from the definitions in

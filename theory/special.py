@@ -9,7 +9,7 @@ from two entire functions of β:
   κ₂ the variance, and dκ_k/dβ = −κ_{k+1}.
 
 In their exponential form both cancel catastrophically for small |β| (this is
-the hazard "1 − (1 + z)e^{−z}" of MODEL.md §8) and overflow for large −β.
+the hazard "1 − (1 + z)e^{−z}" of docs/model.md §8) and overflow for large −β.
 Keeping them as named functions lets the exported and evaluated code choose a
 stable evaluation (Taylor polynomial near 0, a form in q = e^{−|β|} far from
 it, with κ₁(−β) = 1 − κ₁(β), κ_k(−β) = (−1)^k κ_k(β) for k ≥ 2 and

@@ -1,11 +1,11 @@
-"""The symbols of MODEL.md and their assumptions.
+"""The symbols of docs/model.md and their assumptions.
 
 Every module in :mod:`theory` takes its symbols from here so that expressions
 built in different places combine (SymPy identifies symbols by name *and*
 assumptions).
 
 ==========  ===============================================================
-symbol      meaning (MODEL.md)
+symbol      meaning (docs/model.md)
 ==========  ===============================================================
 ``a``       label score, real
 ``b``       feature score = attention scale ("resolution"), b > 0

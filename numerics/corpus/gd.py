@@ -1,0 +1,335 @@
+"""Constant-step gradient descent on the corpus loss L̂ (docs/model.md §4), with checkpoints.
+
+    z_{k+1} = z_k − η ∇L̂(z_k),   z = (a, b),   t_k = k·η  (flow time of step k)
+
+∇L̂ is the exact analytic gradient of :func:`numerics.corpus.empirical.loss_and_gradient`
+(float64, log-space softmax). The default step comes from the curvature at the
+start (:func:`default_eta`): η = 1/‖∇²L̂(a₀, b₀)‖₂, half the local descent-lemma
+bound. The loss flattens as b grows (L ≈ 1/(2b²), curvature ≈ b⁻⁴), so with a
+constant η reaching scale b takes about b⁴/(2η) steps: a large-resolution start
+b₀ and the curvature-based η decide which scales are reachable.
+
+Trajectory rule: the loss L̂(z_k) and z_k are recorded at every step k with
+k ≡ 0 (mod ``record_every``) and at the final step (default: every step).
+Stop rules (the first one met ends the run, checked after evaluating z_k):
+``steps`` (k = steps), ``t_max`` (k·η ≥ t_max), ``b_target`` (b_k ≥ b_target).
+A step that leaves b > 0 or produces a non-finite value ends the run at the
+last good iterate (``stopped_because`` says so).
+
+Checkpoints (:mod:`numerics.corpus.checkpoint`) are written atomically at the
+start, every ``checkpoint_every`` steps and at the end; ``resume=True`` continues from the
+last one after checking the corpus fingerprint and every setting, and ends
+bit-identical to an uninterrupted run (the update uses only z_k and η).
+
+Where GD is too long, :func:`numerics.corpus.empirical_flow.empirical_flow` integrates
+the gradient flow of L̂ adaptively instead (GD converges to it at first order
+in η; tested); results must say which one was used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from numerics.precision import InputError, finite_float
+from numerics.corpus.checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointWriter, corpus_fingerprint,
+                                          read_checkpoint)
+from numerics.corpus.curvature import ESTIMATORS, loss_gradient_hessian, spectral_curvature
+
+__all__ = ["DEFAULT_A0", "DEFAULT_B0", "ETA_SAFETY", "StepBound", "TrainResult", "default_eta", "step_bound",
+           "train_gd"]
+
+#: docs/model.md §4: a₀ = b₀ = 10 by default, so that the calibration phase (a → b + 2 log b) is visible
+DEFAULT_A0 = 10.0
+DEFAULT_B0 = 10.0
+#: η = ETA_SAFETY / ‖∇²L̂(a₀, b₀)‖₂; 1 means half the local descent-lemma bound 2/‖∇²L̂‖₂
+ETA_SAFETY = 1.0
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train_gd`: frozen (a, b), η and its rule, steps taken, trajectory arrays.
+
+    ``trajectory`` maps step (int), t = k·η, a, b, loss (L̂(z_k)) to arrays of the
+    recorded steps. ``stopped_because`` is one of "steps", "t_max", "b_target",
+    "max_steps_this_run" (paused, resumable) or "diverged: …".
+    """
+
+    a: float
+    b: float
+    eta: float
+    eta_rule: str
+    steps: int
+    trajectory: dict
+    stopped_because: str
+    settings: dict = field(default_factory=dict)
+    corpus_fingerprint: str = ""
+    resumed_from_step: int | None = None
+    seconds: float = 0.0
+
+    @property
+    def loss(self) -> float:
+        """L̂ at the final (frozen) parameters."""
+        return float(self.trajectory["loss"][-1])
+
+
+@dataclass(frozen=True)
+class StepBound:
+    """2/M with M = max ‖∇²L̂‖₂ over the sampled points (descent-lemma step bound).
+
+    If M bounds the curvature on every segment [z_k, z_{k+1}], any η < 2/M gives
+    L̂(z_{k+1}) ≤ L̂(z_k) − η(1 − ηM/2)‖∇L̂(z_k)‖² < L̂(z_k). M is the maximum over the
+    points passed in (sampled, not certified between them).
+    """
+
+    bound: float
+    curvature: float
+    at_a: float
+    at_b: float
+    points: int
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _corpus_arrays(x, theta):
+    from numerics.corpus.corpora import validate_corpus_arrays
+
+    return validate_corpus_arrays(np.asarray(x, dtype=np.float64), np.asarray(theta, dtype=np.float64),
+                                  where="training corpus")
+
+
+def _estimator(name: str) -> str:
+    if name not in ESTIMATORS:
+        raise InputError(f"unknown estimator {name!r}; one of {', '.join(ESTIMATORS)}")
+    return name
+
+
+def default_eta(x, theta, a0: float, b0: float, *, estimator: str = "one-head",
+                safety: float = ETA_SAFETY, look_ahead: int = 40) -> tuple[float, str]:
+    """η from the curvature at the start, and the sentence stating the rule and its numbers.
+
+    η₀ = safety/‖∇²L̂(z₀)‖₂ (‖·‖₂ = max |λ|; exact Hessian from the third
+    cumulants of the softmax weights, :mod:`numerics.corpus.curvature`, not
+    finite differences). Look-ahead: where the first step z₁ = z₀ − η∇L̂(z₀)
+    lands, the curvature must not forbid η either, so while
+    η > safety/‖∇²L̂(z₁)‖₂ (or z₁ leaves b > 0) η is lowered to that value
+    (halved if b₁ ≤ 0), at most ``look_ahead`` times. Near the usual start
+    (a₀ = b₀ = 10) the curvature falls along the first step and η = η₀; at
+    scales where the corpus loss is nearly flat (b₀ ≫ m ∧ n) η₀ alone would
+    be enormous and the look-ahead is what keeps the first step sane.
+    """
+    x, theta = _corpus_arrays(x, theta)
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
+    safety = finite_float(safety, "safety", positive=True)
+    estimator = _estimator(estimator)
+    _, gradient, hessian = loss_gradient_hessian(x, theta, a0, b0, estimator=estimator)
+    curvature = spectral_curvature(hessian)
+    if not (math.isfinite(curvature) and curvature > 0):
+        raise InputError(f"the Hessian of L̂ at (a0, b0) = ({a0}, {b0}) is {hessian.tolist()}: no curvature to set "
+                         "a default step from; pass eta explicitly")
+    eta = eta0 = safety / curvature
+    lowered = 0
+    for _ in range(look_ahead):
+        a1, b1 = a0 - eta * gradient[0], b0 - eta * gradient[1]
+        if not (math.isfinite(a1) and b1 > 0):
+            eta, lowered = eta / 2, lowered + 1
+            continue
+        ahead = spectral_curvature(loss_gradient_hessian(x, theta, a1, b1, estimator=estimator)[2])
+        if eta * ahead <= safety:
+            break
+        eta, lowered = safety / ahead, lowered + 1
+    rule = (f"eta = {safety:g}/||Hess L̂||_2 from the curvature at the start: {safety:g}/{curvature:.6g} = {eta0:.6g} "
+            f"at (a0, b0) = ({a0:g}, {b0:g})")
+    if lowered:
+        rule += (f", lowered {lowered} time(s) to {eta:.6g} by the curvature where the first step lands "
+                 f"(a1, b1) = ({a0 - eta * gradient[0]:.6g}, {b0 - eta * gradient[1]:.6g})")
+    rule += (f"; exact Hessian (softmax third cumulants), ||.||_2 = max |eigenvalue|; safety factor {safety:g} "
+             f"= {safety / 2:g} x the local descent-lemma bound 2/||Hess||")
+    return eta, rule
+
+
+def step_bound(x, theta, a, b, *, estimator: str = "one-head") -> StepBound:
+    """The descent-lemma step bound 2/max ‖∇²L̂‖₂ over the points (a[i], b[i]) (see :class:`StepBound`)."""
+    x, theta = _corpus_arrays(x, theta)
+    a = np.atleast_1d(np.asarray(a, dtype=np.float64))
+    b = np.atleast_1d(np.asarray(b, dtype=np.float64))
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise InputError(f"step_bound needs 1-D arrays a, b of the same non-zero length, got {a.shape}, {b.shape}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise InputError("step_bound: a and b must be finite")
+    estimator = _estimator(estimator)
+    worst, where = -1.0, 0
+    for i in range(a.size):
+        curvature = spectral_curvature(loss_gradient_hessian(x, theta, float(a[i]), float(b[i]),
+                                                             estimator=estimator)[2])
+        if curvature > worst:
+            worst, where = curvature, i
+    bound = 2.0 / worst if worst > 0 else math.inf
+    return StepBound(bound=bound, curvature=worst, at_a=float(a[where]), at_b=float(b[where]), points=int(a.size))
+
+
+def _settings(a0, b0, eta, estimator, steps, t_max, b_target, record_every, method) -> dict:
+    settings = {"a0": a0, "b0": b0, "eta": eta, "estimator": estimator, "steps": steps, "t_max": t_max,
+                "b_target": b_target, "record_every": record_every, "method": method}
+    return json.loads(json.dumps(settings))  # the form a checkpoint stores (floats round-trip exactly)
+
+
+def _check_resumable(state: Checkpoint, settings: dict, fingerprint: str, where) -> None:
+    if state.fingerprint != fingerprint:
+        raise InputError(f"checkpoint in {where} was made on a different corpus (fingerprint "
+                         f"{state.fingerprint[:12]}… vs {fingerprint[:12]}…)")
+    differ = [f"{k} {state.settings.get(k)!r} (checkpoint) vs {settings[k]!r} (now)"
+              for k in settings if state.settings.get(k) != settings[k]]
+    if differ or set(state.settings) != set(settings):
+        raise InputError(f"checkpoint in {where} was made with other settings: {'; '.join(differ) or 'keys differ'}")
+
+
+def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: float | None = None,
+             steps: int | None = None, b_target: float | None = None, t_max: float | None = None,
+             estimator: str = "one-head", checkpoint_dir=None, checkpoint_every: int = 1000, resume: bool = False,
+             progress=None, record_every: int = 1, max_steps_this_run: int | None = None,
+             method: str = "dense", keep_b_positive: bool = True, step_rule: str = "corpus") -> TrainResult:
+    """Run constant-step GD on L̂ of the corpus (x, θ) from (a₀, b₀); see the module docstring.
+
+    ``eta=None`` uses :func:`default_eta`. At least one stop rule (``steps``,
+    ``t_max``, ``b_target``) is required. ``progress(step, a, b, loss)`` is called
+    after each evaluation of L̂(z_k) (it may raise KeyboardInterrupt; the last
+    checkpoint then stays valid). ``max_steps_this_run`` pauses after that many
+    steps of this call (writing a checkpoint), to be continued with
+    ``resume=True``. ``method`` is passed to :func:`numerics.corpus.empirical.loss_and_gradient`.
+    ``keep_b_positive=False`` lets an iterate leave the model's regime b > 0
+    (L̂ is defined for every real b) instead of ending the run there.
+    ``step_rule`` names the rule for ``eta=None`` (:data:`numerics.corpus.steps.ETA_RULES`:
+    "corpus", the default here, "population" or "lookahead"); a run that would
+    leave the model ends with ``stopped_because`` naming the step and the rule.
+    Invalid input raises InputError.
+    """
+    from numerics.corpus.empirical import loss_and_gradient
+
+    started = time.perf_counter()
+    x, theta = _corpus_arrays(x, theta)
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
+    estimator = _estimator(estimator)
+    steps = None if steps is None else _positive_int(steps, "steps")
+    t_max = None if t_max is None else finite_float(t_max, "t_max", positive=True)
+    b_target = None if b_target is None else finite_float(b_target, "b_target", positive=True)
+    if steps is None and t_max is None and b_target is None:
+        raise InputError("train_gd needs a stop rule: steps, t_max or b_target")
+    checkpoint_every = _positive_int(checkpoint_every, "checkpoint_every")
+    record_every = _positive_int(record_every, "record_every")
+    if max_steps_this_run is not None:
+        max_steps_this_run = _positive_int(max_steps_this_run, "max_steps_this_run")
+    if resume and checkpoint_dir is None:
+        raise InputError("resume needs a checkpoint directory")
+    if method not in ("dense", "pruned"):
+        raise InputError(f"unknown method {method!r}; one of dense, pruned")
+    from numerics.corpus.steps import ETA_RULES, choose_eta
+
+    if step_rule not in ETA_RULES:
+        raise InputError(f"unknown step rule {step_rule!r}; one of {', '.join(ETA_RULES)}")
+    if eta is None:
+        eta_value, eta_rule = choose_eta(x, theta, a0, b0, step_rule, estimator=estimator)
+        rule_name = f"the {step_rule} step rule"
+    else:
+        eta_value = finite_float(eta, "eta", positive=True)
+        eta_rule = f"eta = {eta_value:.6g}, given by the user"
+        rule_name = "the user's step"
+    settings = _settings(a0, b0, eta_value, estimator, steps, t_max, b_target, record_every, method)
+    settings["keep_b_positive"] = bool(keep_b_positive)
+    fingerprint = corpus_fingerprint(x, theta)
+
+    source = x
+    if method == "pruned":
+        from numerics.corpus.empirical import sort_corpus
+
+        source = sort_corpus(x, theta)
+    k, a, b = 0, a0, b0
+    trajectory = {key: [] for key in TRAJECTORY_KEYS}
+    resumed_from = None
+    stopped = None
+    writer = None if checkpoint_dir is None else CheckpointWriter(checkpoint_dir)
+    if resume:
+        state = read_checkpoint(checkpoint_dir)
+        _check_resumable(state, settings, fingerprint, checkpoint_dir)
+        k, a, b, resumed_from, stopped = state.step, state.a, state.b, state.step, state.stopped_because
+        trajectory = {key: state.trajectory[key].tolist() for key in TRAJECTORY_KEYS}
+        writer = CheckpointWriter(checkpoint_dir, state.parts)
+
+    def checkpoint(reason=None):
+        if writer is not None:
+            writer.write(Checkpoint(step=k, a=a, b=b, eta=eta_value, eta_rule=eta_rule, settings=settings,
+                                    fingerprint=fingerprint, trajectory=trajectory, stopped_because=reason))
+
+    def record(loss):
+        trajectory["step"].append(k)
+        trajectory["t"].append(k * eta_value)
+        trajectory["a"].append(a)
+        trajectory["b"].append(b)
+        trajectory["loss"].append(loss)
+
+    if writer is not None and not resume:
+        checkpoint()  # step 0, so that an interruption before the first interval can be resumed too
+    taken_this_run = 0
+    last_good = None  # (k, a, b, loss) of the last evaluated iterate, to end on if the next one fails
+    while stopped is None:
+        if max_steps_this_run is not None and taken_this_run >= max_steps_this_run:
+            checkpoint()
+            return _result(a, b, eta_value, eta_rule, k, trajectory, "max_steps_this_run", settings, fingerprint,
+                           resumed_from, started)
+        try:
+            loss, gradient = loss_and_gradient(source, theta, a, b, estimator=estimator, method=method)
+            loss = float(loss)
+            grad_a, grad_b = float(gradient[0]), float(gradient[1])
+            if not (math.isfinite(loss) and math.isfinite(grad_a) and math.isfinite(grad_b)):
+                raise ArithmeticError("non-finite L̂ or gradient")
+        except (ArithmeticError, InputError) as exc:
+            if last_good is None:
+                raise InputError(f"L̂ cannot be evaluated at (a, b) = ({a!r}, {b!r}): {exc}") from None
+            stopped = (f"diverged: L̂ cannot be evaluated at step {k} (a={a!r}, b={b!r}) under {rule_name} "
+                       f"(eta = {eta_value:.6g}): {exc}")
+            k, a, b, loss = last_good
+            break
+        if steps is not None and k >= steps:
+            stopped = "steps"
+        elif t_max is not None and k * eta_value >= t_max:
+            stopped = "t_max"
+        elif b_target is not None and b >= b_target:
+            stopped = "b_target"
+        if stopped is not None or k % record_every == 0:
+            record(loss)
+        if progress is not None:
+            progress(k, a, b, loss)
+        if stopped is not None:
+            break
+        a_next, b_next = a - eta_value * grad_a, b - eta_value * grad_b
+        if not (math.isfinite(a_next) and math.isfinite(b_next) and (b_next > 0 or not keep_b_positive)):
+            stopped = (f"diverged: step {k + 1} would leave the model (b > 0, finite) under {rule_name} "
+                       f"(eta = {eta_value:.6g}): a={a_next!r}, b={b_next!r}; stopped at step {k}")
+            break
+        last_good = (k, a, b, loss)
+        a, b, k = a_next, b_next, k + 1
+        taken_this_run += 1
+        if k % checkpoint_every == 0:
+            checkpoint()
+    if not trajectory["step"] or trajectory["step"][-1] != k:
+        record(loss)  # a diverged run ends on its last good iterate, which may fall between recorded steps
+    checkpoint(stopped)
+    return _result(a, b, eta_value, eta_rule, k, trajectory, stopped, settings, fingerprint, resumed_from, started)
+
+
+def _result(a, b, eta, eta_rule, k, trajectory, stopped, settings, fingerprint, resumed_from, started):
+    arrays = {key: np.asarray(trajectory[key], dtype=np.int64 if key == "step" else np.float64)
+              for key in TRAJECTORY_KEYS}
+    return TrainResult(a=float(a), b=float(b), eta=eta, eta_rule=eta_rule, steps=int(k), trajectory=arrays,
+                       stopped_because=stopped, settings=settings, corpus_fingerprint=fingerprint,
+                       resumed_from_step=resumed_from, seconds=time.perf_counter() - started)

@@ -1,0 +1,123 @@
+"""Step rules for constant-step GD on L̂ (docs/model.md §4), and the large-resolution start.
+
+Three rules give η from the start z₀ = (a₀, b₀); each returns (η, a sentence
+stating the rule and its numbers):
+
+* ``corpus`` — η = 1/‖∇²L̂(z₀)‖₂ from the exact corpus Hessian, lowered by a
+  look at the curvature where the first step lands
+  (:func:`numerics.corpus.gd.default_eta`). Right near the usual start
+  a₀ = b₀ = 10. At a calibrated start with b₀ ≫ 1 the corpus Hessian is
+  indefinite and tiny: at m = n = 512, b₀ = 128, 1/‖∇²L̂‖₂ = 1.1·10⁸, 50× the
+  population step (it leaves the model), and the look-ahead lowers it to
+  2.3·10³, so b moves by 0.02 in 20 steps (measured, seed 3).
+* ``population`` — η = 1/λ_max(∇²L(z₀)) of the population Hessian (float64
+  Gauss–Legendre on the model's breakpoints, :mod:`numerics.population.quantities`).
+  On the calibration relation λ_max ≈ b₀⁻³ (the stiff direction across the
+  relation), so η ≈ b₀³ and the first steps advance b by about ½ each: stable
+  and useful at large starts.
+* ``lookahead`` — the largest of the candidates η_pop·2^j, j = 6, 5, …, −10,
+  for which the first two GD steps stay in the model (b > 0, finite) and each
+  lowers L̂ (strictly). Falls back to an error if none does.
+
+The large-resolution start of the finite-corpus theorem (C6):
+b₀ = (m ∧ n)/4, a₀ = calibration_a(b₀) (:func:`large_resolution_start`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from numerics.precision import InputError, finite_float
+
+__all__ = ["ETA_RULES", "LOOKAHEAD_POWERS", "choose_eta", "large_resolution_start", "lookahead_eta",
+           "population_eta"]
+
+ETA_RULES = ("population", "corpus", "lookahead")
+#: candidates of the lookahead rule: η_pop · 2^j for j in this order (largest first)
+LOOKAHEAD_POWERS = tuple(range(6, -11, -1))
+#: b₀ = (m ∧ n) · START_FRACTION for the large-resolution start; its horizon cap is (m ∧ n) · HORIZON_FRACTION
+START_FRACTION = 0.25
+HORIZON_FRACTION = 0.5
+
+
+def large_resolution_start(m: int, n: int) -> tuple[float, float]:
+    """(a₀, b₀) = (calibration_a(b₀), (m ∧ n)/4): on the derived calibration relation a = b + 2 log b − ρ₁/b."""
+    from numerics.generated import asymptotics_numpy as derived
+
+    size = min(int(m), int(n))
+    if size < 1:
+        raise InputError(f"m and n must be positive, got m={m}, n={n}")
+    b0 = START_FRACTION * size
+    return float(derived.calibration_a(b0)), float(b0)
+
+
+def population_eta(a0: float, b0: float, *, estimator: str = "one-head") -> tuple[float, str]:
+    """η = 1/λ_max(∇²L(a₀, b₀)), the population Hessian's largest eigenvalue (float64, 24-point G–L per piece)."""
+    from numerics.population.quantities import loss_gradient_hessian_float64
+
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
+    try:
+        _, _, hessian = loss_gradient_hessian_float64(a0, b0, estimator=estimator)
+    except ArithmeticError as exc:
+        raise InputError(f"the population Hessian at (a0, b0) = ({a0:g}, {b0:g}) cannot be evaluated: {exc}") from None
+    eigenvalues = np.linalg.eigvalsh(hessian)
+    top = float(eigenvalues[-1])
+    if not (math.isfinite(top) and top > 0):
+        raise InputError(f"the population Hessian at (a0, b0) = ({a0:g}, {b0:g}) has no positive eigenvalue "
+                         f"({eigenvalues.tolist()}): no step to set; pass eta or another --eta-rule")
+    eta = 1.0 / top
+    rule = (f"eta = 1/lambda_max(Hess L(a0, b0)) of the population loss: 1/{top:.6g} = {eta:.6g} at (a0, b0) = "
+            f"({a0:g}, {b0:g}) (eigenvalues {eigenvalues[0]:.3g}, {top:.3g}; b0^-3 = {b0 ** -3:.3g}; "
+            "float64 Gauss-Legendre on the model's breakpoints)")
+    return eta, rule
+
+
+def _loss(source, theta, a, b, estimator, method):
+    from numerics.corpus.empirical import loss_and_gradient
+
+    loss, gradient = loss_and_gradient(source, theta, a, b, estimator=estimator, method=method)
+    return float(loss), np.asarray(gradient, dtype=float)
+
+
+def lookahead_eta(x, theta, a0: float, b0: float, *, estimator: str = "one-head",
+                  method: str = "dense") -> tuple[float, str]:
+    """The largest η_pop·2^j (j from :data:`LOOKAHEAD_POWERS`) whose first two GD steps stay in the model and
+    each lower L̂ strictly; InputError if no candidate does."""
+    eta_pop, _ = population_eta(a0, b0, estimator=estimator)
+    loss0, grad0 = _loss(x, theta, a0, b0, estimator, method)
+    for power in LOOKAHEAD_POWERS:
+        eta = eta_pop * 2.0 ** power
+        z, loss, grad, ok = np.array([a0, b0]), loss0, grad0, True
+        for _ in range(2):
+            z = z - eta * grad
+            if not (np.all(np.isfinite(z)) and z[1] > 0):
+                ok = False
+                break
+            new_loss, grad = _loss(x, theta, float(z[0]), float(z[1]), estimator, method)
+            if not (math.isfinite(new_loss) and new_loss < loss):
+                ok = False
+                break
+            loss = new_loss
+        if ok:
+            return eta, (f"eta = {eta:.6g} = 2^{power} x the population-curvature step {eta_pop:.6g}: the largest "
+                         f"candidate 2^j x eta_pop (j = {LOOKAHEAD_POWERS[0]}..{LOOKAHEAD_POWERS[-1]}) whose first "
+                         f"two GD steps from (a0, b0) = ({a0:g}, {b0:g}) stay in b > 0 and each lower L̂")
+    raise InputError(f"lookahead step rule: no candidate 2^j x {eta_pop:.3g} lowers L̂ on the first two steps from "
+                     f"(a0, b0) = ({a0:g}, {b0:g}); pass eta explicitly")
+
+
+def choose_eta(x, theta, a0: float, b0: float, rule: str, *, estimator: str = "one-head",
+               method: str = "dense") -> tuple[float, str]:
+    """(η, rule sentence) by the named step rule (one of :data:`ETA_RULES`)."""
+    if rule == "population":
+        return population_eta(a0, b0, estimator=estimator)
+    if rule == "lookahead":
+        return lookahead_eta(x, theta, a0, b0, estimator=estimator, method=method)
+    if rule == "corpus":
+        from numerics.corpus.gd import default_eta
+
+        return default_eta(x, theta, a0, b0, estimator=estimator)
+    raise InputError(f"unknown step rule {rule!r}; one of {', '.join(ETA_RULES)}")
