@@ -30,7 +30,7 @@ __all__ = ["ONE_MINUS_THETA", "MAX_CUMULANT_ORDER", "stabilize", "complement_the
            "softmax_as_differences", "factored_rates", "canonical_rates", "FactoredSoftmaxWeight",
            "factor_softmax_weights", "reflection_identities"]
 
-#: The Arb target's name for 1 − θ (see :func:`function_source`).
+#: The name of 1 − θ in the printed code (see :func:`theory.codegen.function_source`).
 ONE_MINUS_THETA = sp.Symbol("one_minus_theta", positive=True)
 
 #: Highest κ_k the generated modules provide (the Hessian of e needs κ₃).
