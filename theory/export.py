@@ -26,7 +26,8 @@ import sympy as sp
 
 from theory import loss, model
 from theory.asymptotic_codegen import asymptotics_module_source
-from theory.codegen import canonical_rates, factored_rates, function_source, special_functions_source
+from theory.codegen import function_source, special_functions_source
+from theory.codegen_rewrites import canonical_rates, factored_rates
 from theory.results import results
 from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
 from theory.symbols import a, b, theta
@@ -88,7 +89,7 @@ def _derived(estimator: str, target: str):
     """(e, ∇e, ∇²e) as printed for ``target``.
 
     Every target prints e written with sign-free rates
-    (:func:`theory.codegen.canonical_rates`) and its SymPy derivatives, so that
+    (:func:`theory.codegen_rewrites.canonical_rates`) and its SymPy derivatives, so that
     neither ball arithmetic nor floating point meets the cancellations the
     form of :mod:`theory.loss` has at large b (there the float64 pooled ∂e/∂b
     at a = −1e6, b = 1e5 was off by 1.4e−12 of its scale; now 5e−17). numpy
@@ -102,10 +103,10 @@ def _derived(estimator: str, target: str):
 
 
 def _canonical_derived(estimator: str):
-    """(e, ∇e, ∇²e) differentiated from e with sign-free rates (:func:`theory.codegen.canonical_rates`).
+    """(e, ∇e, ∇²e) differentiated from e with sign-free rates (:func:`theory.codegen_rewrites.canonical_rates`).
 
     Every Λ and κ_k in them has the rate bθ or b − bθ; the one-pass functions
-    print b − bθ as b(1 − θ) (:func:`theory.codegen.factored_rates`), so that
+    print b − bθ as b(1 − θ) (:func:`theory.codegen_rewrites.factored_rates`), so that
     common-subexpression elimination finds one call per function and rate.
     """
     error = canonical_rates(loss.error(estimator))
