@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import mpmath
 from flint import arb, ctx, fmpz
 
-from numerics.certified.enclosures import arb_to_mpf, mpf_to_arb
+from numerics.certified.balls import arb_to_mpf, mpf_to_arb
 from numerics.generated import population_arb as gen_arb
 from numerics.population.quantities import _tag, check_parameters
 from numerics.population.quadrature import breakpoints, legendre_rule_mp
