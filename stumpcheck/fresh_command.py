@@ -192,7 +192,7 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     """
     from tqdm import tqdm
 
-    from stumpcheck.claims.boundary import HORIZON_RULE, INTERIOR_THETAS, c6_cell
+    from stumpcheck.claims.c6_protocol import HORIZON_RULE, INTERIOR_THETAS, c6_cell
     from numerics.resources import check_writable_dir
     from numerics.corpus.sweep import run_sweep
 

@@ -1,19 +1,24 @@
 """The population gradient flow dz/dt = −∇L(z), z = (a, b) (docs/model.md §4), integrated in log
 time s = log(1 + t) to t ≈ 10¹² and beyond: the ODE parts in diffrax's shape (``ode``: solvers,
 step-size controllers, save times, solutions), the population field with its exact Jacobian
-in float64 and at D digits, the a-posteriori check, and the flow's files and plots.
+in float64 and at D digits (``field``), the Gauss–Legendre order of the D-digit field
+(``quadrature_order``), the diagnostics and fits (``diagnostics``), the run with its a-posteriori
+check (``run``; ``population_flow`` re-exports these under their earlier path), and the flow's files
+and plots.
 """
 
 from numerics.flow.integrate import (FlowStatus, FlowSolution, integrate_flow)
-from numerics.flow.population_flow import (DEFAULT_DELTA, SOLVERS, RHS_BACKENDS, PopulationFlowField,
-    PopulationFlowFieldMP, FlowRun, run_population_flow, sup_interior_error, quadrature_order_for,
-    quadrature_agreement, FIELD_GUARD_BITS, PARALLEL_CHECK_FROM, MIN_RTOL_FLOAT64, MAX_T_MAX,
-    check_flow_arguments)
+from numerics.flow.field import (RHS_BACKENDS, FIELD_GUARD_BITS, PopulationFlowField, PopulationFlowFieldMP)
+from numerics.flow.quadrature_order import (quadrature_order_for, quadrature_agreement)
+from numerics.flow.diagnostics import (DEFAULT_DELTA, sup_interior_error, flow_fits)
+from numerics.flow.run import (SOLVERS, FlowRun, run_population_flow, PARALLEL_CHECK_FROM, MIN_RTOL_FLOAT64,
+    MAX_T_MAX, MAX_START_A, MAX_START_B, check_flow_arguments)
 from numerics.flow.report import (write_flow_outputs, flow_table)
 
 __all__ = [
     "FlowStatus", "FlowSolution", "integrate_flow", "DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS",
     "PopulationFlowField", "PopulationFlowFieldMP", "FlowRun", "run_population_flow", "sup_interior_error",
     "quadrature_order_for", "quadrature_agreement", "FIELD_GUARD_BITS", "PARALLEL_CHECK_FROM",
-    "MIN_RTOL_FLOAT64", "MAX_T_MAX", "check_flow_arguments", "write_flow_outputs", "flow_table",
+    "MIN_RTOL_FLOAT64", "MAX_T_MAX", "MAX_START_A", "MAX_START_B", "check_flow_arguments", "flow_fits",
+    "write_flow_outputs", "flow_table",
 ]

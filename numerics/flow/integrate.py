@@ -2,9 +2,9 @@
 
 Fixed steps in t cannot reach t ≈ 10¹² (docs/model.md §8): the flow is integrated
 in s = log(1 + t), in which b ∝ t^{1/4} grows linearly in s, as
-dz/ds = −(1 + t)·∇L(z) (:class:`numerics.flow.population_flow.PopulationFlowField`),
+dz/ds = −(1 + t)·∇L(z) (:class:`numerics.flow.field.PopulationFlowField`),
 by :func:`numerics.flow.ode.diffeqsolve` with the Bogacki–Shampine 3(2) pair,
-saving every accepted step. :func:`numerics.flow.population_flow.run_population_flow`
+saving every accepted step. :func:`numerics.flow.run.run_population_flow`
 adds the diagnostics, fits and the a-posteriori check.
 """
 
@@ -17,7 +17,8 @@ import numpy as np
 
 from numerics.flow.ode import Bosh3, PIController, SaveAt, Status, diffeqsolve
 from numerics.population.quantities import loss_and_gradient_float64
-from numerics.flow.population_flow import MAX_T_MAX, MIN_RTOL_FLOAT64, PopulationFlowField
+from numerics.flow.field import PopulationFlowField
+from numerics.flow.run import MAX_T_MAX, MIN_RTOL_FLOAT64
 from numerics.precision import InputError
 
 __all__ = ["FlowStatus", "FlowSolution", "integrate_flow"]
@@ -49,8 +50,8 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = 1e-8, at
 
     ``save_every`` thins the saved steps (the start and the end are always kept).
     ``progress``, if given, is called with the current t after each accepted step.
-    t_max ≤ :data:`~numerics.flow.population_flow.MAX_T_MAX` and rtol ≥
-    :data:`~numerics.flow.population_flow.MIN_RTOL_FLOAT64`, else InputError.
+    t_max ≤ :data:`~numerics.flow.run.MAX_T_MAX` and rtol ≥
+    :data:`~numerics.flow.run.MIN_RTOL_FLOAT64`, else InputError.
     """
     if not (math.isfinite(t_max) and 0 < t_max <= MAX_T_MAX):
         raise InputError(f"t_max must be a time in (0, {MAX_T_MAX:g}], got {t_max}")

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from numerics.json_output import finite_json
-from numerics.flow.population_flow import FlowRun
+from numerics.flow.run import FlowRun
 
 __all__ = ["write_flow_outputs", "flow_table"]
 
