@@ -256,6 +256,21 @@ def right_layer(b, theta, lam):
         return float(1 + mpmath.mpf(ROUNDING) - ratio)
 
 
+def _deviation_from_expansion(b, expansion: str, pairs) -> float:
+    """max |x/x₀ − 1| over the pairs (x, x₀) = ``pairs(L, ∇L, E)`` along the calibration relation.
+
+    L and ∇L are evaluated in float64 (Gauss–Legendre on the model's breakpoints)
+    at (a, b) = (calibration_a(b), b); E is the derived expansion
+    ``asymptotics_numpy.<expansion>(b)`` (generated), and each x₀ is read as float64.
+    """
+    from numerics.generated import asymptotics_numpy as derived
+    from numerics.population.quantities import loss_and_gradient_float64
+
+    value, gradient = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
+    leading = getattr(derived, expansion)(b)
+    return max(abs(x / float(x0) - 1) for x, x0 in pairs(value, gradient, leading))
+
+
 @lemma(name="leading_loss",
        statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² for b ∈ [20, 5000]",
        domain={"b": sc.scales(min_value=20.0, max_value=5000.0)},
@@ -264,11 +279,8 @@ def right_layer(b, theta, lam):
        precision="float64 (Gauss–Legendre on the model's breakpoints)")
 def leading_loss(b):
     """K − b²·|L(calibration_a(b), b)/leading_loss(b) − 1| with float64 L (scale-free margin)."""
-    from numerics.generated import asymptotics_numpy as derived
-    from numerics.population.quantities import loss_and_gradient_float64
-
-    value, _ = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
-    return LOSS_K - b**2 * abs(value / float(derived.leading_loss(b)) - 1)
+    return LOSS_K - b**2 * _deviation_from_expansion(
+        b, "leading_loss", lambda value, gradient, leading: [(value, leading)])
 
 
 @lemma(name="progress_direction",
@@ -280,13 +292,8 @@ def leading_loss(b):
        precision="float64 (Gauss–Legendre on the model's breakpoints)")
 def progress_direction(b):
     """K − b·max_i |−∇L_i / progress_direction(b)_i − 1| with float64 ∇L (scale-free margin)."""
-    from numerics.generated import asymptotics_numpy as derived
-    from numerics.population.quantities import loss_and_gradient_float64
-
-    _, gradient = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
-    leading = derived.progress_direction(b)
-    deviation = max(abs(-gradient[i] / float(leading[i]) - 1) for i in range(2))
-    return PROGRESS_K - b * deviation
+    return PROGRESS_K - b * _deviation_from_expansion(
+        b, "progress_direction", lambda value, gradient, leading: [(-gradient[i], leading[i]) for i in range(2)])
 
 
 def _interior_boxes(quick: bool = True):

@@ -2,7 +2,7 @@
 
 ``fresh`` evaluates a frozen (a, b) on fresh contexts (:mod:`numerics.corpus.fresh`);
 ``sweep`` runs the C6 cell (corpus → C5 horizon → GD → fresh contexts,
-:func:`stumpcheck.claims.boundary.c6_cell`) over a grid with a resumable store
+:func:`stumpcheck.claims.c6.c6_cell`) over a grid with a resumable store
 (:mod:`numerics.corpus.sweep`), on a local process pool or a Dask scheduler.
 Registered in :mod:`stumpcheck.cli`; bad input raises
 :class:`numerics.precision.InputError` (exit status 2).
@@ -18,7 +18,8 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
-from stumpcheck.options import SEED_MAX, parse_float, parse_int, parse_int_list, parse_score, parse_seed, shown
+from stumpcheck.options import (SEED_MAX, make_out_dir, parse_float, parse_int, parse_int_list, parse_scheduler,
+                                parse_score, parse_seed, shown)
 
 #: most fresh draws (contexts × points, summed over N) one `stumpcheck fresh` makes: about 10–15 min on one core
 MAX_DRAWS = 10 ** 10
@@ -185,20 +186,22 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
           out_dir, scheduler, workers_text, quiet) -> None:
     """Run the C6 cell over a grid of (m, n, seed), storing each cell as it finishes.
 
-    Each cell makes a corpus, takes its training horizon from C5, trains GD,
-    freezes (a, b) and evaluates fresh contexts at θ ∈ {0.3, 0.5, 0.7} for
-    every N (rule: stumpcheck.claims.boundary.HORIZON_RULE). Rerunning with the
-    same --out skips finished cells.
+    Each cell is C6's large-resolution cell: a corpus, the start b0 = (m∧n)/4
+    on the calibration relation, GD with the population-curvature step until
+    b >= (m∧n)/2 (the C5 certified interval from b0 is reported beside it),
+    the frozen (a, b) on fresh contexts at θ ∈ {0.3, 0.5, 0.7} for every N
+    (rule: stumpcheck.claims.c6_protocol.HORIZON_RULE). --k-max is accepted
+    and ignored (the certified interval's ladder is sized from m∧n). Rerunning
+    with the same --out skips finished cells.
     """
     from tqdm import tqdm
 
-    from stumpcheck.claims.c6_protocol import HORIZON_RULE, INTERIOR_THETAS, c6_cell
-    from numerics.resources import check_writable_dir
     from numerics.corpus.sweep import run_sweep
+    from stumpcheck.claims.c6_protocol import CELL_PROTOCOL, HORIZON_RULE, INTERIOR_THETAS, c6_cell
 
     defaults = {"reps": parse_int(reps_text, "reps", minimum=2), "k_max": parse_int(k_max_text, "k-max", minimum=0),
                 "step_cap": parse_int(step_cap_text, "step-cap", minimum=1), "estimator": estimator,
-                "thetas": list(INTERIOR_THETAS), "long_steps": None}
+                "thetas": list(INTERIOR_THETAS), "long_steps": None, "protocol": CELL_PROTOCOL}
     if grid_file is not None:
         if any(v is not None for v in (m_text, n_text, big_n_text)):
             raise InputError("give either --grid or --m/--n/--N, not both")
@@ -209,15 +212,8 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
         cells = _product(parse_int_list(m_text, "m", minimum=1), parse_int_list(n_text, "n", minimum=1),
                          parse_int_list(seeds_text, "seeds", minimum=0, maximum=SEED_MAX), parse_int_list(big_n_text, "N", minimum=1), defaults)
     workers = parse_int(workers_text, "workers", minimum=1, maximum=64)
-    if scheduler is not None and not scheduler.strip():
-        raise InputError("--scheduler must be a non-empty address such as tcp://127.0.0.1:8786")
-    out = Path(out_dir)
-    check_writable_dir(out, "--out")
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create --out {out_dir}: {exc.strerror or exc}") from None
+    scheduler = parse_scheduler(scheduler)
+    out, created = make_out_dir(out_dir)
     bar = tqdm(total=len(cells), desc="sweep cells", disable=quiet, file=sys.stderr)
 
     def progress(record, finished, total):

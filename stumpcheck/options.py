@@ -8,11 +8,12 @@ shortened (:func:`shown`) so that a huge argument cannot flood the error line.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from numerics.precision import InputError, parse_decimal
 
 __all__ = ["SEED_MAX", "MAX_MAGNITUDE", "shown", "parse_int", "parse_int_list", "parse_float", "parse_seed",
-           "parse_score", "parse_scale"]
+           "parse_score", "parse_scale", "parse_scheduler", "make_out_dir"]
 
 #: seeds are non-negative integers below 2⁶³ (stored as int64 in corpora and checkpoints)
 SEED_MAX = 2 ** 63 - 1
@@ -83,3 +84,28 @@ def parse_scale(text, name: str = "b") -> float:
         raise InputError(f"--{name} must be in (0, {MAX_MAGNITUDE:g}] (the attention scale, float64 engines), "
                          f"got {shown(text)}")
     return value
+
+
+def parse_scheduler(text, name: str = "scheduler") -> str | None:
+    """A Dask scheduler address (``--scheduler``): absent (None) or a non-blank string, returned as given."""
+    if text is not None and not text.strip():
+        raise InputError(f"--{name} must be a non-empty address such as tcp://127.0.0.1:8786")
+    return text
+
+
+def make_out_dir(text, name: str = "out") -> tuple[Path, bool]:
+    """The output directory of ``--name``: checked writable, then created with its parents.
+
+    Returns ``(path, created)``; ``created`` is true when the directory did not
+    exist before, so that a run stopped by bad input can leave nothing behind.
+    """
+    from numerics.resources import check_writable_dir
+
+    out = Path(text)
+    check_writable_dir(out, f"--{name}")
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--{name}: cannot create {text}: {exc.strerror or exc}") from None
+    return out, created

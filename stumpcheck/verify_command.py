@@ -34,7 +34,7 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
-from stumpcheck.options import parse_int, parse_seed
+from stumpcheck.options import make_out_dir, parse_int, parse_scheduler, parse_seed
 
 __all__ = ["verify"]
 
@@ -88,24 +88,15 @@ def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_e
         raise click.ClickException("stumpcheck verify needs hypothesis: pip install 'hypothesis>=6.80'") from None
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    from numerics.resources import check_writable_dir
-
     seed = parse_seed(seed_text)
     max_examples = None if max_examples_text is None else parse_int(max_examples_text, "max-examples", minimum=1)
-    if scheduler is not None and not scheduler.strip():
-        raise InputError("--scheduler must be a non-empty address such as tcp://127.0.0.1:8786")
+    scheduler = parse_scheduler(scheduler)
     plan = select(only, lemma_specs)
     chosen_level = None if level == "auto" else level
     for spec, entry in plan:
         if spec is not None and chosen_level is not None and chosen_level not in entry.evidence:
             raise InputError(f"--lemma {spec}: supports {', '.join(entry.evidence)}, not --level {chosen_level}")
-    out = Path(out_dir)
-    check_writable_dir(out, "--out")
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out: cannot create {out_dir}: {exc.strerror or exc}") from None
+    out, created = make_out_dir(out_dir)
     # Hypothesis keeps its caches under --out, not in the current directory
     set_hypothesis_home_dir(out / ".hypothesis")
     try:

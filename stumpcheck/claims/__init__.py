@@ -5,6 +5,7 @@
 * :mod:`stumpcheck.claims.c5`: C5, finite-corpus gradient error along the progress direction;
 * :mod:`stumpcheck.claims.c6`: C6, the frozen estimator's rate from a large-resolution start;
 * :mod:`stumpcheck.claims.boundary`: C7 (the one-head boundary limitation), C8 (symmetrizations);
+* :mod:`stumpcheck.claims.boundary_tables`: the sup-over-θ tables C7 and C8 read (population, fresh contexts);
 * :mod:`stumpcheck.claims.c9`: C9, constant-step GD below the computed step bound.
 
 The engines in :mod:`numerics` never import this package. The check functions are re-exported lazily

@@ -9,6 +9,10 @@
 * C8 — the averaged and pooled symmetrizations (docs/model.md §5): the same sup
   over [0, 1] decreases with b and with N.
 
+The sup-over-θ tables both checks read (population level along the
+calibration relation, fresh contexts at b = 4N) live in
+:mod:`stumpcheck.claims.boundary_tables`; their names are re-exported here.
+
 Each check returns a :class:`stumpcheck.claims.population.ClaimResult` and, with
 ``out_dir``, writes its plot there (matplotlib, Agg backend), listed in
 ``details["plots"]``. Population figures come from the generated float64 e(θ)
@@ -29,19 +33,15 @@ from pathlib import Path
 import numpy as np
 
 from stumpcheck.claims.c6 import C6_SETTINGS, HORIZON_RULE, INTERIOR_THETAS, c6_cell, c6_cells, check_c6  # noqa: F401
+from stumpcheck.claims.boundary_tables import (FRESH_SCALE_PER_N, INTERIOR_DELTA, fresh_sup_table,
+                                               population_sup_table, population_theta_grid)
 from stumpcheck.claims.result import ClaimResult
 from numerics.fits import fit_power_law
-from numerics.corpus.fresh import DEFAULT_THETAS, fresh_context_errors, sup_error_over_theta
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_numpy as gen_np
 from numerics.precision import InputError
 
-__all__ = ["C6_SETTINGS", "C7_C8_SETTINGS", "HORIZON_RULE", "INTERIOR_DELTA", "c6_cell", "c6_cells", "check_c6",
-           "check_c7", "check_c8", "fit_additive_rate",
+__all__ = ["C6_SETTINGS", "C7_C8_SETTINGS", "FRESH_SCALE_PER_N", "HORIZON_RULE", "INTERIOR_DELTA", "c6_cell",
+           "c6_cells", "check_c6", "check_c7", "check_c8", "fit_additive_rate",
            "fresh_sup_table", "population_sup_table", "population_theta_grid"]
-
-#: interior of C7: θ ∈ [δ, 1 − δ]
-INTERIOR_DELTA = 0.05
 
 #: scales b (population) and context sizes N (fresh; frozen b = 4N on the calibration relation)
 C7_C8_SETTINGS = {
@@ -49,8 +49,6 @@ C7_C8_SETTINGS = {
     "full": {"b": tuple(float(v) for v in np.geomspace(10, 1e5, 13)), "N": (16, 32, 64, 128, 256, 512, 1024, 2048,
                                                                           4096), "reps": 2000},
 }
-#: frozen scale for fresh contexts of size N in C7/C8: b = FRESH_SCALE_PER_N · N, a on the calibration relation
-FRESH_SCALE_PER_N = 4.0
 
 
 def _verdict(ok: bool) -> str:
@@ -69,90 +67,6 @@ def _check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
-
-
-# ---------------------------------------------------------------- population level
-
-def population_theta_grid(b: float) -> np.ndarray:
-    """θ grid on [0, 1] for a population sup at scale b.
-
-    An even grid of 2001 points, both ends, 1 − 10⁻ᵏ and 10⁻ᵏ (k = 1..15), and
-    c·b⁻ʲ from both ends (c ∈ {0.1, 1, 10}, j = 1, 2, 3): the one-head
-    model's layer at θ = 1 has width ~ b⁻³ (there r = e^{b−a} ≈ b⁻² competes
-    with b(1 − θ)), the bulk layers width ~ 1/b.
-    """
-    points = [np.linspace(0.0, 1.0, 2001)]
-    tiny = np.array([10.0 ** -k for k in range(1, 16)] + [c * b ** -j for c in (0.1, 1.0, 10.0) for j in (1, 2, 3)])
-    tiny = tiny[(tiny > 0) & (tiny < 1)]
-    points += [tiny, 1.0 - tiny]
-    grid = np.unique(np.clip(np.concatenate(points), 0.0, 1.0))
-    return grid
-
-
-def _population_errors(a: float, b: float, estimator: str, theta: np.ndarray) -> np.ndarray:
-    return getattr(gen_np, f"error_{estimator.replace('-', '_')}")(a, b, theta)
-
-
-def population_sup_table(bs, estimators=("one-head", "reflected", "averaged", "pooled"), *,
-                         delta: float = INTERIOR_DELTA) -> dict:
-    """sup_{θ∈[0,1]} |e(θ)|, the same without the exact ends θ ∈ {0, 1}, and sup_{θ∈[δ,1−δ]} |e(θ)|,
-    at (a, b) = (calibration_a(b), b) for each b.
-
-    Evidence: sampled (float64 generated e(θ) on :func:`population_theta_grid`).
-    The calibration relation a = b + 2 log b − ρ₁/b is the one the population
-    flow tracks (C2), with t ≈ b⁴/2 (C3).
-    """
-    rows = {est: {"b": [], "a": [], "t_equivalent": [], "sup_error": [], "theta_at_sup": [],
-                  "sup_error_open": [], "sup_interior_error": []} for est in estimators}
-    for b in bs:
-        a = float(derived.calibration_a(b))
-        grid = population_theta_grid(b)
-        interior = (grid >= delta) & (grid <= 1 - delta)
-        open_interval = (grid > 0) & (grid < 1)
-        for est in estimators:
-            e = np.abs(_population_errors(a, b, est, grid))
-            if not np.all(np.isfinite(e)):
-                raise ArithmeticError(f"non-finite population error at b={b} ({est})")
-            i = int(np.argmax(e))
-            row = rows[est]
-            row["b"].append(float(b))
-            row["a"].append(a)
-            row["t_equivalent"].append(float(b) ** 4 / derived.FLOW_CONSTANT_C)
-            row["sup_error"].append(float(e[i]))
-            row["theta_at_sup"].append(float(grid[i]))
-            row["sup_error_open"].append(float(e[open_interval].max()))
-            row["sup_interior_error"].append(float(e[interior].max()))
-    return rows
-
-
-# ---------------------------------------------------------------- fresh contexts
-
-def fresh_sup_table(Ns, estimators, *, reps: int, seed: int, scale_per_N: float = FRESH_SCALE_PER_N,
-                    thetas=DEFAULT_THETAS, interior=INTERIOR_THETAS) -> dict:
-    """For each N: frozen (a, b) = (calibration_a(b), b) with b = scale_per_N·N; the max over ``thetas``
-    of the fresh-context mean |θ̂_N − θ| (with its CI and θ) and the max over the ``interior`` ones.
-    """
-    rows = {est: {"N": [], "b": [], "sup_error": [], "sup_ci": [], "theta_at_sup": [], "interior_error": [],
-                  "interior_ci": [], "per_theta": []} for est in estimators}
-    for N in Ns:
-        b = scale_per_N * N
-        a = float(derived.calibration_a(b))
-        for est in estimators:
-            sup = sup_error_over_theta(a, b, int(N), thetas=tuple(thetas) + tuple(interior), estimator=est,
-                                       reps=reps, seed=seed)
-            inner = [r for r in sup.per_theta if r["theta"] in interior]
-            worst_inner = max(inner, key=lambda r: r["mean_abs_error"])
-            row = rows[est]
-            row["N"].append(int(N))
-            row["b"].append(float(b))
-            row["sup_error"].append(sup.sup_mean_abs_error)
-            row["sup_ci"].append([sup.ci_low, sup.ci_high])
-            row["theta_at_sup"].append(sup.theta_at_sup)
-            row["interior_error"].append(worst_inner["mean_abs_error"])
-            row["interior_ci"].append([worst_inner["ci_low"], worst_inner["ci_high"]])
-            row["per_theta"].append([{k: r[k] for k in ("theta", "mean_abs_error", "ci_low", "ci_high")}
-                                     for r in sup.per_theta])
-    return rows
 
 
 def _slope(x, y) -> dict:
@@ -199,6 +113,36 @@ def _yerr(rows, key_ci, key_value):
     return np.vstack([values - ci[:, 0], ci[:, 1] - values])
 
 
+def _fresh_line(rows, key_value: str, key_ci: str, label: str, fmt: str = "o-") -> dict:
+    """One fresh-context curve against N: the means ``rows[key_value]`` with their 95% CIs as error bars."""
+    return {"x": rows["N"], "y": rows[key_value], "yerr": _yerr(rows, key_ci, key_value), "label": label, "fmt": fmt}
+
+
+def _save_boundary_plot(out_dir, name: str, title: str, *, population_title: str, population_ylabel: str,
+                        population_lines: list, reps: int, seed: int, fresh_ylabel: str, fresh_lines: list) -> list:
+    """The two-panel figure of C7/C8 (population against b, fresh contexts against N) as ``out_dir/name``.
+
+    Returns the plot list for ``details["plots"]``: ``[name]``, or ``[]`` when ``out_dir`` is None.
+    """
+    if out_dir is None:
+        return []
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _plot(out / name, [
+        {"title": population_title, "xlabel": "b  (t ≈ b⁴/2)", "ylabel": population_ylabel,
+         "lines": population_lines},
+        {"title": f"fresh contexts, b = {FRESH_SCALE_PER_N:g}N, {reps} reps, seed {seed}", "xlabel": "N",
+         "ylabel": fresh_ylabel, "lines": fresh_lines},
+    ], title)
+    return [name]
+
+
+def _fresh_details(plots: list) -> dict:
+    """The entries of C7's and C8's ``details`` that describe the fresh-context runs, and the plots."""
+    return {"fresh_rule": f"frozen b = {FRESH_SCALE_PER_N:g} N, a = calibration_a(b)",
+            "ci_method": "normal approximation, mean ± 1.96 sd/sqrt(reps)", "plots": plots}
+
+
 def _mode(quick: bool) -> dict:
     return C7_C8_SETTINGS["quick" if quick else "full"]
 
@@ -240,25 +184,17 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     fresh_interior = _slope(fresh["N"], fresh["interior_error"])
     pop_ok = keeps(pop["sup_error"]) and pop_interior["exponent"] <= DECREASE_EXPONENT
     fresh_ok = keeps(fresh["sup_error"]) and fresh_interior["exponent"] <= DECREASE_EXPONENT
-    plots = []
-    if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        _plot(out / "c7_boundary.png", [
-            {"title": "population, (a, b) on the calibration relation", "xlabel": "b  (t ≈ b⁴/2)",
-             "ylabel": "|e|", "lines": [
-                 {"x": pop["b"], "y": pop["sup_error"], "label": f"{estimator} sup over θ∈[0,1]"},
-                 {"x": pop["b"], "y": pop["sup_interior_error"], "label": f"{estimator} sup over θ∈[0.05,0.95]",
-                  "fmt": "s--"}]},
-            {"title": f"fresh contexts, b = 4N, {mode['reps']} reps, seed {seed}", "xlabel": "N",
-             "ylabel": "mean |θ̂_N − θ| (95% CI)", "lines": [
-                 {"x": fresh["N"], "y": fresh["sup_error"], "yerr": _yerr(fresh, "sup_ci", "sup_error"),
-                  "label": f"{estimator} max over θ grid incl. 0, 1"},
-                 {"x": fresh["N"], "y": fresh["interior_error"],
-                  "yerr": _yerr(fresh, "interior_ci", "interior_error"), "label": f"{estimator} max over θ∈{{.3,.5,.7}}",
-                  "fmt": "s--"}]},
-        ], f"C7: the boundary limitation ({estimator})")
-        plots.append("c7_boundary.png")
+    plots = _save_boundary_plot(
+        out_dir, "c7_boundary.png", f"C7: the boundary limitation ({estimator})",
+        population_title="population, (a, b) on the calibration relation", population_ylabel="|e|",
+        population_lines=[
+            {"x": pop["b"], "y": pop["sup_error"], "label": f"{estimator} sup over θ∈[0,1]"},
+            {"x": pop["b"], "y": pop["sup_interior_error"], "label": f"{estimator} sup over θ∈[0.05,0.95]",
+             "fmt": "s--"}],
+        reps=mode["reps"], seed=seed, fresh_ylabel="mean |θ̂_N − θ| (95% CI)",
+        fresh_lines=[_fresh_line(fresh, "sup_error", "sup_ci", f"{estimator} max over θ grid incl. 0, 1"),
+                     _fresh_line(fresh, "interior_error", "interior_ci", f"{estimator} max over θ∈{{.3,.5,.7}}",
+                                 "s--")])
     figure = (f"population sup|e| over [0,1]: {pop['sup_error'][0]:.3g} (b={pop['b'][0]:g}) -> "
               f"{pop['sup_error'][-1]:.3g} (b={pop['b'][-1]:g}, at θ={pop['theta_at_sup'][-1]:.3g}); interior "
               f"exponent in b {pop_interior['exponent']:.3f}. Fresh max mean|err| over θ grid: "
@@ -282,8 +218,7 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                                                                 "fresh": mirror.details["fresh"]},
                  "population_interior_fit": pop_interior, "population_ok": pop_ok, "fresh": fresh,
                  "fresh_interior_fit": fresh_interior, "fresh_ok": fresh_ok, "interior_delta": INTERIOR_DELTA,
-                 "fresh_rule": f"frozen b = {FRESH_SCALE_PER_N:g} N, a = calibration_a(b)",
-                 "ci_method": "normal approximation, mean ± 1.96 sd/sqrt(reps)", "plots": plots})
+                 **_fresh_details(plots)})
 
 
 # ---------------------------------------------------------------- C8
@@ -319,21 +254,15 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         verdicts[est] = {level: bool(fit["exponent"] <= DECREASE_EXPONENT and fit["ci95"][1] < 0)
                          for level, fit in (("population", p_fit), ("fresh", f_fit))}
     ok = any(all(v.values()) for v in verdicts.values())
-    plots = []
-    if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        _plot(out / "c8_symmetrized.png", [
-            {"title": "population sup over θ∈[0,1], (a, b) on the calibration relation", "xlabel": "b  (t ≈ b⁴/2)",
-             "ylabel": "sup |e|", "lines": [
-                 {"x": pop[est]["b"], "y": pop[est]["sup_error"], "label": est, "fmt": fmt}
-                 for est, fmt in [(e, f) for e, f in zip(estimators, ("o-", "s-", "d-", "v-"))] + [("one-head", "x:")]]},
-            {"title": f"fresh contexts, b = 4N, {mode['reps']} reps, seed {seed}", "xlabel": "N",
-             "ylabel": "max over θ grid of mean |θ̂_N − θ| (95% CI)", "lines": [
-                 {"x": fresh[est]["N"], "y": fresh[est]["sup_error"], "yerr": _yerr(fresh[est], "sup_ci", "sup_error"),
-                  "label": est, "fmt": fmt} for est, fmt in zip(estimators, ("o-", "s-", "d-", "v-"))]},
-        ], "C8: reflected symmetrizations at the boundary")
-        plots.append("c8_symmetrized.png")
+    styled = list(zip(estimators, ("o-", "s-", "d-", "v-")))
+    plots = _save_boundary_plot(
+        out_dir, "c8_symmetrized.png", "C8: reflected symmetrizations at the boundary",
+        population_title="population sup over θ∈[0,1], (a, b) on the calibration relation",
+        population_ylabel="sup |e|",
+        population_lines=[{"x": pop[est]["b"], "y": pop[est]["sup_error"], "label": est, "fmt": fmt}
+                          for est, fmt in styled + [("one-head", "x:")]],
+        reps=mode["reps"], seed=seed, fresh_ylabel="max over θ grid of mean |θ̂_N − θ| (95% CI)",
+        fresh_lines=[_fresh_line(fresh[est], "sup_error", "sup_ci", est, fmt) for est, fmt in styled])
 
     def describe(est):
         p, f = fits[est]["population_exponent_in_b"], fits[est]["fresh_exponent_in_N"]
@@ -355,8 +284,7 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                           "label and its error is ±(1 − O(1/b)), so the average is off by ≈ 1/2 there; "
                           "population.sup_error_open is the sup without the exact ends (the one-head layer at θ = 1 "
                           "has width ~ b⁻³, resolved by the grid)"),
-                 "fresh_rule": f"frozen b = {FRESH_SCALE_PER_N:g} N, a = calibration_a(b)",
-                 "ci_method": "normal approximation, mean ± 1.96 sd/sqrt(reps)", "plots": plots})
+                 **_fresh_details(plots)})
 
 
 # ---------------------------------------------------------------- the additive two-term fit (C6's secondary figure)

@@ -30,7 +30,7 @@ from numerics.corpus.steps import HORIZON_FRACTION, large_resolution_start
 from numerics.generated import asymptotics_numpy as derived
 from numerics.precision import InputError
 
-__all__ = ["C6_SETTINGS", "HORIZON_RULE", "INTERIOR_THETAS", "MECHANISM_B0", "ROWS", "C6_LADDER_B0",
+__all__ = ["C6_SETTINGS", "CELL_PROTOCOL", "HORIZON_RULE", "INTERIOR_THETAS", "MECHANISM_B0", "ROWS", "C6_LADDER_B0",
            "HORIZON_RUNGS", "c6_cell", "c6_cells", "c6_horizon", "size_horizons"]
 
 #: interior thresholds evaluated on fresh contexts
@@ -53,6 +53,9 @@ C6_SETTINGS = {
              "control_sizes": (64, 128, 256, 512), "control_steps": 3000,
              "above_n": {"size": 32, "seeds": 8, "steps": 1000}},
 }
+
+#: a sweep store keys cells by their settings: a new protocol must not be answered from an old store
+CELL_PROTOCOL = "c6-large-resolution-v2"
 
 HORIZON_RULE = ("large-resolution row (the verdict): b0 = (m∧n)/4, a0 = calibration_a(b0), eta = 1/lambda_max of the "
                 "population Hessian at (a0, b0); GD on the cell's corpus until b >= (m∧n)/2 (the protocol of "
@@ -226,7 +229,7 @@ def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") 
     """The C6 grid: both rows over the mode's sizes × seeds, then the control cells."""
     mode = C6_SETTINGS["quick" if quick else "full"]
     common = {"N": list(mode["N"]), "thetas": list(INTERIOR_THETAS), "reps": mode["reps"], "estimator": estimator,
-              "protocol": "c6-large-resolution-v1"}
+              "protocol": CELL_PROTOCOL}
     seeds = [seed + i for i in range(mode["seeds"])]
     horizon_seeds = [seed + i for i in range(mode["horizon_corpora"])]
     cells = [dict(common, row=row, m=s, n=s, seed=i, c5_seeds=horizon_seeds, step_cap=mode["step_cap"])
