@@ -65,7 +65,8 @@ def main() -> None:
     parser.add_argument("--dps", type=int, default=30)
     args = parser.parse_args()
 
-    from numerics.certified import enclosures as certified, population
+    from numerics.certified import enclosures as certified
+    from numerics.population import quantities as population
     from numerics.generated import population_mpmath as gen_mp
     from numerics.population.quadrature import breakpoints
 

@@ -24,7 +24,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from numerics.certified import enclosures as certified, population
+from numerics.certified import enclosures as certified
+from numerics.population import quantities as population
 from numerics.precision import InputError
 
 labels = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
