@@ -1,8 +1,8 @@
-"""Claims C6–C8 of docs/model.md §7: the frozen estimator on fresh contexts, and the boundary.
+"""Claims C7 and C8 of docs/model.md §7: the one-head boundary limitation, and the symmetrizations that remove it.
 
-* C6 — frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at each fixed interior θ:
-  lives in :mod:`stumpcheck.claims.c6` (large-resolution and mechanism rows,
-  power-mean fit); its names are re-exported here.
+C6 (the frozen estimator's rate) lives in :mod:`stumpcheck.claims.c6`; its
+names are re-exported here for the callers of the 0.1 module.
+
 * C7 — the one-head model's sup over θ ∈ [0, 1] of the error does not vanish,
   at population level (along the calibration relation, b growing) and on fresh
   contexts (N growing), while its interior error does.
