@@ -22,7 +22,7 @@ from numerics.corpus.gd import (DEFAULT_A0, DEFAULT_B0, ETA_SAFETY, StepBound, T
 from numerics.corpus.groups import (Group, group_moments, mixture, combine, mean_difference, mean_minus,
     one_minus_sum, two_sum, two_prod, sum2, row_dot)
 from numerics.corpus.steps import (ETA_RULES, LOOKAHEAD_POWERS, choose_eta, large_resolution_start,
-    lookahead_eta, population_eta)
+    lookahead_eta, population_eta, population_hessian_eigenvalues)
 from numerics.corpus.sweep import (SCHEDULER_ENV, cell_key, load_store, run_sweep)
 from numerics.corpus.training_report import (training_table, write_training_outputs)
 
@@ -38,6 +38,6 @@ __all__ = [
     "DEFAULT_B0", "ETA_SAFETY", "StepBound", "TrainResult", "default_eta", "step_bound", "train_gd", "Group",
     "group_moments", "mixture", "combine", "mean_difference", "mean_minus", "one_minus_sum", "two_sum",
     "two_prod", "sum2", "row_dot", "ETA_RULES", "LOOKAHEAD_POWERS", "choose_eta", "large_resolution_start",
-    "lookahead_eta", "population_eta", "SCHEDULER_ENV", "cell_key", "load_store", "run_sweep",
+    "lookahead_eta", "population_eta", "population_hessian_eigenvalues", "SCHEDULER_ENV", "cell_key", "load_store", "run_sweep",
     "training_table", "write_training_outputs",
 ]

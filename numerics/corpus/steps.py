@@ -32,7 +32,7 @@ import numpy as np
 from numerics.precision import InputError, finite_float
 
 __all__ = ["ETA_RULES", "LOOKAHEAD_POWERS", "choose_eta", "large_resolution_start", "lookahead_eta",
-           "population_eta"]
+           "population_eta", "population_hessian_eigenvalues"]
 
 ETA_RULES = ("population", "corpus", "lookahead")
 #: candidates of the lookahead rule: η_pop · 2^j for j in this order (largest first)
@@ -53,8 +53,9 @@ def large_resolution_start(m: int, n: int) -> tuple[float, float]:
     return float(derived.calibration_a(b0)), float(b0)
 
 
-def population_eta(a0: float, b0: float, *, estimator: str = "one-head") -> tuple[float, str]:
-    """η = 1/λ_max(∇²L(a₀, b₀)), the population Hessian's largest eigenvalue (float64, 24-point G–L per piece)."""
+def population_hessian_eigenvalues(a0: float, b0: float, *, estimator: str = "one-head") -> np.ndarray:
+    """The eigenvalues (ascending) of the population Hessian ∇²L(a₀, b₀) (float64, 24-point G–L per piece);
+    InputError when it cannot be evaluated or has no positive eigenvalue (no step to set)."""
     from numerics.population.quantities import loss_gradient_hessian_float64
 
     a0 = finite_float(a0, "a0")
@@ -64,10 +65,18 @@ def population_eta(a0: float, b0: float, *, estimator: str = "one-head") -> tupl
     except ArithmeticError as exc:
         raise InputError(f"the population Hessian at (a0, b0) = ({a0:g}, {b0:g}) cannot be evaluated: {exc}") from None
     eigenvalues = np.linalg.eigvalsh(hessian)
-    top = float(eigenvalues[-1])
-    if not (math.isfinite(top) and top > 0):
+    if not (math.isfinite(float(eigenvalues[-1])) and eigenvalues[-1] > 0):
         raise InputError(f"the population Hessian at (a0, b0) = ({a0:g}, {b0:g}) has no positive eigenvalue "
                          f"({eigenvalues.tolist()}): no step to set; pass eta or another --eta-rule")
+    return eigenvalues
+
+
+def population_eta(a0: float, b0: float, *, estimator: str = "one-head") -> tuple[float, str]:
+    """η = 1/λ_max(∇²L(a₀, b₀)), the population Hessian's largest eigenvalue (float64, 24-point G–L per piece)."""
+    a0 = finite_float(a0, "a0")
+    b0 = finite_float(b0, "b0", positive=True)
+    eigenvalues = population_hessian_eigenvalues(a0, b0, estimator=estimator)
+    top = float(eigenvalues[-1])
     eta = 1.0 / top
     rule = (f"eta = 1/lambda_max(Hess L(a0, b0)) of the population loss: 1/{top:.6g} = {eta:.6g} at (a0, b0) = "
             f"({a0:g}, {b0:g}) (eigenvalues {eigenvalues[0]:.3g}, {top:.3g}; b0^-3 = {b0 ** -3:.3g}; "

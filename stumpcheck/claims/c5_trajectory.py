@@ -26,16 +26,17 @@ import numpy as np
 from numerics.corpus.corpora import make_corpus
 from numerics.corpus.empirical import loss_and_gradient, sort_corpus
 from numerics.generated import asymptotics_numpy as derived
-from numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
+from numerics.corpus.steps import population_hessian_eigenvalues
+from numerics.population.quantities import loss_and_gradient_float64
 
 __all__ = ["population_eta", "trajectory_figures"]
 
 
 def population_eta(a0: float, b0: float) -> tuple[float, list]:
-    """(η, eigenvalues) with η = 1/λ_max of the population Hessian ∇²L(a₀, b₀) (float64)."""
-    _, _, hessian = loss_gradient_hessian_float64(float(a0), float(b0))
-    eigenvalues = np.linalg.eigvalsh(hessian)
-    return 1.0 / float(eigenvalues.max()), eigenvalues.tolist()
+    """(η, eigenvalues) with η = 1/λ_max of the population Hessian ∇²L(a₀, b₀) (float64): the step rule of
+    :func:`numerics.corpus.steps.population_eta`, with the eigenvalues for the report."""
+    eigenvalues = population_hessian_eigenvalues(a0, b0)
+    return 1.0 / float(eigenvalues[-1]), eigenvalues.tolist()
 
 
 def trajectory_figures(m: int, n: int, *, seed: int, steps: int, records: int = 10) -> dict:
