@@ -16,9 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["REPO", "export_revision", "timed_run"]
+__all__ = ["REPO", "REFERENCE_REVISION", "export_revision", "timed_run"]
 
 REPO = Path(__file__).resolve().parent.parent
+#: The revision "today's commit" rows compare against (the last commit before the performance work);
+#: ``python -m benchmarks --reference REV`` or STUMPCHECK_BENCH_REFERENCE overrides it.
+REFERENCE_REVISION = os.environ.get("STUMPCHECK_BENCH_REFERENCE", "1b42087")
 
 
 def export_revision(revision: str, into: str | os.PathLike | None = None) -> Path:
