@@ -7,11 +7,12 @@ Usage: python benchmarks/bench_flow.py [--quick]            (the float64 rows, a
 :func:`run` returns the float64 rows (benchmarks/rows.py), all from (a₀, b₀) = (10, 10) in this
 process, the variants timed in turn (best of 3, one run if a run exceeds 20 s):
 
-1. ours, one solve to t = 10¹² at rtol 1e-8 (the CLI's), the way ``run_population_flow`` solves it:
-   the default float64 solver (LSODA with the exact Jacobian, at rtol/100) on the compiled field,
-   against LSODA + ``scipy.integrate.quad`` on an independently typed closed form of ∇L
+1. ours, one solve at rtol 1e-8 (the CLI's), the way ``run_population_flow`` solves it: the default
+   float64 solver (LSODA with the exact Jacobian, at rtol/100) on the compiled field, against
+   LSODA + ``scipy.integrate.quad`` on an independently typed closed form of ∇L
    (benchmarks/flow_baselines.py, no import of this project; its own breakpoints) at the same
-   LSODA tolerances. quick: to t = 10⁴ (both).
+   LSODA tolerances, both to t = 10¹⁰ (:data:`QUAD_T_MAX`: the baseline does not finish to 10¹²);
+   quick: to t = 10⁴.
 2. the same against LSODA + a vectorised 32-point Gauss–Legendre rule on the same independent closed
    form (geometric pieces of its own).
 3. ``run_population_flow`` with the rtol/10 a-posteriori check against the same without (both with
@@ -38,6 +39,10 @@ from benchmarks.timing import best_of
 #: Final b at t = 10¹² of the 30-digit flow (rtol 1e-9, Arb integrand; discretisation error ~1e-11).
 REFERENCE_B_1E12 = 1187.83397129676224326345186483
 RTOL = 1e-8
+#: Horizon of the LSODA + quad row. To t = 10¹² that baseline did not finish in 17 minutes: from b ≈ 1000
+#: on quad warns (roundoff) and its results are no longer smooth in (a, b), so LSODA's difference Jacobian
+#: stalls the steps; to 10⁸ it took 9.6 s, to 10¹⁰ 17.6 s (2-core machine under load).
+QUAD_T_MAX = 1e10
 
 
 def _ours_one_solve(t_max: float, solver: str):
@@ -66,6 +71,34 @@ def _details(result: dict, t_max: float) -> dict:
     return out
 
 
+def _field_row(calls: int = 200) -> dict:
+    """One linearization (∇L, ∇²L) at b = 1200 on the calibration relation: the compiled field against
+    today's generated-numpy quadrature (``loss_gradient_hessian_float64``, 24 points a piece)."""
+    from numerics.generated import asymptotics_numpy as derived
+    from numerics.population import one_head_float64
+    from numerics.population.quadrature import breakpoints_float64_split
+    from numerics.population.quantities import loss_gradient_hessian_float64
+
+    a, b = float(derived.calibration_a(1200.0)), 1200.0
+
+    def many(function):
+        def go():
+            for _ in range(calls):
+                value = function(a, b)
+            return value
+        return go
+
+    ours_s, ours, _ = best_of(many(one_head_float64.loss_gradient_hessian))
+    old_s, old, _ = best_of(many(loss_gradient_hessian_float64))
+    difference = max(float(np.max(np.abs(ours[1] - old[1])) / np.max(np.abs(old[1]))),
+                     float(np.max(np.abs(ours[2] - old[2])) / np.max(np.abs(old[2]))))
+    return row("float64 field (grad L, Hessian) at b = 1200, one evaluation", ours_s / calls,
+               "generated numpy quadrature (today's field)", old_s / calls,
+               note=f"informative; nodes {one_head_float64.quadrature_size(a, b)} vs "
+               f"{24 * (len(breakpoints_float64_split(a, b)[0]) - 1)}; largest relative difference {difference:.1e}",
+               details={"a": a, "b": b, "calls": calls, "max_rel_difference": difference})
+
+
 def run(quick: bool = False) -> list[dict]:
     from benchmarks import flow_baselines as baselines
     from numerics.flow.run import DEFAULT_SOLVER_FLOAT64, SOLVERS, run_population_flow
@@ -75,17 +108,22 @@ def run(quick: bool = False) -> list[dict]:
     _ours_one_solve(1.0, DEFAULT_SOLVER_FLOAT64)  # load the compiled field outside the timings
     rows = []
 
-    quad_t_max = 1e4 if quick else 1e12
+    quad_t_max = 1e4 if quick else QUAD_T_MAX
     ours_s, ours, _ = best_of(lambda: _ours_one_solve(quad_t_max, DEFAULT_SOLVER_FLOAT64))
+    warned_before = dict(baselines.QUAD_WARNINGS)
     quad_s, quad, runs = best_of(lambda: baselines.solve_lsoda(baselines.gradient_quad, quad_t_max, rtol=lsoda_rtol,
                                                                atol=lsoda_atol), repeats=1 if not quick else 3)
+    quad_calls = baselines.QUAD_WARNINGS["calls"] - warned_before["calls"]
+    quad_warned = baselines.QUAD_WARNINGS["warned"] - warned_before["warned"]
     rows.append(row(f"float64 flow (10,10) -> {quad_t_max:g}, one solve", ours_s, "LSODA + scipy quad (independent)",
                     quad_s, target=(">=", 25),
-                    note=("" if quad_t_max == 1e12 else "quick: horizon 1e4 for both; ") +
+                    note=f"horizon {quad_t_max:g} for both ({'quick' if quick else 'LSODA + quad does not finish to 1e12'}); " +
                     f"LSODA rtol {lsoda_rtol:g} for both (ours: --rtol {RTOL:g}, run at rtol/100); "
-                    f"baseline final b rel. diff. from ours {abs(quad['b'] - ours['b']) / ours['b']:.1e}",
-                    details={"ours": _details(ours, quad_t_max), "baseline": {**_details(quad, quad_t_max),
-                                                                              "runs": runs}}))
+                    f"baseline final b rel. diff. from ours {abs(quad['b'] - ours['b']) / ours['b']:.1e}; "
+                    f"quad warned on {quad_warned} of {quad_calls} integrals",
+                    details={"ours": _details(ours, quad_t_max),
+                             "baseline": {**_details(quad, quad_t_max), "runs": runs, "quad_integrals": quad_calls,
+                                          "quad_integrals_with_warnings": quad_warned}}))
 
     ours_s, ours, _ = best_of(lambda: _ours_one_solve(1e12, DEFAULT_SOLVER_FLOAT64))
     gl_s, gl, _ = best_of(lambda: baselines.solve_lsoda(baselines.gradient_gauss_legendre, 1e12, rtol=lsoda_rtol,
@@ -111,6 +149,7 @@ def run(quick: bool = False) -> list[dict]:
                              "final_b_rel_diff_30_digit_reference":
                                  abs(float(checked.b[-1]) - REFERENCE_B_1E12) / REFERENCE_B_1E12}))
 
+    rows.append(_field_row())
     rodas_s, rodas, _ = best_of(lambda: _ours_one_solve(1e12, "rodas4"))
     rows.append(row("float64 flow to 1e12, one solve: default solver (LSODA)", ours_s, "ours with Rodas4 (rtol 1e-8)",
                     rodas_s, note="informative: the evidence for the float64 default; same compiled field",
