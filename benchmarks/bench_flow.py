@@ -41,7 +41,8 @@ REFERENCE_B_1E12 = 1187.83397129676224326345186483
 RTOL = 1e-8
 #: Horizon of the LSODA + quad row. To t = 10¹² that baseline did not finish in 17 minutes: from b ≈ 1000
 #: on quad warns (roundoff) and its results are no longer smooth in (a, b), so LSODA's difference Jacobian
-#: stalls the steps; to 10⁸ it took 9.6 s, to 10¹⁰ 17.6 s (2-core machine under load).
+#: stalls the steps; to 10⁸ it took 9.6 s, to 10¹⁰ 17.6 s, to 10¹¹ it did not finish in 5 minutes (2-core
+#: machine under load).
 QUAD_T_MAX = 1e10
 
 
