@@ -56,16 +56,25 @@ from numerics.population.quantities import check_parameters, loss_and_gradient_f
 from numerics.precision import InputError, validate_dps
 from numerics.processes import parent_watching_pool
 
-__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX",
+__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
 #: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks). The
 #: scipy ones (:data:`FLOAT64_ONLY_SOLVERS`) step in float64 only.
 SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3, **SCIPY_METHODS}
 FLOAT64_ONLY_SOLVERS = tuple(SCIPY_METHODS)
-#: The solver when none is given: chosen by measurement (benchmarks/bench_flow.py), per precision.
+#: The solver when none is given: chosen by measurement (benchmarks/bench_flow.py), per precision. In float64
+#: below LSODA's smallest rtol (:attr:`~numerics.flow.stiff_float64.ScipyMethod.min_rtol`, 2.2e-11) it is
+#: DEFAULT_SOLVER_DPS.
 DEFAULT_SOLVER_FLOAT64 = "lsoda"
 DEFAULT_SOLVER_DPS = "rodas4"
+
+
+def default_solver(rtol: float, dps: int | None) -> str:
+    """The solver of a flow at ``rtol`` (float64 if ``dps`` is None) when none is named."""
+    if dps is None and rtol >= SOLVERS[DEFAULT_SOLVER_FLOAT64].min_rtol:
+        return DEFAULT_SOLVER_FLOAT64
+    return DEFAULT_SOLVER_DPS
 #: From this t_max on the a-posteriori solve runs in a second process: a solve to t = 100 takes
 #: about 1.5 s in float64, starting a process about 0.5 s.
 PARALLEL_CHECK_FROM = 100.0
@@ -190,6 +199,9 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
     if dps is not None and solver in FLOAT64_ONLY_SOLVERS:
         raise InputError(f"solver {solver!r} steps in float64 only; with --dps use one of "
                          f"{', '.join(s for s in SOLVERS if s not in FLOAT64_ONLY_SOLVERS)}")
+    if dps is None and solver in FLOAT64_ONLY_SOLVERS and rtol < SOLVERS[solver].min_rtol:
+        raise InputError(f"rtol {rtol:g} is below what solver {solver!r} resolves (need rtol >= "
+                         f"{SOLVERS[solver].min_rtol:.2g}; its check runs at rtol/10); use rodas4 for tighter tolerances")
     if rhs not in RHS_BACKENDS:
         raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
     if dps is not None:
@@ -208,7 +220,8 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
 
     ``solver``: one of :data:`SOLVERS`; None (the default) is
     :data:`DEFAULT_SOLVER_FLOAT64` ("lsoda") in float64 and :data:`DEFAULT_SOLVER_DPS`
-    ("rodas4", L-stable Rosenbrock with the exact Jacobian) at ``dps`` digits. ``dps``: None for float64, else the number of
+    ("rodas4", L-stable Rosenbrock with the exact Jacobian) at ``dps`` digits or below
+    LSODA's smallest rtol (:func:`default_solver`). ``dps``: None for float64, else the number of
     digits of an mpmath solve (the stats then hold the final a, b to dps
     digits, the Gauss–Legendre order and its two-order check); its integrand is
     ``rhs`` ("arb", the default, or "mpmath", see :class:`PopulationFlowFieldMP`);
@@ -227,7 +240,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     """
     dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
     if solver is None:
-        solver = DEFAULT_SOLVER_FLOAT64 if dps is None else DEFAULT_SOLVER_DPS
+        solver = default_solver(rtol, dps)
     save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 

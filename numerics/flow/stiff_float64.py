@@ -26,7 +26,10 @@ import scipy.integrate
 
 from numerics.flow.ode import SaveAt, Solution, Status
 
-__all__ = ["ScipyMethod", "SCIPY_METHODS", "solve_scipy"]
+__all__ = ["ScipyMethod", "SCIPY_METHODS", "SCIPY_MIN_RTOL", "solve_scipy"]
+
+#: scipy's smallest rtol (100 ulps of 1); it silently-with-a-warning raises smaller ones to it.
+SCIPY_MIN_RTOL = 100 * float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,12 @@ class ScipyMethod:
     #: scipy runs at tolerance_scale × (rtol, atol): see :data:`SCIPY_METHODS`.
     tolerance_scale: float = 1.0
     needs_jacobian: bool = True
+
+    @property
+    def min_rtol(self) -> float:
+        """The smallest rtol this method accepts: scipy raises an rtol below 100 ulps (2.2e-14) to that
+        (with a warning), so rtol·tolerance_scale must stay above it, for the a-posteriori solve at rtol/10 too."""
+        return SCIPY_MIN_RTOL / self.tolerance_scale * 10
 
 
 #: The multistep methods run at rtol/100: measured along this flow, their global error per unit
@@ -88,6 +97,9 @@ def solve_scipy(field, method: ScipyMethod, s0: float, s1: float, y0, *, saveat:
     s0, s1 = float(s0), float(s1)
     if not (math.isfinite(s0) and math.isfinite(s1) and s1 > s0):
         raise ValueError(f"need finite s0 < s1, got s0={s0}, s1={s1}")
+    if not rtol * method.tolerance_scale >= SCIPY_MIN_RTOL:
+        raise ValueError(f"{method.name} runs at rtol x {method.tolerance_scale:g}, which must be >= {SCIPY_MIN_RTOL:.3g} "
+                         f"(scipy would raise it), got rtol={rtol}")
     counted = _Counted(field)
     targets = list(saveat.sorted_times(s0, s1))
     ts, ys = [s0], [np.array(y0, dtype=float)]
