@@ -28,7 +28,6 @@ import mpmath
 import numpy as np
 
 from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.population import one_head_float64
 from numerics.population.quantities import _gauss_legendre_float64, loss_gradient_hessian_gauss_legendre
 from numerics.precision import InputError
 from numerics.processes import parent_watching_pool
@@ -39,6 +38,13 @@ __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "COMPILED_ESTIMATORS", "Populatio
 RHS_BACKENDS = ("arb", "mpmath")
 #: Bits the high-precision flow field adds to the solver's precision (dps digits plus guard bits).
 FIELD_GUARD_BITS = 20
+
+
+def _kernel():
+    """The compiled one-head field (imports numba: only when a float64 field is made)."""
+    from numerics.population import one_head_float64
+
+    return one_head_float64
 
 
 def _outside_domain(z) -> bool:
@@ -67,7 +73,7 @@ class PopulationFlowField:
     def __init__(self, estimator: str = "one-head", order: int | None = None):
         self.estimator = estimator
         self.compiled = estimator in COMPILED_ESTIMATORS
-        self.order = order if order is not None else (one_head_float64.DEFAULT_ORDER if self.compiled else 24)
+        self.order = order if order is not None else (_kernel().DEFAULT_ORDER if self.compiled else 24)
 
     @property
     def description(self) -> str:
@@ -81,7 +87,7 @@ class PopulationFlowField:
         if not (b > 0 and math.isfinite(a) and math.isfinite(b)):
             raise ArithmeticError(f"state outside the domain b > 0: {z}")
         if self.compiled:
-            return one_head_float64.loss_gradient_hessian(a, b, order=self.order, hessian=hessian)
+            return _kernel().loss_gradient_hessian(a, b, order=self.order, hessian=hessian)
         return _gauss_legendre_float64(a, b, self.estimator, (0, 1), self.order, hessian)
 
     def __call__(self, s, z) -> np.ndarray:
