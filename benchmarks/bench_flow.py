@@ -1,68 +1,167 @@
-"""Population flow: the stiff float64 solver against scipy's LSODA with a quad gradient.
+"""Population flow: the float64 flow against what a user writes with scipy alone, and the 30-digit flow.
 
-Usage: python benchmarks/bench_flow.py [--compare-t-max 1e6] [--t-max 1e12] [--rtol 1e-8]
-                                       [--dps 30] [--hp-t-max 1e12] [--hp-rtol 1e-9] [--hp-workers 2]
-                                       [--skip-baseline] [--only-compare]
+Usage: python benchmarks/bench_flow.py [--quick]            (the float64 rows, as ``python -m benchmarks``)
+       python benchmarks/bench_flow.py --hp [--dps 30] [--hp-t-max 1e12] [--hp-rtol 1e-9] [--hp-workers 2]
+                                       [--rtol 1e-8]       (the 30-digit flow, printed with one JSON line)
 
-All runs integrate dz/dt = −∇L(z) from (a₀, b₀) = (10, 10), in this process.
+:func:`run` returns the float64 rows (benchmarks/rows.py), all from (a₀, b₀) = (10, 10) in this
+process, the variants timed in turn (best of 3, one run if a run exceeds 20 s):
 
-1. Ratio (the result): ``run_population_flow`` (float64, Rodas4 with the exact
-   Jacobian, one solve, no a-posteriori check) against the baseline a careful
-   user would write with scipy alone: ``solve_ivp(method="LSODA")`` in t with
-   ∇L from ``scipy.integrate.quad`` on the same model breakpoints (without them
-   quad is silently wrong at large b), both at the same rtol (atol = rtol/100),
-   on a horizon where the baseline finishes (--compare-t-max). Also reported:
-   the final relative difference in b between the two.
-2. The float64 flow to --t-max as ``stumpcheck flow`` runs it (with the rtol/10
-   a-posteriori solve), and the Dopri5 path to the same horizon for reference.
-3. The --dps-digit flow (Arb integrand, --hp-rtol, --hp-workers processes) to
-   --hp-t-max (to 1e12 about 20 minutes in one process), the float64 flow's relative difference from it in the final a and
-   b, and one field linearization at its final state with the Arb integrand
-   against the mpmath integrand (the baseline for this part).
+1. ours, one solve at rtol 1e-8 (the CLI's), the way ``run_population_flow`` solves it: the default
+   float64 solver (LSODA with the exact Jacobian, at rtol/100) on the compiled field, against
+   LSODA + ``scipy.integrate.quad`` on an independently typed closed form of ∇L
+   (benchmarks/flow_baselines.py, no import of this project; its own breakpoints) at the same
+   LSODA tolerances, both to t = 10¹⁰ (:data:`QUAD_T_MAX`: the baseline does not finish to 10¹²);
+   quick: to t = 10⁴.
+2. the same against LSODA + a vectorised 32-point Gauss–Legendre rule on the same independent closed
+   form (geometric pieces of its own).
+3. ``run_population_flow`` with the rtol/10 a-posteriori check against the same without (both with
+   the diagnostics at 8 save times a decade).
+4. (informative) ours with Rodas4 against ours with LSODA, one solve each: the evidence for the default.
 
-Prints a readable table and one JSON line (prefixed ``JSON``). Timings are
-wall-clock on a shared machine: read the ratios, not the seconds.
+Details of each row: final b, its relative difference from the 30-digit reference
+(b = 1187.83397129676224326345186483 at t = 10¹², rtol 1e-9; benchmarks/README.md), field
+evaluations and steps.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 
 import numpy as np
 
+from benchmarks.rows import format_rows, row
+from benchmarks.timing import best_of
 
-def baseline_gradient(a: float, b: float, quad, points, error_fn, grad_fn):
-    """∇L by scipy quad on each breakpoint piece, e and ∇e from the generated float64 code."""
-    def piece(f):
-        total = 0.0
-        for lo, hi in zip(points[:-1], points[1:]):
-            total += quad(f, lo, hi, epsabs=0.0, epsrel=1e-12, limit=200)[0]
-        return total
-
-    ga = piece(lambda th: float(error_fn(a, b, th)) * float(grad_fn(a, b, th)[0]))
-    gb = piece(lambda th: float(error_fn(a, b, th)) * float(grad_fn(a, b, th)[1]))
-    return np.array([ga, gb])
+#: Final b at t = 10¹² of the 30-digit flow (rtol 1e-9, Arb integrand; discretisation error ~1e-11).
+REFERENCE_B_1E12 = 1187.83397129676224326345186483
+RTOL = 1e-8
+#: Horizon of the LSODA + quad row. To t = 10¹² that baseline did not finish in 17 minutes: from b ≈ 1000
+#: on quad warns (roundoff) and its results are no longer smooth in (a, b), so LSODA's difference Jacobian
+#: stalls the steps; to 10⁸ it took 9.6 s, to 10¹⁰ 17.6 s, to 10¹¹ it did not finish in 5 minutes (2-core
+#: machine under load).
+QUAD_T_MAX = 1e10
 
 
-def run_baseline(t_max: float, rtol: float):
-    from scipy.integrate import quad, solve_ivp
+def _ours_one_solve(t_max: float, solver: str, rtol: float = RTOL):
+    from numerics.flow.field import PopulationFlowField
+    from numerics.flow.run import SOLVERS
+    from numerics.flow.stiff_float64 import ScipyMethod, solve_scipy
+    from numerics.flow.ode import PIController, diffeqsolve
 
-    from numerics.generated import population_numpy as gen_np
-    from numerics.population.quadrature import breakpoints_float64
+    field = PopulationFlowField()
+    method = SOLVERS[solver]
+    if isinstance(method, ScipyMethod):
+        sol = solve_scipy(field, method, 0.0, math.log1p(t_max), [10.0, 10.0], rtol=rtol, atol=rtol * 1e-2)
+    else:
+        sol = diffeqsolve(field, method, 0.0, math.log1p(t_max), [10.0, 10.0],
+                          controller=PIController(rtol=rtol, atol=rtol * 1e-2), max_steps=2_000_000,
+                          linearization=field.linearization)
+    return {"a": float(sol.ys[-1, 0]), "b": float(sol.ys[-1, 1]), "ok": sol.status.ok, "steps": sol.accepted,
+            "evaluations": sol.evaluations}
 
-    evaluations = 0
 
-    def rhs(t, z):
-        nonlocal evaluations
-        evaluations += 1
-        points = breakpoints_float64(z[0], z[1])
-        return -baseline_gradient(z[0], z[1], quad, points, gen_np.error_one_head, gen_np.error_gradient_one_head)
+def _details(result: dict, t_max: float) -> dict:
+    out = {"t_max": t_max, "final_b": result["b"], "final_a": result["a"], "steps": result["steps"],
+           "field_evaluations": result["evaluations"], "reached_t_max": result["ok"]}
+    if t_max == 1e12:
+        out["final_b_rel_diff_30_digit_reference"] = abs(result["b"] - REFERENCE_B_1E12) / REFERENCE_B_1E12
+    return out
 
-    start = time.perf_counter()
-    sol = solve_ivp(rhs, (0.0, t_max), [10.0, 10.0], method="LSODA", rtol=rtol, atol=rtol * 1e-2)
-    return time.perf_counter() - start, sol, evaluations
+
+def _field_row(calls: int = 200) -> dict:
+    """One linearization (∇L, ∇²L) at b = 1200 on the calibration relation: the compiled field against
+    today's generated-numpy quadrature (``loss_gradient_hessian_float64``, 24 points a piece)."""
+    from numerics.generated import asymptotics_numpy as derived
+    from numerics.population import one_head_float64
+    from numerics.population.quadrature import breakpoints_float64_split
+    from numerics.population.quantities import loss_gradient_hessian_float64
+
+    a, b = float(derived.calibration_a(1200.0)), 1200.0
+
+    def many(function):
+        def go():
+            for _ in range(calls):
+                value = function(a, b)
+            return value
+        return go
+
+    ours_s, ours, _ = best_of(many(one_head_float64.loss_gradient_hessian))
+    old_s, old, _ = best_of(many(loss_gradient_hessian_float64))
+    difference = max(float(np.max(np.abs(ours[1] - old[1])) / np.max(np.abs(old[1]))),
+                     float(np.max(np.abs(ours[2] - old[2])) / np.max(np.abs(old[2]))))
+    return row("float64 field (grad L, Hessian) at b = 1200, one evaluation", ours_s / calls,
+               "generated numpy quadrature (today's field)", old_s / calls,
+               note=f"informative; nodes {one_head_float64.quadrature_size(a, b)} vs "
+               f"{24 * (len(breakpoints_float64_split(a, b)[0]) - 1)}; largest relative difference {difference:.1e}",
+               details={"a": a, "b": b, "calls": calls, "max_rel_difference": difference})
+
+
+def run(quick: bool = False) -> list[dict]:
+    from benchmarks import flow_baselines as baselines
+    from numerics.flow.run import DEFAULT_SOLVER_FLOAT64, SOLVERS, run_population_flow
+
+    scale = SOLVERS[DEFAULT_SOLVER_FLOAT64].tolerance_scale  # the baselines get the same LSODA tolerances
+    lsoda_rtol, lsoda_atol = RTOL * scale, RTOL * 1e-2 * scale
+    _ours_one_solve(1.0, DEFAULT_SOLVER_FLOAT64)  # load the compiled field outside the timings
+    rows = []
+
+    quad_t_max = 1e4 if quick else QUAD_T_MAX
+    ours_s, ours, _ = best_of(lambda: _ours_one_solve(quad_t_max, DEFAULT_SOLVER_FLOAT64))
+    warned_before = dict(baselines.QUAD_WARNINGS)
+    quad_s, quad, runs = best_of(lambda: baselines.solve_lsoda(baselines.gradient_quad, quad_t_max, rtol=lsoda_rtol,
+                                                               atol=lsoda_atol), repeats=1 if not quick else 3)
+    quad_calls = baselines.QUAD_WARNINGS["calls"] - warned_before["calls"]
+    quad_warned = baselines.QUAD_WARNINGS["warned"] - warned_before["warned"]
+    rows.append(row(f"float64 flow (10,10) -> {quad_t_max:g}, one solve", ours_s, "LSODA + scipy quad (independent)",
+                    quad_s, target=(">=", 25),
+                    note=f"horizon {quad_t_max:g} for both ({'quick' if quick else 'LSODA + quad does not finish to 1e12'}); " +
+                    f"LSODA rtol {lsoda_rtol:g} for both (ours: --rtol {RTOL:g}, run at rtol/100); "
+                    f"baseline final b rel. diff. from ours {abs(quad['b'] - ours['b']) / ours['b']:.1e}; "
+                    f"quad warned on {quad_warned} of {quad_calls} integrals",
+                    details={"ours": _details(ours, quad_t_max),
+                             "baseline": {**_details(quad, quad_t_max), "runs": runs, "quad_integrals": quad_calls,
+                                          "quad_integrals_with_warnings": quad_warned}}))
+
+    ours_s, ours, _ = best_of(lambda: _ours_one_solve(1e12, DEFAULT_SOLVER_FLOAT64))
+    gl_s, gl, _ = best_of(lambda: baselines.solve_lsoda(baselines.gradient_gauss_legendre, 1e12, rtol=lsoda_rtol,
+                                                        atol=lsoda_atol))
+    rows.append(row("float64 flow (10,10) -> 1e12, one solve", ours_s, "LSODA + vectorised 32-point GL (independent)",
+                    gl_s, target=(">=", 1),
+                    note=f"LSODA rtol {lsoda_rtol:g} for both; final b rel. diff. from the 30-digit flow: ours "
+                    f"{abs(ours['b'] - REFERENCE_B_1E12) / REFERENCE_B_1E12:.1e}, baseline "
+                    f"{abs(gl['b'] - REFERENCE_B_1E12) / REFERENCE_B_1E12:.1e}",
+                    details={"ours": _details(ours, 1e12), "baseline": _details(gl, 1e12)}))
+
+    one_s, one, _ = best_of(lambda: run_population_flow(10.0, 10.0, 1e12, rtol=RTOL, check=False))
+    checked_s, checked, _ = best_of(lambda: run_population_flow(10.0, 10.0, 1e12, rtol=RTOL, check=True,
+                                                                parallel_check=True))
+    # the solves alone (without the diagnostics at the save times): rtol, and rtol then rtol/10
+    solve_s, _, _ = best_of(lambda: _ours_one_solve(1e12, DEFAULT_SOLVER_FLOAT64))
+    both_s, _, _ = best_of(lambda: (_ours_one_solve(1e12, DEFAULT_SOLVER_FLOAT64),
+                                    _ours_one_solve(1e12, DEFAULT_SOLVER_FLOAT64, rtol=RTOL / 10)))
+    rows.append(row("float64 flow to 1e12 with the rtol/10 check", checked_s, "the same, one solve", one_s,
+                    kind="ours/bound", target=("<=", 2.5),
+                    note=f"a-posteriori max rel. difference in b {checked.a_posteriori_rel_error_b:.1e}; both with "
+                    "the diagnostics (L, grad L, sup|e|) at 8 save times a decade, which dominate; the solves alone: "
+                    f"{both_s / solve_s:.2f}x",
+                    details={"a_posteriori_rel_error_b": checked.a_posteriori_rel_error_b,
+                             "solves_only_seconds": {"rtol": solve_s, "rtol_and_rtol_over_10": both_s},
+                             "final_b": float(checked.b[-1]), "solver": checked.settings["solver"],
+                             "steps": checked.stats["accepted_steps"],
+                             "field_evaluations": checked.stats["gradient_evaluations"],
+                             "final_b_rel_diff_30_digit_reference":
+                                 abs(float(checked.b[-1]) - REFERENCE_B_1E12) / REFERENCE_B_1E12}))
+
+    rows.append(_field_row())
+    rodas_s, rodas, _ = best_of(lambda: _ours_one_solve(1e12, "rodas4"))
+    rows.append(row("float64 flow to 1e12, one solve: default solver (LSODA)", ours_s, "ours with Rodas4 (rtol 1e-8)",
+                    rodas_s, note="informative: the evidence for the float64 default; same compiled field",
+                    details={"lsoda": _details(ours, 1e12), "rodas4": _details(rodas, 1e12)}))
+    return rows
 
 
 def timed(function, *args, **kwargs):
@@ -71,63 +170,15 @@ def timed(function, *args, **kwargs):
     return time.perf_counter() - start, value
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--compare-t-max", type=float, default=1e6)
-    parser.add_argument("--t-max", type=float, default=1e12)
-    parser.add_argument("--rtol", type=float, default=1e-8)
-    parser.add_argument("--dps", type=int, default=30)
-    parser.add_argument("--hp-t-max", type=float, default=1e12)
-    parser.add_argument("--hp-rtol", type=float, default=1e-9)
-    parser.add_argument("--hp-workers", type=int, default=2, choices=(1, 2))
-    parser.add_argument("--skip-baseline", action="store_true")
-    parser.add_argument("--only-compare", action="store_true", help="run part 1 only")
-    args = parser.parse_args()
+def high_precision(args) -> None:
+    """The 30-digit flow (Arb integrand) to --hp-t-max, float64's difference from it, and one field
+    linearization with the Arb integrand against the mpmath one (the baseline for this part)."""
     import mpmath
 
     from numerics.flow.ode import MPArithmetic
     from numerics.flow.population_flow import PopulationFlowFieldMP, run_population_flow
 
-    row: dict = {"benchmark": "flow", "rtol": args.rtol, "atol": args.rtol * 1e-2, "start": [10.0, 10.0],
-                 "precision": "float64 unless stated", "seed": None}
-
-    # 1. ratio against LSODA + quad on a horizon where the baseline finishes
-    ours_s, ours = timed(run_population_flow, 10.0, 10.0, args.compare_t_max, rtol=args.rtol, check=False,
-                         per_decade=1)
-    row.update(compare_t_max=args.compare_t_max, ours_seconds=ours_s,
-               ours_field_evaluations=ours.stats["gradient_evaluations"], ours_steps=ours.stats["accepted_steps"],
-               ours_status=ours.status.name, final_b_ours=float(ours.b[-1]))
-    if not args.skip_baseline:
-        base_s, base, base_evals = run_baseline(args.compare_t_max, args.rtol)
-        rel = abs(base.y[1, -1] - ours.b[-1]) / ours.b[-1]
-        row.update(baseline="scipy solve_ivp LSODA + quad gradient on the same breakpoints",
-                   baseline_seconds=base_s, baseline_gradient_evaluations=base_evals,
-                   baseline_success=bool(base.success), final_b_baseline=float(base.y[1, -1]),
-                   final_b_rel_diff=float(rel), speedup=base_s / ours_s)
-
-    if args.only_compare:
-        print(f"float64 flow to t = {args.compare_t_max:g}: ours {ours_s:.2f} s "
-              f"({row['ours_field_evaluations']} evals), LSODA+quad {row.get('baseline_seconds', float('nan')):.2f} s "
-              f"({row.get('baseline_gradient_evaluations', 0)} evals), speedup {row.get('speedup', float('nan')):.1f}x, "
-              f"final rel. difference in b {row.get('final_b_rel_diff', float('nan')):.2e}")
-        print("JSON " + json.dumps(row))
-        return
-
-    # 2. float64 to t_max as the CLI runs it (with the a-posteriori solve), and Dopri5 for reference
-    full_s, full = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol, parallel_check=True)
-    row.update(t_max=args.t_max, float64_to_t_max_seconds=full_s, float64_to_t_max_status=full.status.name,
-               float64_to_t_max_steps=full.stats["accepted_steps"],
-               float64_to_t_max_field_evaluations=full.stats["gradient_evaluations"],
-               float64_a_posteriori_rel_error_b=full.a_posteriori_rel_error_b, final_b_float64=float(full.b[-1]))
-    dopri_s, dopri = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol, solver="dopri5",
-                           check=False, per_decade=1)
-    rodas_s, rodas = timed(run_population_flow, 10.0, 10.0, args.t_max, rtol=args.rtol, check=False,
-                           per_decade=1)
-    row.update(dopri5_one_solve_seconds=dopri_s, dopri5_field_evaluations=dopri.stats["gradient_evaluations"],
-               rodas4_one_solve_seconds=rodas_s, rodas4_field_evaluations=rodas.stats["gradient_evaluations"],
-               rodas4_vs_dopri5_final_b_rel_diff=float(abs(rodas.b[-1] - dopri.b[-1]) / dopri.b[-1]),
-               speedup_rodas4_over_dopri5=dopri_s / rodas_s)
-
+    row: dict = {"benchmark": "flow", "rtol": args.rtol, "start": [10.0, 10.0], "seed": None}
     # 3. the high-precision flow (Arb integrand) to --hp-t-max, and one field evaluation against the
     #    mpmath integrand (the baseline) at the final state
     hp_s, hp = timed(run_population_flow, 10.0, 10.0, args.hp_t_max, rtol=args.hp_rtol, dps=args.dps, check=False,
@@ -154,17 +205,6 @@ def main() -> None:
                hp_linearization_seconds_arb=arb_s, hp_linearization_seconds_mpmath=mp_s,
                speedup_arb_over_mpmath_integrand=mp_s / arb_s)
 
-    print(f"{'float64 flow to t = ' + format(args.compare_t_max, 'g'):34}{'ours (Rodas4)':>16}{'LSODA+quad':>14}")
-    print(f"{'seconds':34}{row['ours_seconds']:16.2f}{row.get('baseline_seconds', float('nan')):14.2f}")
-    print(f"{'gradient evaluations':34}{row['ours_field_evaluations']:16d}"
-          f"{row.get('baseline_gradient_evaluations', 0):14d}")
-    print(f"{'final b':34}{row['final_b_ours']:16.10f}{row.get('final_b_baseline', float('nan')):14.10f}")
-    if "speedup" in row:
-        print(f"speedup (baseline/ours): {row['speedup']:.1f}x; final rel. difference in b {row['final_b_rel_diff']:.2e}")
-    print(f"float64 to t = {args.t_max:g} with a-posteriori check: {full_s:.1f} s, {full.stats['accepted_steps']} "
-          f"steps, a-posteriori {full.a_posteriori_rel_error_b:.2e}; one solve: Rodas4 {rodas_s:.1f} s "
-          f"({rodas.stats['gradient_evaluations']} evals) vs Dopri5 {dopri_s:.1f} s "
-          f"({dopri.stats['gradient_evaluations']} evals)")
     print(f"{args.dps}-digit flow (Arb integrand, rtol {args.hp_rtol:g}, {args.hp_workers} process(es)) to "
           f"t = {args.hp_t_max:g}: {hp_s:.1f} s, "
           f"{hp.stats['accepted_steps']} steps, {hp.stats['gradient_evaluations']} evals "
@@ -176,6 +216,24 @@ def main() -> None:
     print(f"one field linearization at the final state: Arb integrand {arb_s:.2f} s, mpmath integrand {mp_s:.2f} s "
           f"(baseline): {row['speedup_arb_over_mpmath_integrand']:.1f}x")
     print("JSON " + json.dumps(row))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--hp", action="store_true", help="the 30-digit flow instead of the float64 rows")
+    parser.add_argument("--rtol", type=float, default=1e-8)
+    parser.add_argument("--dps", type=int, default=30)
+    parser.add_argument("--hp-t-max", type=float, default=1e12)
+    parser.add_argument("--hp-rtol", type=float, default=1e-9)
+    parser.add_argument("--hp-workers", type=int, default=2, choices=(1, 2))
+    args = parser.parse_args()
+    if args.hp:
+        high_precision(args)
+        return
+    rows = run(quick=args.quick)
+    print(format_rows(rows))
+    print("JSON " + json.dumps(rows, default=float))
 
 
 if __name__ == "__main__":

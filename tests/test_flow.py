@@ -202,16 +202,18 @@ def test_loss_gradient_hessian_float64(a_b):
                                    atol=1e-5 * np.max(np.abs(hess)))
 
 
-def test_rodas4_flow_matches_dopri5_flow():
-    """The default (Rodas4, exact Jacobian) and the explicit Dopri5 path, both at rtol 1e-10,
-    give the same trajectory at the saved times to t = 100 within 1e-8 relative."""
+@pytest.mark.parametrize("solver", ["rodas4", None])
+def test_stiff_flow_matches_dopri5_flow(solver):
+    """Rodas4 (exact Jacobian) and the float64 default (scipy LSODA, exact Jacobian) each give the
+    trajectory of the explicit Dopri5 path, all at rtol 1e-10, at the saved times to t = 100 within
+    1e-8 relative."""
     from numerics.flow.population_flow import run_population_flow
 
-    stiff = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, check=False, per_decade=2)
+    stiff = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, check=False, per_decade=2, solver=solver)
     explicit = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, solver="dopri5", check=False,
                                    per_decade=2)
     assert stiff.status.ok and explicit.status.ok
-    assert stiff.settings["solver"].startswith("Rodas4")
+    assert stiff.settings["solver"].startswith("Rodas4" if solver == "rodas4" else "scipy LSODA")
     np.testing.assert_array_equal(stiff.t, explicit.t)
     np.testing.assert_allclose(stiff.b, explicit.b, rtol=1e-8)
     np.testing.assert_allclose(stiff.a, explicit.a, rtol=1e-8)
@@ -248,8 +250,8 @@ def test_parallel_a_posteriori_check_gives_the_same_run():
     from numerics.flow.population_flow import PARALLEL_CHECK_FROM, run_population_flow
 
     t_max = PARALLEL_CHECK_FROM
-    parallel = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=True)
-    serial = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=False)
+    parallel = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=True, solver="rodas4")
+    serial = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=False, solver="rodas4")
     assert parallel.a_posteriori_rel_error_b == serial.a_posteriori_rel_error_b
     assert np.array_equal(parallel.b, serial.b)
     assert 0 < serial.a_posteriori_rel_error_b < 1e-4
@@ -265,7 +267,8 @@ def test_parallel_check_from_a_script_without_main_guard_falls_back(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(
         "from numerics.flow.population_flow import run_population_flow\n"
-        "run = run_population_flow(10.0, 10.0, 100.0, rtol=1e-6, per_decade=1, parallel_check=True)\n"
+        "run = run_population_flow(10.0, 10.0, 100.0, rtol=1e-6, per_decade=1, parallel_check=True, "
+        "solver='rodas4')\n"
         "print('ERR', run.a_posteriori_rel_error_b)\n")
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,

@@ -59,7 +59,8 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = 1e-8, at
         raise InputError(f"rtol must be in [{MIN_RTOL_FLOAT64:g}, 1e-3) and atol > 0 (float64), got rtol={rtol}, "
                          f"atol={atol}")
     report = None if progress is None else (lambda s: progress(math.expm1(s)))
-    sol = diffeqsolve(PopulationFlowField(estimator), Bosh3, 0.0, math.log1p(t_max), [a0, b0],
+    flow_field = PopulationFlowField(estimator)
+    sol = diffeqsolve(flow_field, Bosh3, 0.0, math.log1p(t_max), [a0, b0],
                       saveat=SaveAt(steps=True), controller=PIController(rtol=rtol, atol=atol),
                       max_steps=max_steps, progress=report)
     keep = np.zeros(len(sol.ts), dtype=bool)
@@ -72,4 +73,4 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = 1e-8, at
                         rejected=sol.rejected, gradient_evaluations=sol.evaluations,
                         settings={"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": atol,
                                   "time_variable": "s = log(1 + t)", "solver": sol.info["solver"],
-                                  "gradient": "float64 Gauss-Legendre (24 points) on model breakpoints"})
+                                  "gradient": f"float64 {flow_field.description}"})

@@ -6,13 +6,19 @@ with the field of :mod:`numerics.flow.field`.
 
 The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes
 on a time scale that becomes tiny relative to t as b grows, so explicit pairs
-are stability-limited. The default solver is the L-stable Rosenbrock pair
-Rodas4 with the exact Jacobian (∇²L by the same quadrature as ∇L); "rodas3",
-"dopri5" and "bosh3" are selectable.
+are stability-limited. The default float64 solver is scipy's LSODA with the
+exact Jacobian (∇²L by the same quadrature as ∇L), at rtol/100
+(:mod:`numerics.flow.stiff_float64`; measured: the same final accuracy as
+Rodas4 at rtol for a fifth of the field evaluations); "bdf" and "radau" are
+scipy's other stiff solvers. The default at D digits is the L-stable
+Rosenbrock pair Rodas4 with the exact Jacobian; "rodas4", "rodas3", "dopri5"
+and "bosh3" (:mod:`numerics.flow.ode`) run in float64 and at D digits.
 
-Precision: float64 by default (∇L, ∇²L by 24-point Gauss–Legendre on the
-model's breakpoints, nodes near θ = 1 placed by their distance from 1,
-:func:`numerics.population.quantities.loss_gradient_hessian_float64`); with ``dps=D``
+Precision: float64 by default (∇L, ∇²L by Gauss–Legendre on the model's
+breakpoints, nodes near θ = 1 placed by their distance from 1; for the
+one-head and reflected estimators one compiled call,
+:mod:`numerics.population.one_head_float64`, see
+:class:`numerics.flow.field.PopulationFlowField`); with ``dps=D``
 the solver runs in mpmath at D digits plus guard bits
 (:class:`numerics.flow.ode.MPArithmetic`) and ∇L, ∇²L come from the generated Arb
 (default) or mpmath code by breakpoint Gauss–Legendre, at
@@ -44,16 +50,31 @@ from numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_err
 from numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
 from numerics.flow.ode import Bosh3, Dopri5, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt, Status, diffeqsolve
 from numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
+from numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
 from numerics.generated import asymptotics_numpy as derived
 from numerics.population.quantities import check_parameters, loss_and_gradient_float64
 from numerics.precision import InputError, validate_dps
 from numerics.processes import parent_watching_pool
 
-__all__ = ["SOLVERS", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX",
+__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
-#: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks).
-SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3}
+#: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks). The
+#: scipy ones (:data:`FLOAT64_ONLY_SOLVERS`) step in float64 only.
+SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3, **SCIPY_METHODS}
+FLOAT64_ONLY_SOLVERS = tuple(SCIPY_METHODS)
+#: The solver when none is given: chosen by measurement (benchmarks/bench_flow.py), per precision. In float64
+#: below LSODA's smallest rtol (:attr:`~numerics.flow.stiff_float64.ScipyMethod.min_rtol`, 2.2e-11) it is
+#: DEFAULT_SOLVER_DPS.
+DEFAULT_SOLVER_FLOAT64 = "lsoda"
+DEFAULT_SOLVER_DPS = "rodas4"
+
+
+def default_solver(rtol: float, dps: int | None) -> str:
+    """The solver of a flow at ``rtol`` (float64 if ``dps`` is None) when none is named."""
+    if dps is None and rtol >= SOLVERS[DEFAULT_SOLVER_FLOAT64].min_rtol:
+        return DEFAULT_SOLVER_FLOAT64
+    return DEFAULT_SOLVER_DPS
 #: From this t_max on the a-posteriori solve runs in a second process: a solve to t = 100 takes
 #: about 1.5 s in float64, starting a process about 0.5 s.
 PARALLEL_CHECK_FROM = 100.0
@@ -128,6 +149,9 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
     saveat = SaveAt(ts=tuple(np.log1p(save_ts)))
     if dps is None:
         flow_field = PopulationFlowField(estimator)
+        if isinstance(solver, ScipyMethod):
+            return solve_scipy(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, rtol=rtol,
+                               atol=rtol * 1e-2, max_steps=2_000_000, progress=progress)
         return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
                            max_steps=2_000_000, progress=progress, linearization=flow_field.linearization)
     arithmetic = MPArithmetic(dps)
@@ -145,11 +169,12 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
     return sol
 
 
-def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver="rodas4", rhs="arb", dps=None):
+def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=None, rhs="arb", dps=None):
     """Validate the arguments of :func:`run_population_flow` (InputError naming the first problem); returns dps.
 
     |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, 0 < t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
-    float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits, δ ∈ (0, ½), a known solver and right-hand side.
+    float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits, δ ∈ (0, ½), a known solver (None: the default
+    of the precision) and right-hand side.
     """
     check_parameters(a0, b0)
     if not (abs(a0) <= MAX_START_A and b0 <= MAX_START_B):
@@ -169,8 +194,14 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver="ro
                          "the check runs at rtol/10; use --dps for tighter tolerances)")
     if not 0 < delta < 0.5:
         raise InputError(f"delta must be in (0, 0.5), got {delta}")
-    if solver not in SOLVERS:
+    if solver is not None and solver not in SOLVERS:
         raise InputError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+    if dps is not None and solver in FLOAT64_ONLY_SOLVERS:
+        raise InputError(f"solver {solver!r} steps in float64 only; with --dps use one of "
+                         f"{', '.join(s for s in SOLVERS if s not in FLOAT64_ONLY_SOLVERS)}")
+    if dps is None and solver in FLOAT64_ONLY_SOLVERS and rtol < SOLVERS[solver].min_rtol:
+        raise InputError(f"rtol {rtol:g} is below what solver {solver!r} resolves (need rtol >= "
+                         f"{SOLVERS[solver].min_rtol:.2g}; its check runs at rtol/10); use rodas4 for tighter tolerances")
     if rhs not in RHS_BACKENDS:
         raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
     if dps is not None:
@@ -181,14 +212,16 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver="ro
 
 
 def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12, *, rtol: float = 1e-9,
-                        delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str = "rodas4",
+                        delta: float = DEFAULT_DELTA, per_decade: int = 8, solver: str | None = None,
                         estimator: str = "one-head", fit_from: float | None = None, check: bool = True,
                         dps: int | None = None, rhs: str = "arb", parallel_check: bool = False,
                         workers: int = 1, progress=None) -> FlowRun:
     """Integrate the population flow from (a0, b0) to t_max and compute diagnostics and fits.
 
-    ``solver``: one of :data:`SOLVERS` (default "rodas4", L-stable Rosenbrock
-    with the exact Jacobian). ``dps``: None for float64, else the number of
+    ``solver``: one of :data:`SOLVERS`; None (the default) is
+    :data:`DEFAULT_SOLVER_FLOAT64` ("lsoda") in float64 and :data:`DEFAULT_SOLVER_DPS`
+    ("rodas4", L-stable Rosenbrock with the exact Jacobian) at ``dps`` digits or below
+    LSODA's smallest rtol (:func:`default_solver`). ``dps``: None for float64, else the number of
     digits of an mpmath solve (the stats then hold the final a, b to dps
     digits, the Gauss–Legendre order and its two-order check); its integrand is
     ``rhs`` ("arb", the default, or "mpmath", see :class:`PopulationFlowFieldMP`);
@@ -197,7 +230,8 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     is estimated a posteriori by the rtol/10 solve (``check``); with
     ``parallel_check`` (for t_max ≥ :data:`PARALLEL_CHECK_FROM`; ``stumpcheck
     flow`` sets it) that solve runs in a second process at the same time as the
-    rtol solve. The second process is started by multiprocessing's "spawn",
+    rtol solve, except with the scipy solvers (:data:`FLOAT64_ONLY_SOLVERS`), whose
+    solve is shorter than starting a process. The second process is started by multiprocessing's "spawn",
     which imports the caller's main module again: a script that sets it needs
     the usual ``if __name__ == "__main__":`` guard; if the process cannot run,
     the check is solved here after all. Likewise ``workers=2``. ``fit_from``
@@ -205,6 +239,8 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     decades below t_max). ``progress(fraction)`` is called as s advances.
     """
     dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
+    if solver is None:
+        solver = default_solver(rtol, dps)
     save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 
@@ -220,7 +256,9 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
         raise InputError(f"workers must be 1 or 2, got {workers!r}")
     tail = (dps, quadrature.get("quadrature_order"), rhs, workers if dps is not None else 1)
     check_solve = None
-    if check and parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1):
+    # a scipy solve takes a fraction of a second, less than starting a second process
+    serial_solver = isinstance(SOLVERS[solver], ScipyMethod)
+    if check and parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1) and not serial_solver:
         # the rtol/10 solve on the second core while this process does the rtol solve
         pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
         check_solve = pool.submit(_solve, [a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)
@@ -272,7 +310,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     settings = {"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": rtol * 1e-2,
                 "delta": delta, "solver": sol.info["solver"], "estimator": estimator,
                 "time_variable": "s = log(1 + t)", "precision": "float64",
-                "gradient": "Gauss-Legendre (24 points) on model breakpoints, nodes near 1 by their distance from 1",
+                "gradient": PopulationFlowField(estimator).description,
                 "a_posteriori_check": "same solve at rtol/10; max relative difference in b"}
     if dps is not None:
         settings.update(precision=f"mpmath, {dps} digits (+ guard bits); diagnostics (L, grad, sup|e|) in float64",
