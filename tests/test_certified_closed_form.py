@@ -87,12 +87,8 @@ def test_closed_form_on_an_interval_stays_in_the_range(a, b, lo, hi):
                                              (30.0, 20.0, "averaged"), (5.0, 5.0, "reflected")])
 def test_certified_loss_by_the_closed_form_overlaps_the_generated_integrand(a, b, estimator):
     closed = theta_integrals.certified_loss(a, b, estimator=estimator, dps=30, rel_width=1e-20)
-    error = getattr(gen_arb, f"error_{estimator.replace('-', '_')}")
-
-    def make_integrand(a_ball, b_ball):
-        return lambda t, analytic: ((lambda e: (e * e / 2,))(error(a_ball, b_ball, t, analytic)))
-
-    (generated,) = theta_integrals._certified_integrals(make_integrand, 1, a, b, estimator, 30, 1e-20, None)
+    generated = theta_integrals.certified_loss(a, b, estimator=estimator, dps=30, rel_width=1e-20,
+                                               integrand="generated")
     assert closed.relative_radius <= 1e-20 and generated.relative_radius <= 1e-20
     assert closed.lower <= generated.upper and generated.lower <= closed.upper
 
@@ -102,3 +98,7 @@ def test_pooled_has_no_closed_form():
         closed_form_error_ball(1, 1, estimator="pooled")
     with pytest.raises(InputError):
         closed_form_error_ball(1, 1, estimator="two-head")
+    with pytest.raises(InputError, match="pooled"):
+        theta_integrals.certified_loss(1, 1, estimator="pooled", integrand="closed-form")
+    with pytest.raises(InputError, match="integrand"):
+        theta_integrals.certified_loss(1, 1, integrand="exact")

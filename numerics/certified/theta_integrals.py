@@ -36,7 +36,7 @@ from numerics.population.quadrature import breakpoints, breakpoints_float64, tra
 from numerics.population.quantities import MAX_INTEGRAL_SCALE
 from numerics.precision import InputError, validate_dps
 
-__all__ = ["certified_loss", "certified_loss_gradient", "certified_loss_hessian"]
+__all__ = ["LOSS_INTEGRANDS", "certified_loss", "certified_loss_gradient", "certified_loss_hessian"]
 
 #: How many times a missed ``rel_width`` triggers a re-evaluation at a higher precision
 #: (the attempts cost far more than pointwise ones).
@@ -240,18 +240,28 @@ def _certified_integrals(make_integrand, count: int, a, b, estimator: str, dps: 
     return [require_relative_width(enclosure, rel_width) for enclosure in enclosures]
 
 
-def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_width=None) -> Enclosure:
+#: The integrands :func:`certified_loss` accepts.
+LOSS_INTEGRANDS = ("auto", "closed-form", "generated")
+
+
+def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_width=None,
+                   integrand: str = "auto") -> Enclosure:
     """A certified enclosure of L(a, b) = ∫₀¹ ½ e(θ)² dθ (prior Uniform[0, 1]).
 
     Rigorous integration (``acb.integral``, honouring its ``analytic`` flag).
-    One-head, reflected, averaged: the closed form of the definition on the ladder
-    pieces (:func:`_ladder_pieces`); pooled: the generated e on the model's
-    breakpoint pieces. ``rel_width`` as in :func:`certified_error`.
+    ``integrand="closed-form"`` (one-head, reflected, averaged): the closed form of the
+    definition on the ladder pieces (:func:`_ladder_pieces`); ``"generated"``: the
+    generated e on the model's breakpoint pieces; ``"auto"``: the first where it
+    exists. ``rel_width`` as in :func:`certified_error`.
     """
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
     tag = _tag(estimator)
-    if estimator in CLOSED_FORM_ESTIMATORS:
+    if integrand not in LOSS_INTEGRANDS:
+        raise InputError(f"integrand must be one of {', '.join(LOSS_INTEGRANDS)}, got {integrand!r}")
+    if integrand == "closed-form" and estimator not in CLOSED_FORM_ESTIMATORS:
+        raise InputError(f"no closed-form integrand for the {estimator} estimator")
+    if estimator in CLOSED_FORM_ESTIMATORS and integrand != "generated":
         estimate = (_midpoint_estimate(a, b, estimator),)
         def make_integrand(a_ball, b_ball):
             error = closed_form_error_ball(a_ball, b_ball, estimator=estimator)
