@@ -1,6 +1,13 @@
-"""L and ∇L at 30 digits: mpmath (shared) and Arb (certified) against plain mpmath.quad.
+"""Certified L against flint's own acb.integral; L and ∇L at 30 digits against plain mpmath.quad.
 
-Usage: python benchmarks/bench_population.py [--b 1e2 1e4] [--dps 30]
+``run(quick)`` (what ``python -m benchmarks`` collects): the certified L
+(``numerics.certified.theta_integrals.certified_loss``, relative radius target ≤ 1e-20) at
+b = 100 and 1000 on the calibration relation a = b + 2 log b, 30 digits, against
+:func:`flint_closed_form_loss`, python-flint's ``acb.integral`` on the bare closed form with its
+own breakpoints, typed here from docs/model.md §2 and importing nothing of ours (the bound:
+target ours/bound ≤ 2). The variants are interleaved, best of 3 (quick) or 7.
+
+Usage: python benchmarks/bench_population.py [--b 1e2 1e4] [--dps 30]   (the older table below)
 
 At (a, b) on the calibration relation a = b + 2 log b, one evaluation of
 L and ∇L = (∂L/∂a, ∂L/∂b) by
@@ -24,10 +31,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
+import time
+from pathlib import Path
 
 import mpmath
 
-from timing import best_of  # benchmarks/timing.py, next to this script
+if __package__ in (None, ""):  # run as a script: benchmarks/ and the repository on the path
+    sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
+from benchmarks.rows import row  # noqa: E402
+from benchmarks.timing import best_of  # noqa: E402
 
 SLOW_SECONDS = 20.0
 REPEATS = 3
@@ -57,6 +71,85 @@ def in_ball(enclosure, value) -> bool:
 
 def fmt_digits(d) -> str:
     return "identical" if d is None else f"{d:.1f}"
+
+
+def flint_closed_form_loss(a: float, b: float, dps: int = 30):
+    """L(a, b) = ∫₀¹ ½e(θ)² dθ by ``acb.integral`` on the closed form, as a user would write it.
+
+    e(θ) = E[(x − θ)e^s]/E[e^s] with s = a·1{x ≥ θ} − bx, x ~ U[0, 1]; the segment integrals,
+    shifted by e^{bθ} (u = 1 − θ):  e = [e^a(1 − e^{−bu}(1 + bu)) − (e^{bθ}(bθ − 1) + 1)] /
+    [b(expm1(bθ) − e^a·expm1(−bu))]. Breakpoints: the switch θ* where the two segment masses are
+    equal, θ* = (log1p(e^a) − log1p(e^{a−b}))/b, and ladders 2^k/(4b) from 0, from 1 and about θ*.
+    Precision dps digits + 30 bits, rel_tol 2^-(dps·log₂10 + 10), abs_tol 2^-20 of that. Returns
+    (the real ball, number of pieces).
+    """
+    from flint import acb, arb, ctx
+
+    bits = math.ceil(dps * math.log2(10)) + 30
+    with ctx.workprec(bits):
+        a_ball, b_ball = arb(a), arb(b)
+        exp_a = a_ball.exp()
+
+        def half_error_squared(t, analytic):
+            u = 1 - t
+            bt, bu = b_ball * t, b_ball * u
+            e = (exp_a * (1 - (-bu).exp() * (1 + bu)) - (bt.exp() * (bt - 1) + 1)) / (
+                b_ball * (bt.expm1() - exp_a * (-bu).expm1()))
+            return e * e / 2
+
+        switch = float(((1 + exp_a).log() - (1 + (a_ball - b_ball).exp()).log()).mid()) / b
+        points = {0.0, 1.0, min(max(switch, 0.0), 1.0)}
+        step = 1 / (4 * b)
+        while step < 1:
+            points.update((step, 1 - step, switch - step, switch + step))
+            step *= 2
+        ends = [arb(p) for p in sorted(p for p in points if 0 <= p <= 1)]
+        rel_tol = arb(2) ** -(bits - 20)
+        abs_tol = arb(2) ** -bits
+        total = acb(0)
+        for lo, hi in zip(ends, ends[1:]):
+            total += acb.integral(half_error_squared, lo, hi, rel_tol=rel_tol, abs_tol=abs_tol)
+        return total.real, len(ends) - 1
+
+
+def _interleaved(functions, repeats: int):
+    """Best seconds and last result of each function, the runs interleaved (one of each per round)."""
+    best = [math.inf] * len(functions)
+    results = [None] * len(functions)
+    for _ in range(repeats):
+        for i, fn in enumerate(functions):
+            start = time.perf_counter()
+            results[i] = fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best, results
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Rows: certified L at b = 100 and 1000 (30 digits) against flint's acb.integral on the closed form."""
+    from numerics.certified.theta_integrals import certified_loss
+
+    dps, rows = 30, []
+    for b in (100.0, 1000.0):
+        a = b + 2 * math.log(b)
+        certified_loss(a, b, dps=dps, rel_width=RADIUS_TARGET)  # first call: imports, caches
+        flint_closed_form_loss(a, b, dps)
+        (ours_s, base_s), (ours, (base, pieces)) = _interleaved(
+            [lambda: certified_loss(a, b, dps=dps, rel_width=RADIUS_TARGET),
+             lambda: flint_closed_form_loss(a, b, dps)], 3 if quick else 7)
+        with mpmath.workprec(4000):
+            base_mid, base_rad = mpmath.mpf(base.mid().str(60, radius=False)), mpmath.mpf(float(base.rad()))
+            overlap = bool(abs(ours.mid - base_mid) <= ours.rad + base_rad + abs(base_mid) * mpmath.mpf(10) ** -55)
+        rows.append(row(f"certified L, b = {b:g}, {dps} digits", ours_s, "flint acb.integral, closed form",
+                        base_s, kind="ours/bound", target=("<=", 2),
+                        note=f"rel. radius {float(ours.relative_radius):.1e} (target <= {RADIUS_TARGET:g})",
+                        details={"a": a, "b": b, "dps": dps, "relative_radius": float(ours.relative_radius),
+                                 "radius_target": RADIUS_TARGET,
+                                 "radius_target_met": float(ours.relative_radius) <= RADIUS_TARGET,
+                                 "baseline_relative_radius": float(base.rad()) / abs(float(base.mid())),
+                                 "baseline_pieces": pieces, "enclosures_overlap": overlap,
+                                 "ours": str(ours), "baseline": base.str(dps, radius=True),
+                                 "repeats": 3 if quick else 7}))
+    return rows
 
 
 def main() -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 
-import mpmath
-
 __all__ = ["MIN_DPS", "MAX_DPS", "InputError", "validate_dps", "parse_decimal", "finite_float", "guard_bits",
            "agreeing_digits"]
 
@@ -68,6 +66,8 @@ def guard_bits(dps: int) -> int:
 
 def agreeing_digits(x, y) -> float:
     """−log₁₀(|x − y| / |y|): how many significant digits two evaluations share."""
+    import mpmath  # here, so that the command line's help and input errors do not load it
+
     x, y = mpmath.mpf(x), mpmath.mpf(y)
     if x == y:
         return math.inf

@@ -172,7 +172,7 @@ def _population_claim(which: str):
 
 
 _CLAIMS = (
-    ("C1", "the closed forms of θ̂∞ and L agree with direct quadrature", _c1, ("high-precision",), False),
+    ("C1", "the closed forms of θ̂∞ and L agree with direct quadrature", _c1, ("certified", "high-precision"), False),
     ("C2", "the flow calibrates the label/feature scores", _population_claim("C2"), ("sampled",), False),
     ("C3", "the attention scale grows as t^{1/4}", _population_claim("C3"), ("sampled",), False),
     ("C4", "population threshold error is O(t^{-1/4}) in the interior", _population_claim("C4"), ("sampled",),

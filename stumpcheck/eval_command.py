@@ -115,10 +115,6 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
     exit 2 outside. Progress goes to stderr
     when it is a terminal.
     """
-    import mpmath
-
-    from numerics.population import quantities as population
-    from numerics.evidence import verified_evaluation
     from numerics.precision import MAX_DPS, validate_dps
 
     digits = validate_dps(dps)
@@ -132,6 +128,12 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
         raise InputError(f"--theta is not used by eval {quantity} (it integrates over θ)")
     else:
         theta = None
+    # the numeric stack only once the text inputs have parsed
+    import mpmath
+
+    from numerics.evidence import verified_evaluation
+    from numerics.population import quantities as population
+
     population.check_parameters(a, b, theta)
     _check_domain(quantity, a, b)
     if quantity != "error" and digits > MAX_INTEGRAL_DPS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -59,11 +60,47 @@ def test_c2_fails_when_the_relation_is_off_by_a_constant():
 def test_c1_passes_with_its_figure_and_seed():
     result = check_c1(samples=3, seed=7, dps=20, loss_points=((10, 10),))
     assert result.status == "PASS", result.figure
-    assert result.evidence == "high-precision"
+    assert result.evidence == "certified"
     assert result.details["seed"] == 7 and result.details["dps"] == 20
     digits = [row["digits"] for row in result.details["error_points"]]
     assert min(digits) >= 18
     assert result.details["error_points"][-1]["b"] == 1e4
+    assert all(row["balls_overlap"] for row in result.details["error_points"] + result.details["loss_points"])
+    assert result.details["disjoint_balls"] == []
+
+
+def test_c1_reference_encloses_an_independent_quadrature():
+    from stumpcheck.claims.population import certified_direct_error, direct_error_quadrature
+
+    for a, b, theta in [(60.0, 50.0, 0.3), (-20.0, 0.5, 0.9), (1e4 + 5, 1e4, 0.999)]:
+        ball = certified_direct_error(a, b, theta, dps=40)
+        with mpmath.workdps(60):
+            value = direct_error_quadrature(a, b, theta)
+            mid = mpmath.mpf(ball.mid().str(60, radius=False))
+            assert abs(mid - value) <= float(ball.rad()) + abs(value) * mpmath.mpf(10) ** -45
+        assert float(ball.rad()) <= 1e-38 * abs(float(ball.mid()))
+
+
+def test_c1_fails_when_two_rigorous_balls_are_disjoint(monkeypatch):
+    # a closed-form ball moved by 4 radii (~1e-20 relative at 20 digits) is disjoint from the
+    # definition's (~1e-40): FAIL, although the mpmath digits (18 needed) would pass
+    import numerics.certified.pointwise as pointwise
+    from numerics.certified.balls import Enclosure
+
+    honest = pointwise.certified_error
+
+    def shifted(*args, **kwargs):
+        ball = honest(*args, **kwargs)
+        with mpmath.workprec(2 * ball.prec_bits):  # the ends are exact binary numbers
+            step = 4 * ball.rad
+            return Enclosure(mid=ball.mid + step, rad=ball.rad, lower=ball.lower + step, upper=ball.upper + step,
+                             prec_bits=ball.prec_bits)
+
+    monkeypatch.setattr(pointwise, "certified_error", shifted)
+    result = check_c1(samples=2, seed=3, dps=20, loss_points=())
+    assert result.status == "FAIL" and result.evidence == "high-precision"
+    assert len(result.details["disjoint_balls"]) == 2
+    assert min(row["digits"] for row in result.details["error_points"]) >= 18
 
 
 def test_c1_fails_when_more_digits_are_demanded_than_computed():
@@ -79,7 +116,7 @@ def test_population_claims_pass_on_the_real_flow_to_1e12():
 
 
 @pytest.mark.parametrize("kwargs", [{"samples": 0}, {"samples": -1}, {"samples": 2.5}, {"samples": True},
-                                    {"samples": "3"}, {"loss_pieces": 0}])
+                                    {"samples": "3"}, {"loss_pieces": 0}, {"loss_pieces": -2}])
 def test_c1_counts_must_be_positive_integers(kwargs):
     # zero or negative samples used to PASS "over -1 random points": no evidence is not a pass
     from numerics.precision import InputError

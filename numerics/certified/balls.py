@@ -42,8 +42,9 @@ class Enclosure:
     ``mid``, ``rad``, ``lower`` and ``upper`` are exact :class:`mpmath.mpf`
     (binary) values when built by this module (``mid`` may also be a decimal
     string when built by hand); ``prec_bits`` is the working precision used.
-    ``str()`` gives ``[mid +/- rad]`` with the midpoint rounded outward by Arb,
-    so that the printed ball still contains the value.
+    ``str()`` gives ``[mid +/- rad]`` with the midpoint rounded to at most ``digits``
+    significant digits and the rounding added to the radius (:func:`format_ball`), so
+    that the printed ball still contains the value; it is formatted when asked for.
     """
 
     mid: object
@@ -53,11 +54,12 @@ class Enclosure:
     prec_bits: int
     evidence: str = "certified"
     text: str = field(default="", compare=False, repr=False)
+    digits: int = field(default=30, compare=False, repr=False)
 
     def __str__(self) -> str:
         if self.text:
             return self.text
-        return format_ball(_stored(self.mid), _stored(self.rad))
+        return format_ball(_stored(self.mid), _stored(self.rad), self.digits)
 
     @property
     def is_finite(self) -> bool:
@@ -92,8 +94,7 @@ class Enclosure:
             return cls(mid=mpmath.nan, rad=mpmath.inf, lower=mpmath.ninf, upper=mpmath.inf,
                        prec_bits=prec_bits, text="[nan +/- inf]")
         return cls(mid=arb_to_mpf(ball.mid()), rad=arb_to_mpf(ball.rad()), lower=arb_to_mpf(ball.lower()),
-                   upper=arb_to_mpf(ball.upper()), prec_bits=prec_bits,
-                   text=format_ball(arb_to_mpf(ball.mid()), arb_to_mpf(ball.rad()), digits))
+                   upper=arb_to_mpf(ball.upper()), prec_bits=prec_bits, digits=digits)
 
 
 def format_ball(mid, rad, digits: int = 30) -> str:

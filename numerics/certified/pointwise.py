@@ -23,7 +23,7 @@ from numerics.certified.balls import (Enclosure, _magnitude, _next_bits, _parame
 from numerics.generated import population_arb as gen_arb
 from numerics.precision import InputError, validate_dps
 
-__all__ = ["error_ball", "certified_error"]
+__all__ = ["error_ball", "closed_form_error_ball", "CLOSED_FORM_ESTIMATORS", "certified_error"]
 
 #: How many times a missed ``rel_width`` triggers a re-evaluation at a higher precision.
 _MAX_ATTEMPTS = 6
@@ -73,6 +73,69 @@ def error_ball(a, b, theta, *, estimator: str = "one-head", analytic: bool = Fal
     """
     function = getattr(gen_arb, f"error_{_tag(estimator)}")
     return function(a, b, theta, analytic)
+
+
+#: The estimators :func:`closed_form_error_ball` covers (the pooled softmax is not written out).
+CLOSED_FORM_ESTIMATORS = ("one-head", "reflected", "averaged")
+
+
+def _one_head_closed_form(b: acb, exp_a: acb, theta: acb) -> acb:
+    """e(θ) of the one head from its defining integrals, shifted by e^{bθ} (u = 1 − θ):
+
+        e = [e^a·(1 − e^{−bu}(1 + bu)) − (e^{bθ}(bθ − 1) + 1)] / [b·(expm1(bθ) − e^a·expm1(−bu))],
+
+    which is E[(x − θ)e^s]/E[e^s] with the four segment integrals ∫₀^θ e^{bs}ds = expm1(bθ)/b,
+    ∫₀^u e^{−bs}ds = −expm1(−bu)/b, ∫₀^θ s e^{bs}ds = (e^{bθ}(bθ − 1) + 1)/b² and
+    ∫₀^u s e^{−bs}ds = (1 − e^{−bu}(1 + bu))/b² (x = θ ∓ s on the left/right segment).
+    Meromorphic in θ: exp and expm1 are entire and a ball division by a ball that may
+    contain 0 is not finite, so the result honours ``acb.integral``'s ``analytic`` flag
+    without a check. No overflow in Arb; the cancellations near θ = 0 and θ = 1 only widen
+    the ball (by at most a few tens of bits, absolute, at the nodes of the θ-integrals).
+    """
+    rest = 1 - theta
+    bt, bu = b * theta, b * rest
+    numerator = exp_a * (1 - (-bu).exp() * (1 + bu)) - (bt.exp() * (bt - 1) + 1)
+    return numerator / (b * (bt.expm1() - exp_a * (-bu).expm1()))
+
+
+def closed_form_error_ball(a, b, *, estimator: str = "one-head"):
+    """The function θ ↦ e(θ) (an ``acb`` ball) of ``estimator`` at fixed balls a, b > 0, from
+    the closed form of the definition (:func:`_one_head_closed_form`), at the current precision.
+
+    The reflected head is the reflection of the one head, e'(θ) = −e(1 − θ) (docs/model.md §5:
+    θ̂'(θ) = 1 − θ̂(1 − θ)), and the averaged error is (e + e')/2. Returns a function
+    ``f(theta, analytic)`` for ``acb.integral`` (``analytic`` needs no check, see above). On a
+    real interval of θ the ball is cut to e's range [−θ, 1 − θ] (θ̂∞ ∈ [0, 1] for every
+    estimator), which keeps the integrator's crude bounds finite near a narrow switch.
+    The pooled estimator is not covered (InputError): its integrand is the generated one.
+    """
+    if estimator not in CLOSED_FORM_ESTIMATORS:
+        _tag(estimator)
+        raise InputError(f"no closed-form integrand for the {estimator} estimator; "
+                         f"expected one of {', '.join(CLOSED_FORM_ESTIMATORS)}")
+    b, exp_a = acb(b), acb(a).exp()
+    if estimator == "one-head":
+        def error(theta):
+            return _one_head_closed_form(b, exp_a, theta)
+    elif estimator == "reflected":
+        def error(theta):
+            return -_one_head_closed_form(b, exp_a, 1 - theta)
+    else:
+        def error(theta):
+            return (_one_head_closed_form(b, exp_a, theta) - _one_head_closed_form(b, exp_a, 1 - theta)) / 2
+
+    def error_in_range(theta, analytic=False):
+        theta = acb(theta)
+        value = error(theta)
+        if not theta.imag.is_zero() or theta.real.rad().is_zero():
+            return value
+        # a real interval of θ: θ̂∞ is a mean of x ∈ [0, 1], so e ∈ [−θ, 1 − θ]; the closed
+        # form's terms can be e^{a−b} times larger than e, and their ball as wide
+        span = arb(-theta.real.upper()).union(arb(1 - theta.real.lower()))
+        if not value.is_finite() or not value.imag.is_zero():
+            return acb(span)
+        return acb(value.real.intersection(span))
+    return error_in_range
 
 
 def _enclose_over(function, a_ball, b_ball, theta, rel_width, digits: int, max_pieces: int) -> arb:

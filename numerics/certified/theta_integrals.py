@@ -2,15 +2,20 @@
 
     L = ∫₀¹ ½ e² dθ,   ∇L = ∫₀¹ e ∇e dθ,   ∇²L = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ     (prior Uniform[0, 1])
 
-are integrated with Arb's rigorous integrator ``acb.integral`` (``analytic=True``: the generated
-integrands return a non-finite ball wherever they are not analytic) on the model's breakpoint
-pieces (:func:`numerics.population.quadrature.breakpoints_float64`, or the mpmath
-:func:`~numerics.population.quadrature.breakpoints` if that fails), taken as exact binary
-endpoints: any exact tiling of [0, 1] gives a rigorous result, the breakpoints only save the
-integrator work. Two components share one complex integral, each scaled by 2^k ≈ 1/|component|
-from a float64 estimate (never part of a result) so that one absolute tolerance means the same
-relative accuracy for both; a component that misses ``rel_width`` is recomputed at a higher
-precision. Supported for b ≤ ``MAX_INTEGRAL_SCALE``.
+are integrated with Arb's rigorous integrator ``acb.integral`` (``analytic=True``: the integrands
+return a non-finite ball wherever they are not analytic) on pieces of [0, 1] with exact binary
+endpoints: any exact tiling of [0, 1] gives a rigorous result, the pieces only save the
+integrator work. L of the one-head, reflected and averaged estimators integrates the closed form
+of the definition (:func:`numerics.certified.pointwise.closed_form_error_ball`: a few exp calls,
+no logarithms or series) on a short ladder of pieces (θ = 0 and θ = 1 at 4^k/(4b), and the
+softmax switch), on which ``acb.integral``'s own bisection resolves the layers; everything else
+integrates the generated Arb code (:mod:`numerics.generated.population_arb`) on the model's
+breakpoint pieces (:func:`numerics.population.quadrature.breakpoints_float64`, or the mpmath
+:func:`~numerics.population.quadrature.breakpoints` if that fails). Two components share one
+complex integral, each scaled by 2^k ≈ 1/|component| from a float64 estimate (never part of a
+result) so that one absolute tolerance means the same relative accuracy for both; a component
+that misses ``rel_width`` is recomputed at a higher precision. Supported for
+b ≤ ``MAX_INTEGRAL_SCALE``.
 """
 
 from __future__ import annotations
@@ -25,12 +30,13 @@ from flint import acb, arb, ctx
 from numerics.certified.balls import (_LOG2_10, Enclosure, EnclosureTooWide, _magnitude, _next_bits, _parameters,
                                       _tag, _validate_rel_width, arb_to_mpf, mpf_to_arb, require_relative_width,
                                       working_bits)
+from numerics.certified.pointwise import CLOSED_FORM_ESTIMATORS, closed_form_error_ball
 from numerics.generated import population_arb as gen_arb
-from numerics.population.quadrature import breakpoints, breakpoints_float64
+from numerics.population.quadrature import breakpoints, breakpoints_float64, transition_point_float64
 from numerics.population.quantities import MAX_INTEGRAL_SCALE
 from numerics.precision import InputError, validate_dps
 
-__all__ = ["certified_loss", "certified_loss_gradient", "certified_loss_hessian"]
+__all__ = ["LOSS_INTEGRANDS", "certified_loss", "certified_loss_gradient", "certified_loss_hessian"]
 
 #: How many times a missed ``rel_width`` triggers a re-evaluation at a higher precision
 #: (the attempts cost far more than pointwise ones).
@@ -81,6 +87,64 @@ def _pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
     return [arb(0)] + [p for p in ends if 0 < p < 1] + [arb(1)]
 
 
+#: Growth of the ladders of the closed-form loss's pieces (from 1/(4b) at θ = 0 and θ = 1).
+_LADDER_GROWTH = 4
+
+
+def _ladder_pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
+    """Exact binary endpoints for the closed-form L: θ = 0, 1, the points 4^k/(4b) from each
+    end and the softmax switch θ* (and 1 − θ* for the reflected head), as doubles.
+
+    Fewer pieces than the model's breakpoints: ``acb.integral`` bisects toward a layer
+    by itself, so a piece only has to keep a layer near one of its ends. The switch
+    comes from :func:`numerics.population.quadrature.transition_point_float64` (a
+    steering choice: rigour does not depend on it).
+    """
+    a_mid, b_mid = float(a_ball.mid()), float(b_ball.mid())
+    points = {0.0, 1.0}
+    step = 1 / (4 * b_mid)
+    while step < 0.5:
+        points.update((step, 1 - step))
+        step *= _LADDER_GROWTH
+    try:
+        switch, rest, _ = transition_point_float64(a_mid, b_mid)
+        if estimator in ("one-head", "averaged"):
+            points.add(float(switch))
+        if estimator in ("reflected", "averaged"):
+            points.add(float(rest))
+    except (ArithmeticError, ValueError, FloatingPointError):
+        pass
+    inner = sorted(p for p in points if 0 < p < 1 and math.isfinite(p))
+    return [arb(0)] + [arb(p) for p in inner] + [arb(1)]
+
+
+def _closed_form_bits(b_ball: arb) -> int:
+    """Bits the closed form loses for b < 1: 1 − e^{−bu}(1 + bu) and e^{bθ}(bθ − 1) + 1 are
+    O((bθ)²) differences of O(1) terms, 2·log₂(1/b) bits below 1 (plus a margin of 8)."""
+    small = float(b_ball.lower())
+    return 8 + (math.ceil(2 * math.log2(1 / small)) if 0 < small < 1 else 0)
+
+
+def _midpoint_estimate(a, b, estimator: str):
+    """L ≈ Σ (hi − lo)·½e(mid)² over the ladder pieces at 64 bits, only to scale the tolerance
+    (never part of a result): the pieces follow the layers, so it is within a small factor of L."""
+    try:
+        with ctx.workprec(64):
+            a_ball, b_ball = _parameters(a, b)
+        with ctx.workprec(64 + _closed_form_bits(b_ball)):
+            a_ball, b_ball = _parameters(a, b)
+            ends = _ladder_pieces(a_ball, b_ball, estimator, 64)
+            error = closed_form_error_ball(a_ball, b_ball, estimator=estimator)
+            total = arb(0)
+            for lo, hi in zip(ends, ends[1:]):
+                e = error(acb((lo + hi) / 2)).real
+                total += (hi - lo) * e * e / 2
+            value = float(total.mid())
+    except (ArithmeticError, ValueError):
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
 def _integrate(integrand, pieces: list[arb], goal_bits: int, abs_tol: arb) -> acb:
     total = acb(0)
     for lo, hi in zip(pieces, pieces[1:]):
@@ -116,10 +180,13 @@ def _rescaled(ball, goal: int, previous: int) -> int:
     return _scale_power(radius * 2.0 ** -(goal // 2)) if radius > 0 else previous
 
 
-def _certified_integrals(components, count: int, a, b, estimator: str, dps: int, rel_width,
-                         estimates) -> list[Enclosure]:
-    """Enclosures of ∫₀¹ f_k(θ) dθ for the ``count`` functions ``components(a, b, θ, analytic)``
-    returns (each real on the real axis, analytic where e and its derivatives are).
+def _certified_integrals(make_integrand, count: int, a, b, estimator: str, dps: int, rel_width,
+                         estimates, pieces=None, extra_bits=None) -> list[Enclosure]:
+    """Enclosures of ∫₀¹ f_k(θ) dθ for the ``count`` functions of ``make_integrand(a_ball, b_ball)``
+    (a function of (θ, analytic) returning the tuple (f_0(θ), …), each real on the real axis
+    and analytic where e and its derivatives are), on the pieces ``pieces(a_ball, b_ball,
+    estimator, bits)`` (default: the model's breakpoints), at the working precision of
+    :func:`~numerics.certified.balls.working_bits` plus ``extra_bits(b)`` bits (if given).
 
     Two components share one complex integral (f_j·2^(k_j) + i·f_k·2^(k_k)); the
     scales 2^k ≈ 1/|∫f| come from float64 ``estimates`` (or 1) and make one
@@ -127,12 +194,15 @@ def _certified_integrals(components, count: int, a, b, estimator: str, dps: int,
     component that misses ``rel_width`` is recomputed (paired with another such one)
     at a higher working precision and a scale taken from its last enclosure.
     """
+    pieces = _pieces if pieces is None else pieces
     scales = [_scale_power(x) for x in (estimates or [None] * count)]
     with ctx.workprec(64):
         a0, b0 = _parameters(a, b)
         if b0 > MAX_INTEGRAL_SCALE:
             raise InputError(f"θ-integrals (L, ∇L, ∇²L) are supported for b <= {MAX_INTEGRAL_SCALE:g}, got b={b}")
         bits = working_bits(dps, _magnitude(a0), _magnitude(b0))
+        if extra_bits is not None:
+            bits += extra_bits(b0)
     goal = _goal_bits(dps, rel_width)
     wanted = list(range(count))
     balls: list = [None] * count
@@ -141,17 +211,20 @@ def _certified_integrals(components, count: int, a, b, estimator: str, dps: int,
     for _ in range(_MAX_INTEGRAL_ATTEMPTS):
         with ctx.workprec(bits):
             a_ball, b_ball = _parameters(a, b)
-            pieces = _pieces(a_ball, b_ball, estimator, bits)
+            ends = pieces(a_ball, b_ball, estimator, bits)
+            components = make_integrand(a_ball, b_ball)
             weights = [arb(2) ** k for k in scales]
             for pair in (wanted[i:i + 2] for i in range(0, len(wanted), 2)):
-                def integrand(t, analytic, pair=pair):
-                    values = components(a_ball, b_ball, t, analytic)
-                    out = values[pair[0]] * weights[pair[0]]
-                    if len(pair) == 2:
-                        out += acb(0, 1) * values[pair[1]] * weights[pair[1]]
-                    return out
+                if len(pair) == 1:
+                    def integrand(t, analytic, k=pair[0], weight=weights[pair[0]]):
+                        return components(t, analytic)[k] * weight
+                else:
+                    def integrand(t, analytic, j=pair[0], k=pair[1], wj=weights[pair[0]],
+                                  wk=acb(0, weights[pair[1]])):
+                        values = components(t, analytic)
+                        return values[j] * wj + values[k] * wk
 
-                total = _integrate(integrand, pieces, goal, arb(2) ** -(goal + 8))
+                total = _integrate(integrand, ends, goal, arb(2) ** -(goal + 8))
                 balls[pair[0]] = total.real / weights[pair[0]]
                 if len(pair) == 2:
                     balls[pair[1]] = total.imag / weights[pair[1]]
@@ -167,23 +240,51 @@ def _certified_integrals(components, count: int, a, b, estimator: str, dps: int,
     return [require_relative_width(enclosure, rel_width) for enclosure in enclosures]
 
 
-def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_width=None) -> Enclosure:
+#: The integrands :func:`certified_loss` accepts.
+LOSS_INTEGRANDS = ("auto", "closed-form", "generated")
+
+
+def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_width=None,
+                   integrand: str = "auto") -> Enclosure:
     """A certified enclosure of L(a, b) = ∫₀¹ ½ e(θ)² dθ (prior Uniform[0, 1]).
 
-    Rigorous integration (``acb.integral``, honouring its ``analytic`` flag)
-    on the model's breakpoint pieces. ``rel_width`` as in :func:`certified_error`.
+    Rigorous integration (``acb.integral``, honouring its ``analytic`` flag).
+    ``integrand="closed-form"`` (one-head, reflected, averaged): the closed form of the
+    definition on the ladder pieces (:func:`_ladder_pieces`); ``"generated"``: the
+    generated e on the model's breakpoint pieces; ``"auto"``: the first where it
+    exists. ``rel_width`` as in :func:`certified_error`.
     """
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
-    error = getattr(gen_arb, f"error_{_tag(estimator)}")
-    estimate = _float_estimate(a, b, estimator)
+    tag = _tag(estimator)
+    if integrand not in LOSS_INTEGRANDS:
+        raise InputError(f"integrand must be one of {', '.join(LOSS_INTEGRANDS)}, got {integrand!r}")
+    if integrand == "closed-form" and estimator not in CLOSED_FORM_ESTIMATORS:
+        raise InputError(f"no closed-form integrand for the {estimator} estimator")
+    if estimator in CLOSED_FORM_ESTIMATORS and integrand != "generated":
+        estimate = (_midpoint_estimate(a, b, estimator),)
+        def make_integrand(a_ball, b_ball):
+            error = closed_form_error_ball(a_ball, b_ball, estimator=estimator)
 
-    def components(a_ball, b_ball, t, analytic):
-        e = error(a_ball, b_ball, t, analytic)
-        return (e * e / 2,)
+            def components(t, analytic):
+                e = error(t)
+                return (e * e / 2,)
+            return components
+        pieces = _ladder_pieces
+    else:
+        error = getattr(gen_arb, f"error_{tag}")
+        estimate = _float_estimate(a, b, estimator)
 
-    (enclosure,) = _certified_integrals(components, 1, a, b, estimator, dps, rel_width,
-                                        estimate[:1] if estimate else None)
+        def make_integrand(a_ball, b_ball):
+            def components(t, analytic):
+                e = error(a_ball, b_ball, t, analytic)
+                return (e * e / 2,)
+            return components
+        pieces = None
+
+    (enclosure,) = _certified_integrals(make_integrand, 1, a, b, estimator, dps, rel_width,
+                                        estimate[:1] if estimate else None, pieces,
+                                        _closed_form_bits if pieces is not None else None)
     return enclosure
 
 
@@ -205,12 +306,14 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
     gradient = getattr(gen_arb, f"error_gradient_{tag}")
     estimate = _float_estimate(a, b, estimator)
 
-    def components(a_ball, b_ball, t, analytic):
-        e = error(a_ball, b_ball, t, analytic)
-        g = gradient(a_ball, b_ball, t, analytic)
-        return (e * g[0], e * g[1])
+    def make_integrand(a_ball, b_ball):
+        def components(t, analytic):
+            e = error(a_ball, b_ball, t, analytic)
+            g = gradient(a_ball, b_ball, t, analytic)
+            return (e * g[0], e * g[1])
+        return components
 
-    return tuple(_certified_integrals(components, 2, a, b, estimator, dps, rel_width,
+    return tuple(_certified_integrals(make_integrand, 2, a, b, estimator, dps, rel_width,
                                       estimate[1:] if estimate else None))
 
 
@@ -229,13 +332,15 @@ def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30,
     hessian = getattr(gen_arb, f"error_hessian_{tag}")
     error = getattr(gen_arb, f"error_{tag}")
 
-    def components(a_ball, b_ball, t, analytic):
-        e = error(a_ball, b_ball, t, analytic)
-        g = gradient(a_ball, b_ball, t, analytic)
-        h = hessian(a_ball, b_ball, t, analytic)
-        return (g[0] * g[0] + e * h[0], g[0] * g[1] + e * h[1], g[1] * g[1] + e * h[2])
+    def make_integrand(a_ball, b_ball):
+        def components(t, analytic):
+            e = error(a_ball, b_ball, t, analytic)
+            g = gradient(a_ball, b_ball, t, analytic)
+            h = hessian(a_ball, b_ball, t, analytic)
+            return (g[0] * g[0] + e * h[0], g[0] * g[1] + e * h[1], g[1] * g[1] + e * h[2])
+        return components
 
-    return tuple(_certified_integrals(components, 3, a, b, estimator, dps, rel_width,
+    return tuple(_certified_integrals(make_integrand, 3, a, b, estimator, dps, rel_width,
                                       _float_hessian_estimate(a, b, estimator)))
 
 
