@@ -87,8 +87,10 @@ def _decimal_float(text: str, name: str) -> float:
               help="Integrand code of a --dps solve: generated Arb (python-flint) or mpmath.")
 @click.option("--workers", default=None, type=click.Choice(["1", "2"]),
               help="Processes for a --dps solve with the Arb integrand (default: 2 if this machine has 2 cores).")
-@click.option("--solver", default="rodas4", show_default=True,
-              help="rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 or bosh3.")
+@click.option("--solver", default=None,
+              help="float64: lsoda (default; scipy LSODA with the exact Jacobian, at rtol/100), bdf or radau; "
+                   "either precision: rodas4 (the default with --dps; L-stable Rosenbrock, exact Jacobian), "
+                   "rodas3, dopri5 or bosh3.")
 @click.option("--rtol", "rtol_text", default="1e-8", show_default=True,
               help="Relative tolerance of the integrator: [1e-13, 1e-3) in float64, [10^(2-dps), 1e-3) with --dps.")
 @click.option("--delta", "delta_text", default="0.05", show_default=True,
