@@ -11,9 +11,10 @@ yᵢ = 1{xᵢ ≥ θ} and scores sᵢ, α = softmax(s) and θ̂ = Σ αᵢ xᵢ:
 Per task ℓ = ½ (θ̂ − θ)², L̂ = (1/m) Σⱼ ℓⱼ, ∇L̂ = (1/m) Σⱼ (θ̂ⱼ − θⱼ) ∇θ̂ⱼ.
 
 The per-task algebra (groups of points with one score slope, their moments
-and the pairwise covariance formulas, and why they avoid cancellation) lives
-in :mod:`numerics.corpus.groups`; this module validates the input and runs
-it over the corpus in chunks, densely or on pruned windows.
+and the pairwise covariance formulas, and why they avoid cancellation) is
+stated in :mod:`numerics.corpus.groups`; the compiled kernel
+(:mod:`numerics.corpus.kernel`) runs it in one fused pass per task, densely or
+on pruned windows. This module validates the input and calls the kernel.
 
 Accuracy (float64, measured against an 80-digit mpmath evaluation of the
 defining softmax in tests/test_empirical_accuracy.py). Write scale(v) for the
@@ -44,15 +45,22 @@ regime is b > 0); x ∈ [0, 1] float64 (m × n), θ ∈ [0, 1] (m,), used only f
 the labels and the loss. Precision: float64.
 
 Two paths. ``method="dense"`` touches every token (one exp per token and
-score), in chunks of about ``chunk_tokens`` tokens (default 2¹⁶: each
-temporary is 512 KiB and stays in cache); memory O(chunk_tokens + m), not
-O(m n). ``method="pruned"`` sorts each task once (:class:`SortedCorpus`) and,
+head); memory O(m + n) beyond the corpus (one scratch row of n doubles per
+block of tasks). ``method="pruned"`` sorts each task once (:class:`SortedCorpus`) and,
 in each group, touches only the window of points with |β_g|·|x − c_g| ≤ T
-(``window``, default T = 64), found by binary search: see
+(``window``, default T = 64), found by a scan from the best point: see
 :func:`pruned_window_bound` for the bound on what the window leaves out
 (absolute, ≤ 32 (n − 1) e^{−T} per task output; so dense and pruned agree to
 rounding except for per-task values that are themselves below that bound,
 e.g. a ∂θ̂/∂b ~ 10⁻¹⁰⁰ when all the weight sits on one point).
+
+Threads: tasks are split across numba's threads (``threads=``, or
+``numba.set_num_threads`` / the environment variable NUMBA_NUM_THREADS);
+every task is computed by one thread in a fixed order, so the results do not
+depend on the thread count. ``backend="numpy"`` runs the earlier numpy
+implementation (:mod:`numerics.corpus.kernel_numpy`, chunks of about
+``chunk_tokens`` tokens), kept as an independent check of the kernel; with the
+kernel, ``chunk_tokens`` only sets how often ``progress`` is called.
 """
 
 from __future__ import annotations

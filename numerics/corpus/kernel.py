@@ -17,8 +17,8 @@ Per task and per head (β = b for one-head scores, −b for reflected scores), t
 
 then combines the groups (:func:`numerics.corpus.kernel_algebra.mixture`). The dense path touches
 every point of a task; the pruned path runs the same sweeps on each group's window of a sorted
-task (the points with |β|·|x − c_g| ≤ T, found by binary search), so its cost follows the touched
-points. Tasks are split across threads with ``prange`` (``numba.set_num_threads``, or the
+task (the points with |β|·|x − c_g| ≤ T, found by a scan from the best point), so its cost follows
+the touched points. Tasks are split across threads with ``prange`` (``numba.set_num_threads``, or the
 environment variable NUMBA_NUM_THREADS before the first import); scratch memory is one row of n
 doubles per block of tasks, nothing is allocated per task. Results do not depend on the thread
 count (each task is computed by one thread, in a fixed order).
@@ -41,6 +41,7 @@ __all__ = ["ONE_HEAD", "REFLECTED", "AVERAGED", "POOLED", "ESTIMATOR_CODES", "de
 ONE_HEAD, REFLECTED, AVERAGED, POOLED = 0, 1, 2, 3
 ESTIMATOR_CODES = {"one-head": ONE_HEAD, "reflected": REFLECTED, "averaged": AVERAGED, "pooled": POOLED}
 _BLOCK = 16  # tasks per scheduling block (a block shares its scratch row)
+_STRIDE = 8  # points per step of the window scan (one cache line)
 
 
 _NO_POINT = np.int64(0x7FF0000000000000)   # the bits of +inf: above the bits of every x in [0, 1]
@@ -183,26 +184,31 @@ def dense_tasks(x, theta, a, b, estimator, out):
 
 
 @njit(cache=True)
-def _first_index(row, lo, hi, value, strict):
-    """The first i in [lo, hi) with row[i] > value (strict) or ≥ value; hi if none (row sorted)."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if row[mid] > value if strict else row[mid] >= value:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@njit(cache=True)
 def window(row, start, stop, beta, T):
     """[first, last) of the points of row[start:stop] (one group, sorted) with |β|·|x − c| ≤ T,
-    c the group's best point (row[start] if β > 0, row[stop − 1] if β < 0)."""
+    c the group's best point (row[start] if β > 0, row[stop − 1] if β < 0).
+
+    Found by a scan from the best point rather than a binary search: the scan reads only the
+    window (and one point past it), which the sweeps read next, where a binary search over a row
+    that is not in cache costs a memory access per probe. Its cost is O(window), like the sweeps'.
+    """
     if beta == 0.0 or T / abs(beta) >= 1.0 or stop <= start:
         return start, stop
     if beta > 0.0:
-        return start, _first_index(row, start, stop, row[start] + T / beta, True)
-    return _first_index(row, start, stop, row[stop - 1] - T / -beta, False), stop
+        limit = row[start] + T / beta
+        last = start + 1
+        while last + _STRIDE <= stop and not row[last + _STRIDE - 1] > limit:   # sorted: a stride at a time
+            last += _STRIDE
+        while last < stop and not row[last] > limit:
+            last += 1
+        return start, last
+    limit = row[stop - 1] - T / -beta
+    first = stop - 1
+    while first - _STRIDE >= start and row[first - _STRIDE] >= limit:
+        first -= _STRIDE
+    while first > start and row[first - 1] >= limit:
+        first -= 1
+    return first, stop
 
 
 @njit(cache=True, parallel=True)

@@ -1,5 +1,6 @@
-"""The numpy path of the corpus kernel: the group algebra of :mod:`numerics.corpus.groups` on
-(rows × n) arrays, a chunk of tasks at a time.
+"""The numpy path of the corpus kernel: the group algebra on (rows × n) arrays, a chunk of tasks at a time.
+
+The algebra and its array functions live in :mod:`numerics.corpus.groups`.
 
 This is the implementation the compiled kernel (:mod:`numerics.corpus.kernel`) replaced; it is
 kept, reachable as ``backend="numpy"`` in :mod:`numerics.corpus.empirical`, as an independent
