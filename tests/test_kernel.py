@@ -138,7 +138,8 @@ def test_kernel_and_numpy_backend_agree(estimator):
 def test_results_do_not_depend_on_the_thread_count_or_on_progress_blocks():
     import numba
 
-    x, theta = _tasks(8, 333, 50, "random")
+    x, theta = _tasks(8, 3001, 100, "random")   # above the size from which the kernel uses several threads
+    assert x.size >= E._PARALLEL_TOKENS
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     for method in E.METHODS:
         source = E.sort_corpus(x, theta) if method == "pruned" else x
@@ -147,7 +148,7 @@ def test_results_do_not_depend_on_the_thread_count_or_on_progress_blocks():
         many = E.loss_and_gradient(source, th, 510.0, 500.0, estimator="pooled", method=method, threads=threads)
         seen = []
         blocks = E.loss_and_gradient(source, th, 510.0, 500.0, estimator="pooled", method=method,
-                                     chunk_tokens=50 * 7, progress=seen.append)
+                                     chunk_tokens=100 * 77, progress=seen.append)
         assert one[0] == many[0] == blocks[0]
         assert np.array_equal(one[1], many[1]) and np.array_equal(one[1], blocks[1])
         assert seen[-1] == 1.0 and len(seen) > 1 and seen == sorted(seen)

@@ -83,6 +83,7 @@ DEFAULT_WINDOW = 64.0
 DEFAULT_CHUNK_TOKENS = 2**16
 
 _DYNAMIC_BLOCKS = 4  # blocks of tasks per dynamic scheduling chunk of the compiled kernel
+_PARALLEL_TOKENS = 2**18  # below this many tokens the kernel runs on the calling thread alone
 
 #: Every output is within (ROUNDING_ULPS + 4n)·2⁻⁵³ of its condition scale (see the module docstring).
 ROUNDING_ULPS = 1024
@@ -296,8 +297,10 @@ def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progre
     import numba
 
     before = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(threads)
+    wanted = before if threads is None else threads
+    if m * (sc.xs if sc is not None else x).shape[1] < _PARALLEL_TOKENS:
+        wanted = 1   # too little work to wake other threads for (each wake-up can cost a scheduler tick)
+    numba.set_num_threads(wanted)
     # blocks of tasks handed out dynamically, a few at a time: a thread slowed by other work on its
     # core takes fewer of them
     chunks = numba.set_parallel_chunksize(_DYNAMIC_BLOCKS)
