@@ -235,7 +235,8 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
                     first, last = window(row, start, stop, beta, T)
                     count = last - first
                     touched[k] += count
-                    # a sorted window's extremes are its ends (np.sort puts a NaN last: caught here too)
+                    # a sorted window's extremes are its ends (sort_corpus checked every point; this
+                    # rejects a window of a hand-made SortedCorpus whose ends are not in [0, 1])
                     lo = row[first] if count > 0 else 0.0
                     hi = row[last - 1] if count > 0 else 0.0
                     if count > 0 and not (lo >= 0.0 and hi <= 1.0):
