@@ -132,7 +132,9 @@ def test_kernel_and_numpy_backend_agree(estimator):
             old = E._per_task(source, None if method == "pruned" else theta, a, b, estimator, method,
                               E.DEFAULT_CHUNK_TOKENS, E.DEFAULT_WINDOW, backend="numpy")
             scale = 1.0 if estimator in ("averaged", "pooled") else np.abs(old)
-            assert np.all(np.abs(ours - old) <= 1e-12 * scale + UNDERFLOW), (estimator, method, a, b)
+            # the kernel's pruned path also leaves out groups of weight < e^{−T}: within the window bound
+            left_out = E.pruned_window_bound(64) if method == "pruned" else 0.0
+            assert np.all(np.abs(ours - old) <= 1e-12 * scale + left_out + UNDERFLOW), (estimator, method, a, b)
 
 
 def test_results_do_not_depend_on_the_thread_count_or_on_progress_blocks():

@@ -164,13 +164,27 @@ def sort_corpus(x, theta, *, chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> Sorted
     return SortedCorpus(xs=xs, theta=theta, split=split)
 
 
-def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAULT_WINDOW) -> dict:
-    """How many points the pruned path touches at scale b (one-head groups P and N, β = b), and the total."""
-    from numerics.corpus.kernel_numpy import window_bounds
+def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAULT_WINDOW,
+                 a: float | None = None) -> dict:
+    """How many points the pruned path touches at scale b, one-head model, and the total.
 
+    Without ``a``: the windows of the groups P and N (β = b). With ``a``: what the kernel touches
+    at (a, b), which also leaves out a group whose whole weight is below e^{−T}
+    (see :func:`pruned_window_bound`).
+    """
     b = finite_float(b, "b")
     xs, split = sorted_corpus.xs, sorted_corpus.split
     m, n = xs.shape
+    if a is not None:
+        from numerics.corpus import kernel
+
+        a = finite_float(a, "a")
+        out = np.empty((4, m))
+        _, touched = kernel.pruned_tasks(_readonly(xs, np.float64), _readonly(sorted_corpus.theta, np.float64),
+                                         _readonly(split, np.int64), a, b, kernel.ONE_HEAD, float(window), out)
+        return {"touched": int(touched), "total": m * n, "fraction": int(touched) / (m * n)}
+    from numerics.corpus.kernel_numpy import window_bounds
+
     touched = 0
     for lo, hi in ((np.zeros(m, dtype=np.int64), split), (split, np.full(m, n, dtype=np.int64))):
         first, last = window_bounds(xs, lo, hi, b, window)
@@ -192,12 +206,18 @@ def pruned_window_bound(n: int, *, window: float = DEFAULT_WINDOW) -> float:
     * summing over the groups and pairs (Σ w_g = 1, |μ_g − μ_h| ≤ 1, |f_g − f_h| ≤ 2)
       every per-task output changes by ≤ 32 δ; the loss gradient (1/m) Σ e ∇θ̂ by ≤ 64 δ.
 
-    Returned: 32 δ. At the default T = 64, δ < 1.7·10⁻²⁸ n: far below one ulp of
-    any output that matters, so dense and pruned agree to rounding.
+    It also leaves out a whole group whose softmax weight w_g is certainly below e^{−T}
+    (its best score plus log of its size below the softmax's best score minus T); dropping
+    it and renormalising the others changes θ̂ and e by ≤ w_g, ∂θ̂/∂a by ≤ 2 w_g and ∂θ̂/∂b
+    by ≤ 6 w_g, so at most three such groups add < 24 e^{−T} ≤ 32 e^{−T}.
+
+    Returned: 32 (n − 1) e^{−T} + 32 e^{−T} = 32 n e^{−T}. At the default T = 64 this is
+    < 5.2·10⁻²⁷ n: far below one ulp of any output that matters, so dense and pruned agree
+    to rounding.
     """
     if window < 2:
         raise InputError(f"window T must be >= 2, got {window}")
-    return 32.0 * (max(int(n), 1) - 1) * math.exp(-window)
+    return 32.0 * max(int(n), 1) * math.exp(-window)
 
 
 # ---------------------------------------------------------------- public API

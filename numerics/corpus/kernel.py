@@ -211,10 +211,48 @@ def window(row, start, stop, beta, T):
     return first, stop
 
 
+@njit(cache=True)
+def _negligible_groups(row, split, a, b, estimator, T, keep):
+    """keep[g] = False for each group g of the task whose whole softmax weight is below e^{−T}.
+
+    With s_g = K_g − β c_g the score of the group's best point and n_g its size, Z_g ≤ n_g e^{s_g}
+    and the softmax's largest Z_h ≥ e^{max_h s_h}; so w_g < e^{−T} once s_g + log n_g < max_h s_h − T
+    (one more unit of margin covers the rounding of the scores). Groups compete within a softmax:
+    one-head (rows 0, 1), reflected (rows 2, 3), pooled (all four); averaged has two softmaxes.
+    """
+    n = row.shape[0]
+    best = np.empty(4)
+    upper = np.empty(4)
+    for h in range(2):
+        beta = b if h == 0 else -b
+        for side in range(2):
+            g = _ROW[h][side]
+            start, stop = (split, n) if side == 0 else (0, split)
+            keep[g] = stop > start
+            if stop <= start:
+                best[g] = -np.inf
+                upper[g] = -np.inf
+                continue
+            c = row[start] if beta >= 0.0 else row[stop - 1]
+            kappa = (1.0 if side == 0 else 0.0) if h == 0 else (1.0 if side == 1 else 0.0)
+            best[g] = a * kappa - (b if h == 1 else 0.0) - beta * c
+            upper[g] = best[g] + np.log(stop - start)
+    for first, count in ((0, 4), (0, 2), (2, 2)):
+        if (count == 4) != (estimator == POOLED):
+            continue
+        top = -np.inf
+        for g in range(first, first + count):
+            top = max(top, best[g])
+        for g in range(first, first + count):
+            if upper[g] < top - T - 1.0:
+                keep[g] = False
+
+
 @njit(cache=True, parallel=True)
 def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
     """As :func:`dense_tasks` on sorted tasks (N = xs[j, :split[j]], P = xs[j, split[j]:]), each group
-    restricted to its window (:func:`window`). Returns (valid, points touched)."""
+    restricted to its window (:func:`window`), and a group whose whole weight is below e^{−T} left out
+    (:func:`_negligible_groups`). Returns (valid, points touched)."""
     m, n = xs.shape
     blocks = (m + _BLOCK - 1) // _BLOCK
     valid = np.ones(blocks, dtype=np.bool_)
@@ -223,8 +261,10 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
         omega = np.empty(n)
         G = np.zeros((4, N_FIELDS))
         scratch = np.empty(4)
+        keep = np.empty(4, dtype=np.bool_)
         for j in range(k * _BLOCK, min(m, (k + 1) * _BLOCK)):
             row = xs[j]
+            _negligible_groups(row, split[j], a, b, estimator, T, keep)
             for h in range(2):
                 if (h == 0 and estimator == REFLECTED) or (h == 1 and estimator == ONE_HEAD):
                     continue
@@ -232,7 +272,10 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
                 beta = b * sign
                 for side in range(2):
                     start, stop = (split[j], n) if side == 0 else (0, split[j])
-                    first, last = window(row, start, stop, beta, T)
+                    if keep[_ROW[h][side]]:
+                        first, last = window(row, start, stop, beta, T)
+                    else:
+                        first, last = start, start
                     count = last - first
                     touched[k] += count
                     # a sorted window's extremes are its ends (sort_corpus checked every point; this
