@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numerics.corpus import empirical as E
+from numerics.corpus import kernel
+from numerics.corpus.kernel_numpy import window_bounds
 from numerics.corpus.corpora import make_corpus
 from numerics.precision import InputError
 
@@ -127,12 +129,17 @@ def test_pruned_window_touches_only_the_window_and_the_bound_holds_at_a_small_wi
     assert E.window_sizes(sc, 5000.0)["fraction"] < 0.05
     assert E.window_sizes(sc, 10.0)["fraction"] == 1.0
     b, window = 400.0, 20.0
-    first, last = E._window(sc.xs, sc.split, np.full(40, 200), b, window)
+    first, last = window_bounds(sc.xs, sc.split, np.full(40, 200), b, window)
     best = sc.xs[np.arange(40), np.minimum(sc.split, 199)]
     for j in range(40):
         kept, dropped = sc.xs[j, first[j]:last[j]], sc.xs[j, last[j]:]
         assert np.all(b * (kept - best[j]) <= window * (1 + 1e-12))
         assert np.all(b * (dropped - best[j]) > window * (1 - 1e-12))
+        # the compiled kernel finds the same windows, for both signs of β
+        assert kernel.window(sc.xs[j], sc.split[j], 200, b, window) == (first[j], last[j])
+    first_n, last_n = window_bounds(sc.xs, np.zeros(40, dtype=np.int64), sc.split, -b, window)
+    for j in range(40):
+        assert kernel.window(sc.xs[j], 0, sc.split[j], -b, window) == (first_n[j], last_n[j])
     bound = E.pruned_window_bound(200, window=window)
     for estimator in E.ESTIMATORS:
         dense = E._per_task(sc, None, b + 12.0, b, estimator, "dense", 2**22, window)
@@ -142,18 +149,18 @@ def test_pruned_window_touches_only_the_window_and_the_bound_holds_at_a_small_wi
         assert diff > 0  # the small window does leave something out, so the bound is exercised
 
 
-def test_chunking_does_not_change_results_and_bounds_memory():
+def test_numpy_path_chunking_does_not_change_results_and_bounds_memory():
     c = make_corpus(300, 64, seed=4)
-    whole = E._per_task(c.x, c.theta, 30.0, 25.0, "pooled", "dense", 2**22, E.DEFAULT_WINDOW)
+    whole = E._per_task(c.x, c.theta, 30.0, 25.0, "pooled", "dense", 2**22, E.DEFAULT_WINDOW, backend="numpy")
     for chunk in (1, 64, 1000):
-        part = E._per_task(c.x, c.theta, 30.0, 25.0, "pooled", "dense", chunk, E.DEFAULT_WINDOW)
+        part = E._per_task(c.x, c.theta, 30.0, 25.0, "pooled", "dense", chunk, E.DEFAULT_WINDOW, backend="numpy")
         assert np.allclose(part, whole, rtol=1e-15, atol=0)
     assert E._rows_per_chunk(64, 1000) * 64 <= 1000 and E._rows_per_chunk(5000, 10) == 1
     big = make_corpus(2000, 500, seed=1)  # 10⁶ tokens, 8 MB
     chunk = 2**14
     tracemalloc.start()
     try:
-        E.loss_and_gradient(big.x, big.theta, 40.0, 30.0, estimator="pooled", chunk_tokens=chunk)
+        E.loss_and_gradient(big.x, big.theta, 40.0, 30.0, estimator="pooled", chunk_tokens=chunk, backend="numpy")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -165,7 +172,8 @@ def test_chunking_does_not_change_results_and_bounds_memory():
     sc = E.sort_corpus(clustered, np.full(2000, 0.5005))
     tracemalloc.start()
     try:
-        E.loss_and_gradient(sc, None, 600.0, 500.0, estimator="pooled", method="pruned", chunk_tokens=chunk)
+        E.loss_and_gradient(sc, None, 600.0, 500.0, estimator="pooled", method="pruned", chunk_tokens=chunk,
+                            backend="numpy")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

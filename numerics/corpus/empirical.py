@@ -11,9 +11,10 @@ yᵢ = 1{xᵢ ≥ θ} and scores sᵢ, α = softmax(s) and θ̂ = Σ αᵢ xᵢ:
 Per task ℓ = ½ (θ̂ − θ)², L̂ = (1/m) Σⱼ ℓⱼ, ∇L̂ = (1/m) Σⱼ (θ̂ⱼ − θⱼ) ∇θ̂ⱼ.
 
 The per-task algebra (groups of points with one score slope, their moments
-and the pairwise covariance formulas, and why they avoid cancellation) lives
-in :mod:`numerics.corpus.groups`; this module validates the input and runs
-it over the corpus in chunks, densely or on pruned windows.
+and the pairwise covariance formulas, and why they avoid cancellation) is
+stated in :mod:`numerics.corpus.groups`; the compiled kernel
+(:mod:`numerics.corpus.kernel`) runs it in one fused pass per task, densely or
+on pruned windows. This module validates the input and calls the kernel.
 
 Accuracy (float64, measured against an 80-digit mpmath evaluation of the
 defining softmax in tests/test_empirical_accuracy.py). Write scale(v) for the
@@ -44,15 +45,22 @@ regime is b > 0); x ∈ [0, 1] float64 (m × n), θ ∈ [0, 1] (m,), used only f
 the labels and the loss. Precision: float64.
 
 Two paths. ``method="dense"`` touches every token (one exp per token and
-score), in chunks of about ``chunk_tokens`` tokens (default 2¹⁶: each
-temporary is 512 KiB and stays in cache); memory O(chunk_tokens + m), not
-O(m n). ``method="pruned"`` sorts each task once (:class:`SortedCorpus`) and,
+head); memory O(m + n) beyond the corpus (one scratch row of n doubles per
+block of tasks). ``method="pruned"`` sorts each task once (:class:`SortedCorpus`) and,
 in each group, touches only the window of points with |β_g|·|x − c_g| ≤ T
-(``window``, default T = 64), found by binary search: see
+(``window``, default T = 64), found by a scan from the best point: see
 :func:`pruned_window_bound` for the bound on what the window leaves out
 (absolute, ≤ 32 (n − 1) e^{−T} per task output; so dense and pruned agree to
 rounding except for per-task values that are themselves below that bound,
 e.g. a ∂θ̂/∂b ~ 10⁻¹⁰⁰ when all the weight sits on one point).
+
+Threads: tasks are split across numba's threads (``threads=``, or
+``numba.set_num_threads`` / the environment variable NUMBA_NUM_THREADS);
+every task is computed by one thread in a fixed order, so the results do not
+depend on the thread count. ``backend="numpy"`` runs the earlier numpy
+implementation (:mod:`numerics.corpus.kernel_numpy`, chunks of about
+``chunk_tokens`` tokens), kept as an independent check of the kernel; with the
+kernel, ``chunk_tokens`` only sets how often ``progress`` is called.
 """
 
 from __future__ import annotations
@@ -62,17 +70,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.corpus.groups import Group, combine, group_moments, row_dot, two_prod
 from numerics.precision import InputError, finite_float
 
-__all__ = ["ESTIMATORS", "METHODS", "DEFAULT_WINDOW", "ROUNDING_ULPS", "SortedCorpus", "sort_corpus", "estimate",
+__all__ = ["ESTIMATORS", "METHODS", "BACKENDS", "DEFAULT_WINDOW", "ROUNDING_ULPS", "SortedCorpus", "sort_corpus", "estimate",
            "estimate_and_gradient", "error_and_gradient", "loss_and_gradient", "pruned_window_bound",
            "window_sizes"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 METHODS = ("dense", "pruned")
+BACKENDS = ("numba", "numpy")
 DEFAULT_WINDOW = 64.0
 DEFAULT_CHUNK_TOKENS = 2**16
+
+_DYNAMIC_BLOCKS = 4  # blocks of tasks per dynamic scheduling chunk of the compiled kernel
+_PARALLEL_TOKENS = 2**18  # below this many tokens the kernel runs on the calling thread alone
 
 #: Every output is within (ROUNDING_ULPS + 4n)·2⁻⁵³ of its condition scale (see the module docstring).
 ROUNDING_ULPS = 1024
@@ -131,80 +142,7 @@ def _rows_per_chunk(n: int, chunk_tokens) -> int:
     return max(1, int(chunk_tokens) // n)
 
 
-# ---------------------------------------------------------------- dense path
-
-def _dense_pair(xs, positive, pos_f, neg_f, extremes, *, beta: float, a: float, b: float, head: int):
-    """Both groups (P, N) of one head in one sweep: a single exponent array, centred per group.
-
-    The per-element centre is the group's best point, so every exponent is ≤ 0; the group
-    sums are masked dot products (no (rows × n) temporaries per group). The moment about the
-    best point ("near") is summed directly; the one about the other end of the group is
-    range − near (the weights fall away from the best point, so near ≤ the unweighted mean
-    distance and range − near keeps its relative accuracy).
-    """
-    xmin_p, xmax_p, xmin_n, xmax_n, empty_p, empty_n = extremes
-    # centre = c_P on P, c_N on N, exactly: one of the two products is an exact 0
-    if beta >= 0:
-        centre = pos_f * xmin_p[:, None] + neg_f * xmin_n[:, None]
-        dist = xs - centre
-    else:
-        centre = pos_f * xmax_p[:, None] + neg_f * xmax_n[:, None]
-        dist = centre - xs
-    weight = dist * (-abs(beta))
-    np.exp(weight, out=weight)
-    total_p = row_dot(weight, pos_f)
-    total_n = row_dot(weight, neg_f)
-    total_p = np.where(empty_p, 1.0, total_p)
-    total_n = np.where(empty_n, 1.0, total_n)
-    weighted = weight * dist
-    near_p = row_dot(weighted, pos_f) / total_p
-    near_n = row_dot(weighted, neg_f) / total_n
-    dev = dist - (pos_f * near_p[:, None] + neg_f * near_n[:, None])
-    dev *= dev
-    dev *= weight
-    var_p = row_dot(dev, pos_f) / total_p
-    var_n = row_dot(dev, neg_f) / total_n
-    groups = {}
-    rows = xs.shape[0]
-    for side, xmin, xmax, total, near, var, empty in (("P", xmin_p, xmax_p, total_p, near_p, var_p, empty_p),
-                                                     ("N", xmin_n, xmax_n, total_n, near_n, var_n, empty_n)):
-        kappa = (1 if side == "P" else 0) if head > 0 else (1 if side == "N" else 0)
-        span = xmax - xmin
-        lo, hi = (near, span - near) if beta >= 0 else (span - near, near)
-        c = xmin if beta >= 0 else xmax
-        p_hi, p_lo = two_prod(np.full_like(c, -beta), c)
-        terms = [np.full(rows, a * kappa), np.full(rows, -b if head < 0 else 0.0), p_hi, p_lo, np.log(total)]
-        groups[side] = Group(kappa=kappa, head=head, empty=empty, xmin=xmin, xmax=xmax, terms=terms,
-                              lo=lo, hi=hi, var=var, forward=beta >= 0)
-    return groups
-
-
-def _dense_chunk(xs, th, a, b, estimator):
-    positive = xs >= th[:, None]
-    pos_f = positive.astype(np.float64)
-    neg_f = 1.0 - pos_f
-    count_p = pos_f.sum(axis=1)
-    empty_p = count_p == 0
-    empty_n = count_p == xs.shape[1]
-    row_min = xs.min(axis=1)
-    row_max = xs.max(axis=1)
-    # x + 2 on N (resp. x − 2 on P) moves those points out of the min (max); P (N) values stay exact
-    xmin_p = np.where(empty_p, 0.0, (xs + 2.0 * neg_f).min(axis=1))
-    xmax_n = np.where(empty_n, 0.0, (xs - 2.0 * pos_f).max(axis=1))
-    xmax_p = np.where(empty_p, 0.0, row_max)
-    xmin_n = np.where(empty_n, 0.0, row_min)
-    extremes = (xmin_p, xmax_p, xmin_n, xmax_n, empty_p, empty_n)
-    pairs = {}
-
-    def make_group(side, kappa, head):
-        if head not in pairs:
-            pairs[head] = _dense_pair(xs, positive, pos_f, neg_f, extremes, beta=b * head, a=a, b=b, head=head)
-        return pairs[head][side]
-
-    return combine(estimator, make_group, th)
-
-
-# ---------------------------------------------------------------- pruned path
+# ---------------------------------------------------------------- sorted corpora
 
 def sort_corpus(x, theta, *, chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> SortedCorpus:
     """Sort each task's points once (O(m n log n)); reuse the result for every (a, b)."""
@@ -226,79 +164,30 @@ def sort_corpus(x, theta, *, chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> Sorted
     return SortedCorpus(xs=xs, theta=theta, split=split)
 
 
-def _first_index(xs, lo, hi, value, *, strict: bool):
-    """Per row, the first i in [lo, hi) with xs[i] > value (strict) or ≥ value; hi if none (rows sorted)."""
-    lo = lo.copy()
-    hi = hi.copy()
-    rows = np.arange(xs.shape[0])
-    last = xs.shape[1] - 1
-    while True:
-        active = lo < hi
-        if not active.any():
-            return lo
-        mid = (lo + hi) // 2
-        probe = xs[rows, np.minimum(mid, last)]
-        right = probe > value if strict else probe >= value
-        hi = np.where(active & right, mid, hi)
-        lo = np.where(active & ~right, mid + 1, lo)
+def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAULT_WINDOW,
+                 a: float | None = None) -> dict:
+    """How many points the pruned path touches at scale b, one-head model, and the total.
 
-
-def _window(xs, start, stop, beta: float, window: float):
-    """[first, last) of the points of xs[:, start:stop] with β (x − c) ≤ T (c the group's best point)."""
-    if beta == 0.0 or window / abs(beta) >= 1.0:
-        return start, stop
-    rows = np.arange(xs.shape[0])
-    nonempty = stop > start
-    if beta > 0:
-        best = xs[rows, np.minimum(start, xs.shape[1] - 1)]
-        end = _first_index(xs, start, stop, best + window / beta, strict=True)
-        return start, np.where(nonempty, end, stop)
-    best = xs[rows, np.maximum(stop - 1, 0)]
-    first = _first_index(xs, start, stop, best - window / -beta, strict=False)
-    return np.where(nonempty, first, start), stop
-
-
-def _gather(xs, first, last):
-    width = int((last - first).max()) if xs.shape[0] else 0
-    width = max(width, 1)
-    index = first[:, None] + np.arange(width)[None, :]
-    mask = index < last[:, None]
-    # past the window, repeat its last point (keeps masked-out values inside the group's range)
-    index = np.minimum(index, np.maximum(last - 1, 0)[:, None])
-    values = np.take_along_axis(xs, index, axis=1)
-    return values, mask
-
-
-def _pruned_chunk(xs, th, split, a, b, estimator, window, chunk_tokens):
-    if b == 0.0 or window / abs(b) >= 1.0:   # the window is the whole group: nothing to prune
-        return _dense_chunk(xs, th, a, b, estimator)
-    m, n = xs.shape
-    bounds = {"N": (np.zeros(m, dtype=np.int64), split), "P": (split, np.full(m, n, dtype=np.int64))}
-    heads = {"one-head": (1,), "reflected": (-1,)}.get(estimator, (1, -1))
-    windows = {(side, head): _window(xs, *bounds[side], b * head, window) for side in "PN" for head in heads}
-    width = max(int((last - first).max()) for first, last in windows.values())
-    if m > 1 and m * width > chunk_tokens:   # keep the gathered arrays within chunk_tokens
-        half = m // 2
-        first_half = _pruned_chunk(xs[:half], th[:half], split[:half], a, b, estimator, window, chunk_tokens)
-        second_half = _pruned_chunk(xs[half:], th[half:], split[half:], a, b, estimator, window, chunk_tokens)
-        return tuple(np.concatenate([u, v]) for u, v in zip(first_half, second_half))
-
-    def make_group(side, kappa, head):
-        first, last = windows[(side, head)]
-        values, mask = _gather(xs, first, last)
-        return group_moments(values, mask, beta=b * head, a=a, b=b, kappa=kappa, head=head)
-
-    return combine(estimator, make_group, th)
-
-
-def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAULT_WINDOW) -> dict:
-    """How many points the pruned path touches at scale b (one-head groups P and N, β = b), and the total."""
+    Without ``a``: the windows of the groups P and N (β = b). With ``a``: what the kernel touches
+    at (a, b), which also leaves out a group whose whole weight is below e^{−T}
+    (see :func:`pruned_window_bound`).
+    """
     b = finite_float(b, "b")
     xs, split = sorted_corpus.xs, sorted_corpus.split
     m, n = xs.shape
+    if a is not None:
+        from numerics.corpus import kernel
+
+        a = finite_float(a, "a")
+        out = np.empty((4, m))
+        _, touched = kernel.pruned_tasks(_readonly(xs, np.float64), _readonly(sorted_corpus.theta, np.float64),
+                                         _readonly(split, np.int64), a, b, kernel.ONE_HEAD, float(window), out)
+        return {"touched": int(touched), "total": m * n, "fraction": int(touched) / (m * n)}
+    from numerics.corpus.kernel_numpy import window_bounds
+
     touched = 0
     for lo, hi in ((np.zeros(m, dtype=np.int64), split), (split, np.full(m, n, dtype=np.int64))):
-        first, last = _window(xs, lo, hi, b, window)
+        first, last = window_bounds(xs, lo, hi, b, window)
         touched += int((last - first).sum())
     return {"touched": touched, "total": m * n, "fraction": touched / (m * n)}
 
@@ -317,26 +206,65 @@ def pruned_window_bound(n: int, *, window: float = DEFAULT_WINDOW) -> float:
     * summing over the groups and pairs (Σ w_g = 1, |μ_g − μ_h| ≤ 1, |f_g − f_h| ≤ 2)
       every per-task output changes by ≤ 32 δ; the loss gradient (1/m) Σ e ∇θ̂ by ≤ 64 δ.
 
-    Returned: 32 δ. At the default T = 64, δ < 1.7·10⁻²⁸ n: far below one ulp of
-    any output that matters, so dense and pruned agree to rounding.
+    It also leaves out a whole group whose softmax weight w_g is certainly below e^{−T}
+    (its best score plus log of its size below the softmax's best score minus T); dropping
+    it and renormalising the others changes θ̂ and e by ≤ w_g, ∂θ̂/∂a by ≤ 2 w_g and ∂θ̂/∂b
+    by ≤ 6 w_g, so at most three such groups add < 24 e^{−T} ≤ 32 e^{−T}.
+
+    Returned: 32 (n − 1) e^{−T} + 32 e^{−T} = 32 n e^{−T}. At the default T = 64 this is
+    < 5.2·10⁻²⁷ n: far below one ulp of any output that matters, so dense and pruned agree
+    to rounding.
     """
     if window < 2:
         raise InputError(f"window T must be >= 2, got {window}")
-    return 32.0 * (max(int(n), 1) - 1) * math.exp(-window)
+    return 32.0 * max(int(n), 1) * math.exp(-window)
 
 
 # ---------------------------------------------------------------- public API
 
-def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=None):
+def _check_threads(threads):
+    if threads is None:
+        return None
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= limit:
+        raise InputError(f"threads must be an integer in [1, {limit}] (NUMBA_NUM_THREADS), got {threads!r}")
+    return int(threads)
+
+
+def _readonly(array, dtype):
+    """A C-contiguous read-only view (one compiled specialisation of the kernel, whatever the caller's flags)."""
+    view = np.ascontiguousarray(array, dtype=dtype).view()
+    view.setflags(write=False)
+    return view
+
+
+def _kernel_rows(kernel_call, m, step, progress):
+    """Run ``kernel_call(rows)`` over [0, m) in blocks of ``step`` rows (one block without ``progress``)."""
+    if progress is None:
+        kernel_call(slice(0, m))
+        return
+    for start in range(0, m, step):
+        rows = slice(start, min(m, start + step))
+        kernel_call(rows)
+        progress(rows.stop / m)
+
+
+def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=None, *, backend="numba",
+              threads=None):
     """(θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) per task, each (m,)."""
     a = finite_float(a, "a")
     b = finite_float(b, "b")
     _check_estimator(estimator)
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     window = finite_float(window, "window")
     if window < 2:
         raise InputError(f"window T must be >= 2, got {window}")
+    threads = _check_threads(threads)
     if isinstance(x, SortedCorpus):
         sc = x
         if theta is not None and not np.array_equal(np.asarray(theta), sc.theta):
@@ -348,12 +276,70 @@ def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=
         m, n = x.shape
         sc = None
     step = _rows_per_chunk(n, chunk_tokens)
-    out = np.empty((4, m))
     if method == "pruned" and sc is None:
         sc = sort_corpus(x, theta, chunk_tokens=chunk_tokens)
+    if backend == "numpy":
+        out = _per_task_numpy(x, theta, sc, a, b, estimator, method, step, int(chunk_tokens), window, progress)
+    else:
+        out = _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progress, threads)
+    if not np.all(np.isfinite(out)):
+        raise ArithmeticError(f"non-finite estimate or gradient at a={a}, b={b} (a bug: please report)")
+    return out
+
+
+def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progress, threads):
+    from numerics.corpus import kernel   # compiled on first use (cached on disk): keep imports light
+
+    m = theta.shape[0]
+    code = kernel.ESTIMATOR_CODES[estimator]
+    out = np.empty((4, m))
+    # at least ~1 % of the corpus per progress report: each call of the kernel starts its threads
+    step = max(step, -(-m // 100))
+    if method == "dense" or b == 0.0 or window / abs(b) >= 1.0:   # a window that is the whole group
+        xs = _readonly(sc.xs if sc is not None else x, np.float64)
+        th = _readonly(theta, np.float64)
+
+        def call(rows):
+            block = np.empty((4, rows.stop - rows.start))
+            if not kernel.dense_tasks(xs[rows], th[rows], a, b, code, block):
+                raise InputError("x must be finite and lie in [0, 1]")
+            out[:, rows] = block
+    else:
+        xs, th, split = _readonly(sc.xs, np.float64), _readonly(sc.theta, np.float64), _readonly(sc.split, np.int64)
+
+        def call(rows):
+            block = np.empty((4, rows.stop - rows.start))
+            valid, _ = kernel.pruned_tasks(xs[rows], th[rows], split[rows], a, b, code, window, block)
+            if not valid:
+                raise InputError("x must be finite and lie in [0, 1]")
+            out[:, rows] = block
+
+    import numba
+
+    before = numba.get_num_threads()
+    wanted = before if threads is None else threads
+    if m * (sc.xs if sc is not None else x).shape[1] < _PARALLEL_TOKENS:
+        wanted = 1   # too little work to wake other threads for (each wake-up can cost a scheduler tick)
+    numba.set_num_threads(wanted)
+    # blocks of tasks handed out dynamically, a few at a time: a thread slowed by other work on its
+    # core takes fewer of them
+    chunks = numba.set_parallel_chunksize(_DYNAMIC_BLOCKS)
+    try:
+        _kernel_rows(call, m, step, progress)
+    finally:
+        numba.set_parallel_chunksize(chunks)
+        numba.set_num_threads(before)
+    return out
+
+
+def _per_task_numpy(x, theta, sc, a, b, estimator, method, step, chunk_tokens, window, progress):
+    from numerics.corpus.kernel_numpy import dense_chunk, pruned_chunk
+
+    m, n = theta.shape[0], (sc.xs if sc is not None else x).shape[1]
+    out = np.empty((4, m))
     if method == "pruned" and b != 0.0 and window / abs(b) < 1.0:
         # blocks sized for the expected window (two groups of ≈ n·T/|b| points on a spread-out
-        # corpus); _pruned_chunk halves any block whose windows turn out wider than chunk_tokens
+        # corpus); pruned_chunk halves any block whose windows turn out wider than chunk_tokens
         expected = min(n, 2 * math.ceil(n * window / abs(b)) + 2)
         step = _rows_per_chunk(expected, chunk_tokens)
     with np.errstate(invalid="raise", over="raise", divide="raise"):
@@ -362,48 +348,55 @@ def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=
             if method == "dense":
                 xs = sc.xs[rows] if sc is not None else x[rows]
                 _check_chunk(xs)
-                result = _dense_chunk(xs, theta[rows], a, b, estimator)
+                result = dense_chunk(xs, theta[rows], a, b, estimator)
             else:
-                result = _pruned_chunk(sc.xs[rows], theta[rows], sc.split[rows], a, b, estimator, window,
-                                       int(chunk_tokens))
+                result = pruned_chunk(sc.xs[rows], theta[rows], sc.split[rows], a, b, estimator, window,
+                                      chunk_tokens)
             for k, values in enumerate(result):
                 out[k, rows] = values
             if progress is not None:
                 progress(rows.stop / m)
-    if not np.all(np.isfinite(out)):
-        raise ArithmeticError(f"non-finite estimate or gradient at a={a}, b={b} (a bug: please report)")
     return out
 
 
 def estimate(x, theta, a, b, *, estimator: str = "one-head", method: str = "dense",
-             chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW) -> np.ndarray:
+             chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW, threads: int | None = None,
+             backend: str = "numba") -> np.ndarray:
     """θ̂ per task, shape (m,). ``x`` (m, n) or a :class:`SortedCorpus`; θ gives the labels y = 1{x ≥ θ}."""
-    return _per_task(x, theta, a, b, estimator, method, chunk_tokens, window)[0]
+    return _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, backend=backend, threads=threads)[0]
 
 
 def estimate_and_gradient(x, theta, a, b, *, estimator: str = "one-head", method: str = "dense",
-                          chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW):
+                          chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW,
+                          threads: int | None = None, backend: str = "numba"):
     """(θ̂, ∂θ̂/∂a, ∂θ̂/∂b) per task, each shape (m,), float64 (see the module docstring)."""
-    out = _per_task(x, theta, a, b, estimator, method, chunk_tokens, window)
+    out = _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, backend=backend, threads=threads)
     return out[0], out[2], out[3]
 
 
 def error_and_gradient(x, theta, a, b, *, estimator: str = "one-head", method: str = "dense",
-                       chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW):
+                       chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW,
+                       threads: int | None = None, backend: str = "numba"):
     """(θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) per task; θ̂ − θ = Σ_g w_g (μ_g − θ) is formed without subtracting θ from θ̂."""
-    out = _per_task(x, theta, a, b, estimator, method, chunk_tokens, window)
+    out = _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, backend=backend, threads=threads)
     return out[1], out[2], out[3]
 
 
 def loss_and_gradient(x, theta, a, b, *, estimator: str = "one-head", method: str = "dense",
-                      chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW, progress=None):
+                      chunk_tokens: int = DEFAULT_CHUNK_TOKENS, window: float = DEFAULT_WINDOW, progress=None,
+                      threads: int | None = None, backend: str = "numba"):
     """(L̂, ∇L̂) with L̂ = (1/m) Σ ½ eⱼ², ∇L̂ = (1/m) Σ eⱼ (∂θ̂ⱼ/∂a, ∂θ̂ⱼ/∂b), eⱼ = θ̂ⱼ − θⱼ.
 
     ``method="dense"`` or ``"pruned"`` (pass a :class:`SortedCorpus` as ``x`` to sort only once;
-    with a raw array the pruned path sorts on every call). Memory O(chunk_tokens).
-    ``progress(fraction)`` is called after each chunk, if given.
+    with a raw array the pruned path sorts on every call). ``threads``: how many threads the
+    compiled kernel uses (default: numba's, set by ``numba.set_num_threads`` or the environment
+    variable NUMBA_NUM_THREADS); results do not depend on it. ``backend="numpy"`` runs the
+    earlier numpy implementation of the same algebra (a reference for tests and benchmarks).
+    ``progress(fraction)`` is called after each block of tasks (about chunk_tokens tokens, at
+    least 1 % of the corpus), if given.
     """
-    out = _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress)
+    out = _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress, backend=backend,
+                    threads=threads)
     error = out[1]
     loss = 0.5 * float(np.mean(error * error))
     grad = np.array([np.mean(error * out[2]), np.mean(error * out[3])])

@@ -1,8 +1,10 @@
 """The per-task algebra of the corpus estimators: groups of points with one score slope.
 
-Used by :mod:`numerics.corpus.empirical` (which runs it over a corpus, densely or on
-pruned windows). Model: docs/model.md §2, §5; every function works on arrays with
-one row per task, in float64.
+This docstring states the algebra of the corpus estimators. The compiled kernel
+(:mod:`numerics.corpus.kernel_algebra`, :mod:`numerics.corpus.kernel`) runs the same
+operations on one task at a time; the functions here run them on arrays with one row
+per task, in float64, for the numpy path (:mod:`numerics.corpus.kernel_numpy`).
+Model: docs/model.md §2, §5.
 
 Group decomposition (why it is exact and cancellation-free). Every estimator
 is a softmax over a union of *groups* g (one-head: P = {y = 1}, N = {y = 0};
