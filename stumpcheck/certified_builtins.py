@@ -30,8 +30,8 @@ CERTIFIED_NAMES = ("interior_error_bound", "leading_loss", "progress_direction",
 #: prover options per lemma: geometric split ratio of b, box budget (full run), θ-pieces
 PROOF_OPTIONS = {
     "interior_error_bound": {"ratio": 2.0, "max_boxes": 200_000},
-    "leading_loss": {"ratio": 1.25, "max_boxes": 2_000},
-    "progress_direction": {"ratio": 1.25, "max_boxes": 2_000},
+    "leading_loss": {"ratio": 2.0, "max_boxes": 2_000},
+    "progress_direction": {"ratio": 2.0, "max_boxes": 2_000},
     "bulk_error": {"ratio": 1.5, "max_boxes": 50_000, "dps": 30},
     "right_layer": {"ratio": 1.5, "max_boxes": 50_000, "dps": 30},
 }
@@ -42,6 +42,9 @@ _MARGINS = {
     "progress_direction": ("5 - b*Max(Abs(-2*b**3*L_a - 1), Abs(-2*b**3*L_b - 1))", "calibration", True),
     "bulk_error": ("1 - Abs(b*e - 1)*(1 - exp(-v))/((v + u*r)*exp(-v))", "excess", False),
 }
+
+#: order of the Taylor form along b of the θ-integral margins (L: κ₄ allows 3; ∇L: ∂e/∂b has κ₂, so 2)
+TAYLOR_ORDERS = {"leading_loss": 3, "progress_direction": 2}
 
 _DOMAINS = {
     "interior_error_bound": ({"b": ("20", "10000"), "lam": ("-1", "1"), "theta": ("0.05", "0.95")}, "calibration"),
@@ -67,7 +70,8 @@ def certified_specs() -> dict:
     specs = {}
     for name, (expr, coordinates, integral) in _MARGINS.items():
         variables, domain_coordinates = _DOMAINS[name]
-        specs[name] = (Margin.from_sympy(expr, coordinates=coordinates, theta_integral=integral, name=name),
+        order = {"taylor_order": TAYLOR_ORDERS[name]} if integral else {}
+        specs[name] = (Margin.from_sympy(expr, coordinates=coordinates, theta_integral=integral, name=name, **order),
                        Domain(dict(variables), domain_coordinates), False)
     return specs
 

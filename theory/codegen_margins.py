@@ -25,6 +25,8 @@ import sympy as sp
 
 from theory.codegen import function_source
 from theory.codegen_arb import ArbModelPrinter
+from theory.codegen_rewrites import ONE_MINUS_THETA, FactoredSoftmaxWeight
+from theory.symbols import b, theta
 
 __all__ = ["MarginArbPrinter", "MARGIN_HELPERS_SOURCE", "margin_function_source"]
 
@@ -140,7 +142,32 @@ def _root_power(x, p, q):
 '''
 
 
+def collect_scale(expr: sp.Expr) -> sp.Expr:
+    """The softmax exponents' polynomial parts collected in b: b − bθ + … → b(1 − θ) + ….
+
+    With a = b + (…) substituted (calibration or excess coordinates) an exponent a − bθ + Λ(b(1 − θ))
+    expands to b − bθ + …: in ball arithmetic that carries b's radius (1 + θ) times instead of (1 − θ)
+    times, which near θ = 1 (the switching layer) is the difference between a usable weight and none.
+    """
+    def collect(node):
+        exponents = [_collect_b(m) for m in node.exponents]
+        return node.func(node.args[0], *node.factors, *exponents)
+
+    return expr.replace(lambda node: isinstance(node, FactoredSoftmaxWeight), collect)
+
+
+def _collect_b(m: sp.Expr) -> sp.Expr:
+    functions = [t for t in sp.Add.make_args(m) if t.atoms(sp.Function)]
+    polynomial = sp.expand(sp.Add(*[t for t in sp.Add.make_args(m) if not t.atoms(sp.Function)]))
+    coefficient = polynomial.coeff(b, 1)
+    rest = sp.expand(polynomial - coefficient * b)
+    if coefficient == 0 or coefficient.has(b):
+        return m
+    coefficient = sp.factor_terms(coefficient).xreplace({1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA})
+    return b * coefficient + rest + sp.Add(*functions)
+
+
 def margin_function_source(name: str, args: tuple[sp.Symbol, ...], exprs, doc: str) -> str:
     """Source of ``name(*args, analytic=False)`` returning the tuple ``exprs`` as ``acb`` balls."""
     return function_source(name, tuple(args), tuple(exprs), "arb", doc, jets=True,
-                           printer=MarginArbPrinter({"fully_qualified_modules": True}))
+                           printer=MarginArbPrinter({"fully_qualified_modules": True}), rewrite=collect_scale)

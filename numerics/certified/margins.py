@@ -34,6 +34,7 @@ from flint import acb, arb, ctx, fmpq
 
 from numerics.certified.balls import ESTIMATORS
 from numerics.certified.margin_integrals import center_integrals, integrals_over_box
+from numerics.certified.margin_taylor import compile_taylor, taylor_enclosure
 from numerics.generated import population_arb as gen_arb
 from numerics.precision import InputError
 from theory import margin_quantities as mq
@@ -110,18 +111,25 @@ class Margin:
     """A certified margin m over a domain's variables; build with :meth:`from_sympy` or :meth:`from_python`."""
 
     def __init__(self, *, source: dict, coordinates: str, estimator: str = "one-head", theta_integral: bool = False,
-                 name: str | None = None, function=None, theta_pieces: int = DEFAULT_THETA_PIECES):
+                 name: str | None = None, function=None, theta_pieces: int = DEFAULT_THETA_PIECES,
+                 taylor_order: int = 1):
         if estimator not in ESTIMATORS:
             raise InputError(f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
         self.source, self.coordinates, self.estimator = source, coordinates, estimator
         self.theta_integral, self.name, self._function = bool(theta_integral), name, function
         self.theta_pieces = int(theta_pieces)
+        if isinstance(taylor_order, bool) or not isinstance(taylor_order, int) or not 1 <= taylor_order <= 4:
+            raise InputError(f"taylor_order must be an int in [1, 4], got {taylor_order!r}")
+        if taylor_order > 1 and not theta_integral:
+            raise InputError("taylor_order > 1 is for θ-integral margins (pointwise ones use the mean-value form)")
+        self.taylor_order = taylor_order
 
     # -- construction -------------------------------------------------------------------------
 
     @classmethod
     def from_sympy(cls, expr, *, coordinates: str, estimator: str = "one-head", theta_integral: bool = False,
-                   name: str | None = None, theta_pieces: int = DEFAULT_THETA_PIECES) -> "Margin":
+                   name: str | None = None, theta_pieces: int = DEFAULT_THETA_PIECES,
+                   taylor_order: int = 1) -> "Margin":
         if isinstance(expr, str):
             try:
                 expr = sp.sympify(expr, locals=mq.symbol_namespace())
@@ -130,7 +138,7 @@ class Margin:
         if not isinstance(expr, sp.Expr):
             raise InputError(f"a margin must be a SymPy expression, got {expr!r}")
         return cls(source={"sympy_srepr": sp.srepr(expr)}, coordinates=coordinates, estimator=estimator,
-                   theta_integral=theta_integral, name=name, theta_pieces=theta_pieces)
+                   theta_integral=theta_integral, name=name, theta_pieces=theta_pieces, taylor_order=taylor_order)
 
     @classmethod
     def from_python(cls, func, *, coordinates: str, estimator: str = "one-head", name: str | None = None,
@@ -156,6 +164,7 @@ class Margin:
                "theta_integral": self.theta_integral, "name": self.name}
         if self.theta_integral:
             out["theta_pieces"] = self.theta_pieces
+            out["taylor_order"] = self.taylor_order
         return out
 
     @classmethod
@@ -168,7 +177,8 @@ class Margin:
             raise InputError("a margin's JSON needs 'source' and 'coordinates'") from None
         if "sympy_srepr" in source:
             return cls(source=source, theta_integral=bool(data.get("theta_integral", False)),
-                       theta_pieces=int(data.get("theta_pieces", DEFAULT_THETA_PIECES)), **common)
+                       theta_pieces=int(data.get("theta_pieces", DEFAULT_THETA_PIECES)),
+                       taylor_order=int(data.get("taylor_order", 1)), **common)
         if "python_source" in source and "function" in source:
             namespace: dict = {"__name__": "stumpcheck_margin"}
             try:
@@ -214,6 +224,15 @@ class Margin:
             return _tighter(direct, _mean_value(mid, gradient, balls, centre)) + (gradient,)
 
     def _enclose_integral(self, compiled, names, balls, centre):
+        free = [n for n in names if balls[n].rad() > centre[n].rad()]
+        if self.taylor_order > 1 and len(free) == 1:
+            taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, free[0], self.taylor_order,
+                                    self.estimator, _namespace)
+            a_c, b_c = (_real(x) for x in compiled["coords"](*(centre[n] for n in names)))
+            ball = taylor_enclosure(taylor, names, balls, centre, free[0], (float(a_c.mid()), float(b_c.mid())),
+                                    self.estimator, ctx.prec)
+            if ball.is_finite():
+                return ball, f"taylor-{self.taylor_order}", None
         a_ball, b_ball = (_real(x) for x in compiled["coords"](*(balls[n] for n in names)))
         integrals = integrals_over_box(a_ball, b_ball, self.estimator, compiled["integrals"], self.theta_pieces)
         args = [balls[n] for n in names] + [integrals[q] for q in compiled["integrals"]]
