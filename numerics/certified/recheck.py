@@ -91,6 +91,19 @@ def _check_srepr(text: str, allowed_names=()) -> None:
                 raise InputError(f"the margin's srepr calls {node.id!r}, which is not a SymPy class")
 
 
+def _domain_variables(data: dict) -> dict:
+    """The stated domain's box {variable: (lo, hi)} (Fractions), read by :meth:`Domain.from_json`."""
+    from numerics.certified.domains import Domain
+
+    try:
+        domain = Domain.from_json(data)
+    except InputError:
+        raise
+    except Exception as exc:  # a corrupt domain: bad input, one line
+        raise InputError(f"the certificate's domain cannot be read: {type(exc).__name__}: {exc}") from None
+    return {v: (Fraction(lo), Fraction(hi)) for v, (lo, hi) in domain.variables.items()}
+
+
 def _rebuild_margin(document: dict, allow_python: bool):
     from numerics.certified.margins import Margin
 
@@ -175,8 +188,6 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     for ``prec_bits`` equal to the certificate's own; a certificate that is well formed but does not prove its
     statement is a result with ``passed=False``. ``progress(k, n)`` is called after each leaf.
     """
-    from numerics.certified.domains import Domain
-
     started = time.perf_counter()
     if document.get("format") != FORMAT:
         raise InputError(f"not a lemma certificate: format {str(document.get('format'))[:60]!r}, expected {FORMAT!r}")
@@ -202,15 +213,10 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     status = document.get("status")
     if status != "proved":
         return result(False, f"not a proof: the certificate's status is {str(status)[:20]!r}")
-    try:
-        domain = Domain.from_json(_require(document, "domain", dict))
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"the certificate's domain cannot be read: {type(exc).__name__}: {exc}") from None
+    variables = _domain_variables(_require(document, "domain", dict))
     boxes = [parse_box(leaf.get("box") if isinstance(leaf, dict) else None, f"leaf {i}")
              for i, leaf in enumerate(leaves)]
-    fault = tiling_failure({v: (Fraction(lo), Fraction(hi)) for v, (lo, hi) in domain.variables.items()}, boxes)
+    fault = tiling_failure(variables, boxes)
     if fault is not None:
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
