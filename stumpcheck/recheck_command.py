@@ -7,6 +7,9 @@ every leaf's margin is enclosed again at ``--dps`` digits (default: the certific
 working precision other than the certificate's) with lower end ≥ 0 (> 0 for a strict statement), and the
 recorded enclosures contain the margin's value at each leaf's midpoint and corners.
 
+A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
+(:mod:`numerics.certified.recheck_boxes`: its leaves cover the box, each is certainly true again).
+
 Prints ``PASS`` and what was checked (exit 0), or ``FAIL`` and the first failing leaf with the reason
 (exit 1: also for a certificate whose status is not "proved"). An unreadable or corrupt file, a margin
 source that is not plain SymPy (Python source runs only with ``--allow-python``), or a ``--dps`` giving the
@@ -27,8 +30,12 @@ def _bits(document: dict, dps: int) -> int:
     sized by the largest |end| of each variable)."""
     from numerics.certified.balls import working_bits
     from numerics.certified.lemma_certificate import parse_exact
+    from numerics.certified.recheck_boxes import is_box_certificate
 
-    variables = (document.get("domain") or {}).get("variables") or {}
+    if is_box_certificate(document):  # a `stumpcheck certify` certificate: the box of (a, b, θ)
+        variables = document.get("box") or {}
+    else:
+        variables = (document.get("domain") or {}).get("variables") or {}
     sizes = []
     for name, ends in variables.items() if isinstance(variables, dict) else ():
         try:
@@ -66,11 +73,16 @@ def recheck(certificate_file, dps_text, points, allow_python) -> None:
     else:
         dps = validate_dps(dps_text)
     bits = _bits(document, dps)
+    from numerics.certified.recheck_boxes import is_box_certificate, recheck_box_certificate
+
     try:
-        result = run_recheck(document, prec_bits=bits, points=points, allow_python=allow_python)
+        if is_box_certificate(document):
+            result = recheck_box_certificate(document, prec_bits=bits)
+        else:
+            result = run_recheck(document, prec_bits=bits, points=points, allow_python=allow_python)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
-    statement = str(document.get("statement", ""))
+    statement = str(document.get("statement") or document.get("predicate", ""))
     if result.passed:
         click.echo(f"PASS {certificate_file}: {statement}")
         click.echo(f"  {result.message}; {result.seconds:.1f} s")
