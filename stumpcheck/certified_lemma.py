@@ -60,13 +60,21 @@ def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_ex
     from numerics.certified.recheck import confirm_failure
 
     margin, domain, whole = spec.resolve(quick=quick, name=entry.name)
-    proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **spec.prove_options)
+    options = dict(spec.prove_options)
+    ratio = options.pop("b_ratio", None)
+    if ratio is not None and "b" in domain.variables and domain.variables["b"][1] > domain.variables["b"][0] * ratio:
+        from numerics.certified.domains import geometric_split
+
+        options["pieces"] = geometric_split(domain, "b", ratio)
+    proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **options)
     document = certificate(entry.statement, margin, domain, proof, strict=spec.strict)
     relation = "> 0" if spec.strict else ">= 0"
     summary = {"status": proof.status, "domain": domain.to_json(), "domain_text": domain_text(domain),
                "whole_domain": whole, "strict": spec.strict, "boxes": proof.boxes, "leaves": len(proof.leaves),
                "max_depth": proof.max_depth_reached, "undecided_fraction": proof.undecided_fraction,
-               "undecided_boxes": [_leaf_row(leaf) for leaf in proof.undecided[:LISTED_BOXES]],
+               # a failed proof stops early: its pending boxes are undecided for want of work, not listed
+               "undecided_boxes": ([] if proof.status == "failed" else
+                                   [_leaf_row(leaf) for leaf in proof.undecided[:LISTED_BOXES]]),
                "undecided_count": len(proof.undecided), "dps": proof.dps, "prec_bits": proof.prec_bits,
                "seconds": round(proof.seconds, 3), "notes": list(proof.notes or [])}
     if out_dir is not None:

@@ -95,7 +95,8 @@ class CertifiedSpec:
     file imports fast and compiles its margin only when it is certified). ``quick_domain`` (optional) is a
     sub-domain proved instead under ``--quick``: the row then says so, and its evidence for the whole
     statement stays sampled. ``dps`` is the prover's working precision in digits; ``prove_options`` go to
-    :func:`numerics.certified.proof.prove` (``max_boxes``, ``max_depth``, ``min_width``).
+    :func:`numerics.certified.proof.prove` (``max_boxes``, ``max_depth``, ``min_width``), and ``b_ratio``
+    first cuts a long b range geometrically (:func:`numerics.certified.domains.geometric_split`).
     """
 
     margin: object
@@ -110,10 +111,13 @@ class CertifiedSpec:
             raise ValueError(f"certified(): strict must be True or False, got {self.strict!r}")
         if isinstance(self.dps, bool) or not isinstance(self.dps, int) or not 15 <= self.dps <= 10_000:
             raise ValueError(f"certified(): dps must be an int in [15, 10000], got {self.dps!r}")
-        unknown = set(self.prove_options) - {"max_boxes", "max_depth", "min_width"}
+        unknown = set(self.prove_options) - {"max_boxes", "max_depth", "min_width", "b_ratio"}
         if unknown:
             raise ValueError(f"certified(): unknown option {', '.join(sorted(unknown))} "
-                             "(prove() takes max_boxes, max_depth, min_width)")
+                             "(it takes max_boxes, max_depth, min_width, b_ratio)")
+        ratio = self.prove_options.get("b_ratio")
+        if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio > 1):
+            raise ValueError(f"certified(): b_ratio must be a number > 1, got {ratio!r}")
 
     def resolve(self, *, quick: bool, name: str = "?"):
         """(margin, domain, whole): the Margin, the Domain to prove (the quick one under ``quick`` if given)

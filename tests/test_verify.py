@@ -125,6 +125,8 @@ def test_main_returns_exit_statuses(tmp_path):
     ["--lemma", f"{EXAMPLES / 'lemma_example.py'}:missing"],
     ["--lemma", "no_colon"],
     ["--lemma", TRUE_LEMMA, "--level", "certified"],
+    ["--lemma", TRUE_LEMMA, "--certified"],
+    ["--lemma", TRUE_LEMMA, "--certified", "--level", "sampled"],
     ["--seed", "-3"],
     ["--seed", "x"],
     ["--max-examples", "0"],

@@ -126,10 +126,18 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
 
 
 def write_certificate(document: dict, path) -> Path:
-    """Write ``document`` as indented JSON to ``path``; InputError (one line) if it cannot be written."""
+    """Write ``document`` as JSON to ``path``, one field and one leaf per line; InputError (one line) if it
+    cannot be written."""
     path = Path(path)
+    parts = []
+    for key, value in document.items():  # one field per line, one leaf per line
+        if key in ("leaves", "undecided") and isinstance(value, list) and value:
+            text = "[\n  " + ",\n  ".join(json.dumps(leaf, ensure_ascii=False, allow_nan=False) for leaf in value) + "\n ]"
+        else:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        parts.append(f" {json.dumps(key)}: {text}")
     try:
-        path.write_text(json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+        path.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None
     return path

@@ -115,7 +115,9 @@ def _rebuild_margin(document: dict, allow_python: bool):
         raise InputError("the margin is Python source, which recheck would run as code; "
                          "read it, then pass --allow-python to run it")
     if isinstance(inner, dict) and isinstance(inner.get("sympy_srepr"), str):
-        _check_srepr(inner["sympy_srepr"], getattr(Margin, "SREPR_NAMES", ()))
+        from theory.margin_quantities import RELATIONS
+
+        _check_srepr(inner["sympy_srepr"], {f.__name__ for f in RELATIONS})
     try:
         return Margin.from_json(source)
     except InputError:
@@ -143,11 +145,10 @@ def _ends(ball) -> tuple[Fraction, Fraction] | None:
 def _sample_points(box: dict, points: str):
     mid = {v: (lo + hi) / 2 for v, (lo, hi) in box.items()}
     yield "midpoint", {v: (x, x) for v, x in mid.items()}
-    if points == "corners":
-        names = list(box)
-        for choice in itertools.product((0, 1), repeat=len(names)):
-            corner = {v: box[v][k] for v, k in zip(names, choice)}
-            yield "corner", {v: (x, x) for v, x in corner.items()}
+    if points == "corners":  # the distinct corners (a fixed variable has one value)
+        choices = [sorted({box[v][0], box[v][1]}) for v in box]
+        for corner in itertools.product(*choices):
+            yield "corner", {v: (x, x) for v, x in zip(box, corner)}
 
 
 def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int, points: str) -> str | None:
