@@ -97,9 +97,11 @@ def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_ex
     if proof.status == "failed":
         check = confirm_failure(margin, proof.failure.box, 2 * proof.prec_bits)
         summary["failure"] = {**_leaf_row(proof.failure), "confirmation": check}
-        confirmed = (f"confirmed at {check['prec_bits']} bits: margin in {check['box_ball']} on the box, "
-                     f"{check['midpoint_ball']} at its midpoint {check['midpoint']}" if check["confirmed"] else
-                     f"NOT confirmed at {check['prec_bits']} bits (enclosure {check['box_ball']})")
+        box_ball, mid_ball = (f"[{', '.join(ends)}]" for ends in (check["box_ball"], check["midpoint_ball"]))
+        point = ", ".join(f"{v} = {x}" for v, x in check["midpoint"].items())
+        confirmed = (f"confirmed at {check['prec_bits']} bits: margin in {box_ball} on the box, in {mid_ball} at "
+                     f"its midpoint ({point})" if check["confirmed"] else
+                     f"NOT confirmed at {check['prec_bits']} bits (enclosure {box_ball})")
         return row("FAIL", "certified", f"refuted: the margin is certainly < 0 on the box "
                                         f"{_box_text(proof.failure.box)} (upper end {proof.failure.upper}); "
                                         f"{confirmed}; {work}; {where}", None)

@@ -162,8 +162,10 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples) -
     for result in results:
         if result.status != "PASS":
             click.echo(f"FAIL {result.id}: {result.figure}")
+    written = [p.name for p in paths] + [r.details["certified"]["certificate"] for r in results
+                                         if "certificate" in ((r.details or {}).get("certified") or {})]
     click.echo(f"{len(results) - len(failed)}/{len(results)} PASS" + (f"; FAIL: {', '.join(failed)}" if failed else "")
-               + f"; wrote {', '.join(p.name for p in paths)} to {out}")
+               + f"; wrote {', '.join(written)} to {out}")
     if failed:
         click.echo(f"stumpcheck verify: {len(results) - len(failed)}/{len(results)} PASS; FAIL: {', '.join(failed)} "
                    f"(see {out / 'report.md'})", err=True)

@@ -15,7 +15,8 @@ A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the
 * ``failure`` (status failed: a leaf whose upper end is < 0, a box where the margin is certainly negative)
   and ``undecided`` (the leaves that were neither proved nor refuted);
 * what identifies the computation: ``versions`` (python, stumpcheck, python-flint, mpmath, sympy), ``dps``,
-  ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module) and ``seconds``;
+  ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module), ``margin_code`` (sha256 of the Arb
+  code the margin compiled to) and ``seconds``;
 * ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate edited after it
   was written; it is not a signature (anyone can recompute it). What a re-check establishes independently of
   it is the mathematics: :func:`numerics.certified.recheck.recheck`.
@@ -33,7 +34,7 @@ from pathlib import Path
 from numerics.precision import InputError
 
 __all__ = ["FORMAT", "certificate", "digest", "exact_text", "parse_exact", "write_certificate",
-           "read_certificate"]
+           "read_certificate", "margin_code_identity"]
 
 FORMAT = "stumpcheck-lemma-certificate/1"
 
@@ -93,6 +94,17 @@ def digest(document: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def margin_code_identity(margin, domain) -> dict:
+    """The sha256 of the Arb code the margin compiles to on the domain's variables (printed from SymPy by
+    :mod:`theory.codegen_margins`); for a Python margin, of its recorded source."""
+    compiled = margin.compile(tuple(domain.variables)) if hasattr(margin, "compile") else None
+    if compiled is not None:
+        text = compiled["source"]
+    else:
+        text = json.dumps(margin.to_json().get("source"), sort_keys=True)
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+
+
 def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
     """The certificate (a JSON-ready dict) of ``proof`` = :func:`numerics.certified.proof.prove` (margin, domain).
 
@@ -120,6 +132,7 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
         "seconds": round(float(proof.seconds), 3),
         "versions": _versions(),
         "generated_code": generated_code_identity(),
+        "margin_code": margin_code_identity(margin, domain),
     }
     document["digest"] = digest(document)
     return document

@@ -222,7 +222,7 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
     margin = _rebuild_margin(document, allow_python)
-    notes = _code_notes(document)
+    notes = _code_notes(document, margin)
     for index, leaf in enumerate(leaves):
         reason = _leaf_fault(margin, leaf, index, strict=strict, prec_bits=prec_bits, points=points)
         if reason is not None:
@@ -235,15 +235,29 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
                         f"{prec_bits} bits (the certificate: {recorded_bits} bits)", None, notes)
 
 
-def _code_notes(document: dict) -> list:
+def _code_notes(document: dict, margin) -> list:
+    """Notes where this installation's code differs from the certificate's (not a failure: the re-check is
+    rigorous with the code it runs, and then independent of the code that wrote the certificate)."""
     from numerics.certified.certificate import generated_code_identity
+    from numerics.certified.lemma_certificate import margin_code_identity
 
-    recorded = (document.get("generated_code") or {}).get("sha256")
-    current = generated_code_identity()["sha256"]
-    if recorded and recorded != current:
-        return [f"the generated Arb code differs from the certificate's (sha256 {current[:12]}… here, "
-                f"{str(recorded)[:12]}… recorded): the re-evaluation used this installation's code"]
-    return []
+    notes = []
+    pairs = (("generated Arb module", (document.get("generated_code") or {}).get("sha256"),
+              lambda: generated_code_identity()["sha256"]),
+             ("margin's compiled Arb code", (document.get("margin_code") or {}).get("sha256"),
+              lambda: margin_code_identity(margin, _RebuiltDomain(document))["sha256"]))
+    for what, recorded, current in pairs:
+        if recorded and recorded != current():
+            notes.append(f"the {what} differs from the certificate's (sha256 {str(recorded)[:12]}… recorded): "
+                         "the re-evaluation used this installation's code")
+    return notes
+
+
+class _RebuiltDomain:
+    """The domain's variable names, enough to compile the margin as the certificate did."""
+
+    def __init__(self, document: dict):
+        self.variables = dict.fromkeys((document.get("domain") or {}).get("variables") or {})
 
 
 def confirm_failure(margin, box: dict, prec_bits: int, digits: int = 12) -> dict:

@@ -30,8 +30,14 @@ class TilingFailure:
     reason: str
 
 
+def _text(x: Fraction) -> str:
+    from numerics.certified.lemma_certificate import exact_text
+
+    return exact_text(x)
+
+
 def _region_text(region: dict, values: dict) -> str:
-    return ", ".join(f"{v} ∈ [{values[v][lo]}, {values[v][hi]}]" for v, (lo, hi) in region.items())
+    return ", ".join(f"{v} ∈ [{_text(values[v][lo])}, {_text(values[v][hi])}]" for v, (lo, hi) in region.items())
 
 
 def _volume(box: dict, values: dict) -> Fraction:
@@ -55,12 +61,12 @@ def tiling_failure(domain: dict, leaves: list) -> TilingFailure | None:
         for v, (lo, hi) in box.items():
             d_lo, d_hi = domain[v]
             if not lo <= hi:
-                return TilingFailure(index, f"it is empty: {v} ∈ [{lo}, {hi}]")
+                return TilingFailure(index, f"it is empty: {v} ∈ [{_text(lo)}, {_text(hi)}]")
             if lo < d_lo or hi > d_hi:
-                return TilingFailure(index, f"it leaves the domain: {v} ∈ [{lo}, {hi}] is not within "
-                                            f"[{d_lo}, {d_hi}]")
+                return TilingFailure(index, f"it leaves the domain: {v} ∈ [{_text(lo)}, {_text(hi)}] is not "
+                                            f"within [{_text(d_lo)}, {_text(d_hi)}]")
             if v in free and lo == hi:
-                return TilingFailure(index, f"it has zero width in {v} (= {lo}), a variable of the domain")
+                return TilingFailure(index, f"it has zero width in {v} (= {_text(lo)}), a variable of the domain")
     if not free:  # the domain is a point: any leaf is the whole of it
         return None
     # ranks of the ends, per variable (order-preserving, exact)
