@@ -67,6 +67,17 @@ def test_a_user_lemma_is_proved_on_its_whole_domain_and_its_certificate_rechecks
     assert "note:" not in out  # the same installation: the same generated and compiled code
 
 
+def test_recheck_in_a_fresh_process(slope_certificate):
+    import subprocess
+    import sys
+
+    _, path = slope_certificate
+    run = subprocess.run([sys.executable, "-m", "stumpcheck", "recheck", str(path), "--points", "midpoint"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"PASS {path}")
+
+
 def _interior(document: dict) -> int:
     """A leaf with its θ-interval strictly inside the domain's (its θ edges meet neighbours)."""
     lo, hi = (Fraction(x) for x in document["domain"]["variables"]["theta"])

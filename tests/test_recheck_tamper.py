@@ -227,6 +227,12 @@ def test_status_format_and_malformed_leaves(proved):
     ("sympify('1+1')", False),
     ("S('x')", False),
     ("Add(*[Integer(1)])", False),
+    ("Poly('x**2 + 1')", False),
+    ("Add(Symbol('x'), 'y')", False),
+    ("Float('0.1', precision=53)", True),
+    ("Symbol('b', positive=True)", True),
+    ("Symbol('b', positive='yes')", False),
+    ("calibration_a(Symbol('b'))", False),
 ])
 def test_a_margin_srepr_must_be_sympy_constructors_only(text, ok):
     if ok:

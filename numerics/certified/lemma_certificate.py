@@ -139,8 +139,8 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
 
 
 def write_certificate(document: dict, path) -> Path:
-    """Write ``document`` as JSON to ``path``, one field and one leaf per line; InputError (one line) if it
-    cannot be written."""
+    """Write ``document`` as JSON to ``path`` (its folder created), one field and one leaf per line;
+    InputError (one line) if it cannot be written."""
     path = Path(path)
     parts = []
     for key, value in document.items():  # one field per line, one leaf per line
@@ -150,6 +150,7 @@ def write_certificate(document: dict, path) -> Path:
             text = json.dumps(value, ensure_ascii=False, allow_nan=False)
         parts.append(f" {json.dumps(key)}: {text}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None

@@ -74,14 +74,22 @@ _SAFE_NODES = (ast.Expression, ast.Call, ast.Name, ast.Constant, ast.Load, ast.k
                ast.UnaryOp, ast.USub, ast.UAdd)
 
 
+#: the constructors whose first argument may be a string (a name or a number, never parsed as an expression)
+_TEXT_CONSTRUCTORS = {"Symbol", "Dummy", "Wild", "Function", "Float", "Integer", "Rational"}
+
+
 def _check_srepr(text: str, allowed_names=()) -> None:
-    """Refuse an ``srepr`` that is anything but nested calls of SymPy classes on literals (it is evaluated)."""
+    """Refuse an ``srepr`` that is anything but nested calls of SymPy classes on literals (it is evaluated).
+
+    Strings may only be the first argument of a name or number constructor (``Symbol('b')``,
+    ``Float('0.1', precision=53)``), so that no constructor ever sympifies (parses) a string."""
     import sympy
 
     try:
         tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError) as exc:
-        raise InputError(f"the margin's srepr does not parse: {exc}") from None
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        raise InputError(f"the margin's srepr does not parse: {type(exc).__name__}") from None
+    text_ok = set()
     for node in ast.walk(tree):
         if not isinstance(node, _SAFE_NODES):
             raise InputError(f"the margin's srepr contains {type(node).__name__}, not a SymPy constructor")
@@ -89,6 +97,14 @@ def _check_srepr(text: str, allowed_names=()) -> None:
             target = getattr(sympy, node.id, None)
             if node.id.startswith("_") or not (isinstance(target, type) and issubclass(target, sympy.Basic)):
                 raise InputError(f"the margin's srepr calls {node.id!r}, which is not a SymPy class")
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in _TEXT_CONSTRUCTORS and node.args:
+                text_ok.add(id(node.args[0]))
+            for keyword in node.keywords:
+                if not (isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, (bool, int))):
+                    raise InputError("the margin's srepr passes a keyword that is not a bool or an int")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in text_ok:
+            raise InputError("the margin's srepr passes a string where SymPy would parse it as an expression")
 
 
 def _domain_variables(data: dict) -> dict:
