@@ -88,18 +88,14 @@ def quick_domain(name: str):
 
 def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = None):
     """Prove lemma ``name`` on its domain (``quick``: on :func:`quick_domain`); returns the Proof."""
-    from numerics.certified.domains import geometric_split
     from numerics.certified.proof import prove
 
     margin, domain, strict = certified_specs()[name]
     if quick:
         domain = quick_domain(name)
     options = PROOF_OPTIONS[name]
-    lo, hi = domain.variables["b"]
-    pieces = geometric_split(domain, "b", options["ratio"]) if hi > lo * options["ratio"] else None
-    proof = prove(margin, domain, strict=strict, dps=options.get("dps", 30), pieces=pieces,
-                  max_boxes=max_boxes or options["max_boxes"])
-    return proof
+    return prove(margin, domain, strict=strict, dps=options.get("dps", 30), b_ratio=options["ratio"],
+                 max_boxes=max_boxes or options["max_boxes"])
 
 
 def prove_label_encoding() -> dict:

@@ -224,10 +224,12 @@ class Margin:
         if not all(g.is_finite() for g in gradient.values()):
             return direct, "direct", None
         a_c, b_c = (_real(x) for x in compiled["coords"](*(centre[n] for n in names)))
-        at_centre = center_integrals(a_c, b_c, self.estimator, compiled["integrals"], ctx.prec)
+        at_centre = center_integrals(a_c, b_c, self.estimator, compiled["used"], ctx.prec)
         if at_centre is None:
             return direct, "direct", gradient
-        mid = _real(compiled["value"](*([centre[n] for n in names] + [at_centre[q] for q in compiled["integrals"]]))[0])
+        # M depends on the used integrals only; the others are arguments of the gradient
+        mid = _real(compiled["value"](*([centre[n] for n in names] +
+                                        [at_centre.get(q, arb(0)) for q in compiled["integrals"]]))[0])
         return _tighter(direct, _mean_value(mid, gradient, balls, centre)) + (gradient,)
 
 

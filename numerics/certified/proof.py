@@ -31,7 +31,7 @@ from fractions import Fraction
 from flint import arb
 
 from numerics.certified.balls import working_bits
-from numerics.certified.domains import Domain
+from numerics.certified.domains import Domain, geometric_split
 from numerics.certified.margins import Margin
 from numerics.precision import InputError, validate_dps
 
@@ -126,11 +126,14 @@ def _split_variable(box: dict, gradient, min_width: float):
 
 
 def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
-          max_depth: int = 40, min_width: float = 1e-12, pieces=None, prec_bits: int | None = None) -> Proof:
+          max_depth: int = 40, min_width: float = 1e-12, pieces=None, b_ratio: float | None = 2.0,
+          prec_bits: int | None = None) -> Proof:
     """Prove margin ≥ 0 (``strict``: > 0) on ``domain`` by bisection; see the module doc.
 
-    ``pieces``: sub-domains tiling ``domain`` to start from (e.g. :func:`geometric_split`), each at
-    depth 0; ``prec_bits`` overrides the working precision (default from ``dps`` and the domain's size).
+    ``pieces``: sub-domains tiling ``domain`` to start from, each at depth 0; by default a b range
+    longer than a factor ``b_ratio`` is first cut geometrically (:func:`geometric_split`, b_lo·ratio^k
+    rounded to 4 digits), so that bisection starts from pieces of equal relative width.
+    ``prec_bits`` overrides the working precision (default from ``dps`` and the domain's size).
     """
     if not isinstance(margin, Margin):
         raise InputError(f"margin must be a Margin, got {margin!r}")
@@ -138,7 +141,11 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
         raise InputError(f"domain must be a Domain, got {domain!r}")
     dps = validate_dps(dps)
     max_boxes, max_depth = _positive_int(max_boxes, "max_boxes"), _positive_int(max_depth, "max_depth")
-    starts = [domain] if pieces is None else list(pieces)
+    if pieces is None:
+        b_lo, b_hi = domain.variables["b"]
+        long_range = b_ratio is not None and b_hi > b_lo * Fraction(b_ratio)
+        pieces = geometric_split(domain, "b", b_ratio) if long_range else [domain]
+    starts = list(pieces)
     if any(not isinstance(p, Domain) or p.coordinates != domain.coordinates or not domain.contains(p.box)
            for p in starts):
         raise InputError("pieces must be sub-domains of the domain, in its coordinates")
