@@ -60,13 +60,7 @@ def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_ex
     from numerics.certified.recheck import confirm_failure
 
     margin, domain, whole = spec.resolve(quick=quick, name=entry.name)
-    options = dict(spec.prove_options)
-    ratio = options.pop("b_ratio", None)
-    if ratio is not None and "b" in domain.variables and domain.variables["b"][1] > domain.variables["b"][0] * ratio:
-        from numerics.certified.domains import geometric_split
-
-        options["pieces"] = geometric_split(domain, "b", ratio)
-    proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **options)
+    proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **spec.prove_options)
     document = certificate(entry.statement, margin, domain, proof, strict=spec.strict)
     relation = "> 0" if spec.strict else ">= 0"
     summary = {"status": proof.status, "domain": domain.to_json(), "domain_text": domain_text(domain),

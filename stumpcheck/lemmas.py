@@ -95,8 +95,8 @@ class CertifiedSpec:
     file imports fast and compiles its margin only when it is certified). ``quick_domain`` (optional) is a
     sub-domain proved instead under ``--quick``: the row then says so, and its evidence for the whole
     statement stays sampled. ``dps`` is the prover's working precision in digits; ``prove_options`` go to
-    :func:`numerics.certified.proof.prove` (``max_boxes``, ``max_depth``, ``min_width``), and ``b_ratio``
-    first cuts a long b range geometrically (:func:`numerics.certified.domains.geometric_split`).
+    :func:`numerics.certified.proof.prove` (``max_boxes``, ``max_depth``, ``min_width``, and ``b_ratio``: a b
+    range longer than this factor is first cut geometrically; prove's default 2).
     """
 
     margin: object
