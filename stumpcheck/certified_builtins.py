@@ -23,7 +23,7 @@ import time
 from functools import cache
 
 __all__ = ["CERTIFIED_NAMES", "certified_specs", "quick_domain", "certify_builtin", "prove_label_encoding",
-           "PROOF_OPTIONS"]
+           "PROOF_OPTIONS", "spec_for"]
 
 CERTIFIED_NAMES = ("interior_error_bound", "leading_loss", "progress_direction", "bulk_error", "right_layer")
 
@@ -88,6 +88,17 @@ def quick_domain(name: str):
 
     _, domain, _ = certified_specs()[name]
     return Domain({**domain.variables, **_QUICK[name]}, domain.coordinates)
+
+
+def spec_for(name: str):
+    """The ``certify=`` of lemma ``name``: :func:`stumpcheck.lemmas.certified` over this module's margin and
+    domain (built when first certified), with its quick sub-domain and prover options."""
+    from stumpcheck.lemmas import certified
+
+    options = PROOF_OPTIONS[name]
+    return certified(lambda: certified_specs()[name][0], lambda: certified_specs()[name][1],
+                     strict=False, quick_domain=lambda: quick_domain(name), dps=options.get("dps", 30),
+                     max_boxes=options["max_boxes"], b_ratio=options["ratio"])
 
 
 def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = None):

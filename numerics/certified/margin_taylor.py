@@ -84,13 +84,20 @@ def _q_values(compiled, m: int, args, pieces, prec_bits) -> list:
 
 
 def taylor_enclosure(compiled, names, balls: dict, centre: dict, free: str, a_b_mid, estimator: str,
-                     prec_bits: int) -> arb:
-    """A ball containing the margin on the box (balls) from its Taylor form about ``centre``."""
+                     prec_bits: int, point: bool = False) -> arb:
+    """A ball containing the margin on the box (balls) from its Taylor form about ``centre``
+    (``point``: the box is a point, the kernels are evaluated there)."""
     order = compiled["form"].order
     pieces = _pieces(*a_b_mid, estimator)
     ns = compiled["namespace"]
     at_c = [centre[n] for n in names]
     on_x = [balls[n] for n in names]
+    if point:
+        q = _q_values(compiled, 0, on_x, pieces, prec_bits)
+        if not all(v.is_finite() for v in q):
+            return arb.nan()
+        kernels = [k.real for k in ns["kernels_0"](*on_x, *q)]
+        return ns["outer"](*on_x, *kernels)[0].real
     q_centre = [_q_values(compiled, m, at_c, pieces, prec_bits) for m in range(order)]
     q_box = [_q_values(compiled, m, on_x, pieces, prec_bits) for m in range(order + 1)]
     if not all(v.is_finite() for level in q_centre + q_box for v in level):

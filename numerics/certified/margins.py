@@ -225,12 +225,13 @@ class Margin:
 
     def _enclose_integral(self, compiled, names, balls, centre):
         free = [n for n in names if balls[n].rad() > centre[n].rad()]
-        if self.taylor_order > 1 and len(free) == 1:
-            taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, free[0], self.taylor_order,
+        if self.taylor_order > 1 and len(free) <= 1:
+            along = free[0] if free else ("b" if "b" in names else names[0])
+            taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along, self.taylor_order,
                                     self.estimator, _namespace)
             a_c, b_c = (_real(x) for x in compiled["coords"](*(centre[n] for n in names)))
-            ball = taylor_enclosure(taylor, names, balls, centre, free[0], (float(a_c.mid()), float(b_c.mid())),
-                                    self.estimator, ctx.prec)
+            ball = taylor_enclosure(taylor, names, balls, centre, along, (float(a_c.mid()), float(b_c.mid())),
+                                    self.estimator, ctx.prec, point=not free)
             if ball.is_finite():
                 return ball, f"taylor-{self.taylor_order}", None
         a_ball, b_ball = (_real(x) for x in compiled["coords"](*(balls[n] for n in names)))
