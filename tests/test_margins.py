@@ -131,3 +131,39 @@ def test_bad_margins_are_input_errors(text, coordinates, variables):
 def test_unparsable_text_is_an_input_error():
     with pytest.raises(InputError):
         Margin.from_sympy("2 - (", coordinates="abtheta")
+
+
+def test_the_taylor_form_splits_off_the_smooth_kernel():
+    """3 − b²|L/L₀ − 1|: the kernel is L/L₀ − 1, its derivatives bring in L' and L'' (θ-integrals of ∂_b q)."""
+    import sympy as sp
+
+    from theory.margin_quantities import RealAbs, symbol_namespace
+    from theory.margin_taylor import derivative_symbol, taylor_form
+
+    names = symbol_namespace()
+    form = taylor_form(sp.sympify("3 - b**2*Abs(L/leading_loss(b) - 1)", locals=names), "calibration",
+                       ("b", "lam"), "b", 2, "one-head")
+    (kernel,) = form.kernel_symbols
+    assert form.outer.has(RealAbs(kernel)) and not form.outer.has(names["L"])
+    assert derivative_symbol(names["L"], 2) in form.kernel_derivatives[2][0].free_symbols
+    assert set(form.integrands[1]) == {derivative_symbol(names["L"], 1)}
+
+
+@pytest.mark.slow
+def test_the_taylor_enclosure_contains_the_loss_at_points_of_the_box():
+    """Order-3 Taylor form of L along the calibration relation: contains acb.integral's L at the ends."""
+    from numerics.certified.theta_integrals import certified_loss
+
+    margin = Margin.from_sympy("L", coordinates="calibration", theta_integral=True, taylor_order=3)
+    box = {"b": (Fraction(40), Fraction(41)), "lam": (Fraction(0), Fraction(0))}
+    ball, form = margin.enclose(box, 128)
+    assert form == "taylor-3"
+    ends = []
+    for b in (40, 41):
+        with mpmath.workdps(40):
+            a_exact = b + 2 * mpmath.log(b) + (3 * mpmath.zeta(3) - mpmath.mpf(3) / 2 - mpmath.pi**2 / 3) / b
+        point = certified_loss(mpmath.nstr(a_exact, 35), b, dps=25)
+        assert ball.lower() <= arb(str(point.upper)) + arb("1e-20") and arb(str(point.lower)) - arb("1e-20") <= ball.upper()
+        ends.append(float(point.mid))
+    # L is monotone on the box: the ball is its range [L(41), L(40)] up to a few per cent, not wider
+    assert float(ball.rad()) < 0.55 * abs(ends[0] - ends[1])
