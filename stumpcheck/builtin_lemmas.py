@@ -24,12 +24,13 @@ a-posteriori second solve at rtol/10); C5 ``stumpcheck.claims.c5:check_c5``, C6�
   (lambdified). Exact: e − e_R = δ(1 − b·e_R)/(D₀ + bδ), δ = r·e^{−bθ},
   D₀ = −b(Y − 1 + r), and 1/(1 − e^{−bθ}) ≤ 2 for bθ ≥ 1.
 * ``leading_loss``: along the calibration relation a = calibration_a(b) (generated),
-  |L/L₀ − 1| ≤ 3/b² for b ≥ 20, L₀ = 1/(2b²) + (1/2 − ζ(3))/b³ (generated
+  |L/L₀ − 1| ≤ 3/b² for b ∈ [20, 10⁴], L₀ = 1/(2b²) + (1/2 − ζ(3))/b³ (generated
   ``leading_loss``); the next term is 2c₄/b² with 2c₄ = 3/2 − 3ζ(3) ≈ −2.11.
-* ``progress_direction``: along it, max_i |2b³·(−∇L)_i − 1| ≤ 5/b for b ≥ 20
+* ``progress_direction``: along it, max_i |2b³·(−∇L)_i − 1| ≤ 5/b for b ∈ [20, 10⁴]
   (generated ``progress_direction`` is (1/(2b³), 1/(2b³))).
 * ``interior_error_bound``: |e(θ)| ≤ 2/b for θ ∈ [0.05, 0.95], |a − calibration_a(b)| ≤ 1;
-  sampled for b ∈ [20, 10⁴], certified on boxes with :func:`numerics.certified.prover.certify`.
+  sampled for b ∈ [20, 10⁴], and certified over that whole domain (the margin and domain of
+  :mod:`stumpcheck.certified_builtins`, proved by :func:`numerics.certified.proof.prove`).
 * ``label_encoding``: the {−1, +1} label encoding with label score a/2 gives the
   same θ̂ as the {0, 1} encoding with label score a, on any context: the scores
   differ by the common shift a/2, which softmax ignores (docs/model.md §1).
@@ -40,6 +41,11 @@ a-posteriori second solve at rtol/10); C5 ``stumpcheck.claims.c5:check_c5``, C6�
   of two in [256, 4096]: each n needs its own m × n corpora (O(n²) work per seed),
   which are sorted once and kept (a pure function of (n, seed); free them with
   :func:`stumpcheck.claims.c5.clear_corpus_cache`) for every example with that n.
+
+``leading_loss`` and ``progress_direction`` also have a certified level (``--certified``): their margins
+in L and ∇L along the relation over b ∈ [20, 10⁴], enclosed by Taylor forms along b with rigorous
+θ-integrals (:mod:`stumpcheck.certified_builtins`); their default level stays sampled (a
+whole-domain proof takes minutes per lemma).
 
 Float64 margins (L, ∇L by Gauss–Legendre on the model's breakpoints, e from the
 generated numpy code) are evaluated in float64; the mpmath margins raise the
@@ -56,6 +62,7 @@ import mpmath
 from hypothesis import strategies as st
 
 from stumpcheck import strategies as sc
+from stumpcheck.certified_builtins import spec_for
 from stumpcheck.lemmas import ClaimCheck, lemma, register
 
 __all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "ALONG_SEEDS", "ALONG_SIZES",
@@ -272,9 +279,10 @@ def _deviation_from_expansion(b, expansion: str, pairs) -> float:
 
 
 @lemma(name="leading_loss",
-       statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² for b ∈ [20, 5000]",
-       domain={"b": sc.scales(min_value=20.0, max_value=5000.0)},
-       evidence=("sampled",), reference="theory.asymptotics.flow_asymptotics().leading_loss",
+       statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² for b ∈ [20, 10⁴]",
+       domain={"b": sc.scales(min_value=20.0, max_value=1e4)},
+       evidence=("sampled", "certified"), reference="theory.asymptotics.flow_asymptotics().leading_loss",
+       certify=spec_for("leading_loss"),
        tolerance=f"margin = {LOSS_K} − b²·|relative error| >= 0 (float64 L)", max_examples=40,
        precision="float64 (Gauss–Legendre on the model's breakpoints)")
 def leading_loss(b):
@@ -285,9 +293,10 @@ def leading_loss(b):
 
 @lemma(name="progress_direction",
        statement=f"along the calibration relation, −∇L = (1/(2b³), 1/(2b³))·(1 + O(1/b)): "
-                 f"max_i |2b³(−∇L)_i − 1| ≤ {PROGRESS_K}/b for b ∈ [20, 5000]",
-       domain={"b": sc.scales(min_value=20.0, max_value=5000.0)},
-       evidence=("sampled",), reference="theory.asymptotics.flow_asymptotics().progress_direction",
+                 f"max_i |2b³(−∇L)_i − 1| ≤ {PROGRESS_K}/b for b ∈ [20, 10⁴]",
+       domain={"b": sc.scales(min_value=20.0, max_value=1e4)},
+       evidence=("sampled", "certified"), reference="theory.asymptotics.flow_asymptotics().progress_direction",
+       certify=spec_for("progress_direction"),
        tolerance=f"margin = {PROGRESS_K} − b·max deviation >= 0 (float64 ∇L)", max_examples=40,
        precision="float64 (Gauss–Legendre on the model's breakpoints)")
 def progress_direction(b):
@@ -324,8 +333,9 @@ def certify_interior_error_bound(*, quick: bool = True, dps: int = 30, max_boxes
        domain={"b": sc.scales(min_value=20.0, max_value=1e4),
                "offset": st.floats(min_value=-1.0, max_value=1.0),
                "theta": sc.thresholds(min_value=0.05, max_value=0.95)},
-       evidence=("certified", "sampled"), reference="numerics.certified.prover error_abs_le_c_over_b; theory bulk law e = 1/b",
-       certify=certify_interior_error_bound, tolerance=f"margin = {INTERIOR_C} − b|e| >= 0", max_examples=200,
+       evidence=("certified", "sampled"), reference="stumpcheck.certified_builtins (margin 2 − b|e| over the whole "
+       "domain); theory bulk law e = 1/b",
+       certify=spec_for("interior_error_bound"), tolerance=f"margin = {INTERIOR_C} − b|e| >= 0", max_examples=200,
        precision="float64 (sampled); Arb balls (certified)")
 def interior_error_bound(b, offset, theta):
     """INTERIOR_C − b·|e(θ)| in float64 at a = calibration_a(b) + offset."""

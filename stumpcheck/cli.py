@@ -171,6 +171,7 @@ COMMAND_MODULES = (
     "stumpcheck.fresh_command:sweep",
     "stumpcheck.certify_command:certify",
     "stumpcheck.verify_command:verify",
+    "stumpcheck.recheck_command:recheck",
     "stumpcheck.corpus_command:corpus",
     "stumpcheck.corpus_command:grad",
     "stumpcheck.train_command:train",

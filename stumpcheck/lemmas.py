@@ -11,8 +11,13 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
 * ``evidence``: the levels the lemma supports, among ``"sampled"`` (Hypothesis
   searches the domain), ``"high-precision"`` (the same search, then the margin
   at the worst point is recomputed at a higher mpmath precision and the digits
-  that agree are reported) and ``"certified"`` (``certify()`` proves it on boxes
-  with :func:`numerics.certified.prover.certify`, Arb ball arithmetic);
+  that agree are reported) and ``"certified"`` (Arb ball arithmetic and
+  bisection over the whole domain);
+* ``certify``: with ``"certified"``, a :class:`CertifiedSpec` made by
+  :func:`certified` (a certified margin, its domain, strict or not: proved by
+  :func:`numerics.certified.proof.prove`, which writes a certificate that
+  ``stumpcheck recheck`` re-checks), or a callable ``certify(*, quick)``
+  returning :class:`numerics.certified.prover.Certificate` boxes (the older form);
 * ``reference``: the claim id of docs/model.md §7 or the derivation it comes from;
 * ``precision``: what the margin computes in (e.g. ``"float64"``); default
   ``"mpmath dps <dps>"``, the working precision :func:`stumpcheck.lemma_check.check_lemma` sets;
@@ -48,13 +53,14 @@ import math
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from numerics.precision import InputError
 from stumpcheck.claims.result import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 
-__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "lemma", "register", "registered", "load_lemma"]
+__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "certified", "lemma", "register", "registered",
+           "load_lemma"]
 
 EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
 #: default number of Hypothesis examples per sampled check
@@ -81,6 +87,78 @@ def _check_evidence(evidence) -> tuple:
 
 
 @dataclass(frozen=True)
+class CertifiedSpec:
+    """What a lemma's level ``"certified"`` proves: ``margin`` ≥ 0 (``strict``: > 0) at every point of ``domain``.
+
+    ``margin`` is a :class:`numerics.certified.margins.Margin` and ``domain`` a
+    :class:`numerics.certified.domains.Domain`, or zero-argument callables returning them (so that a lemma
+    file imports fast and compiles its margin only when it is certified). ``quick_domain`` (optional) is a
+    sub-domain proved instead under ``--quick``: the row then says so, and its evidence for the whole
+    statement stays sampled. ``dps`` is the prover's working precision in digits; ``prove_options`` go to
+    :func:`numerics.certified.proof.prove` (``max_boxes``, ``max_depth``, ``min_width``, and ``b_ratio``: a b
+    range longer than this factor is first cut geometrically; prove's default 2).
+    """
+
+    margin: object
+    domain: object
+    strict: bool = False
+    quick_domain: object = None
+    dps: int = DEFAULT_DPS
+    prove_options: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.strict, bool):
+            raise ValueError(f"certified(): strict must be True or False, got {self.strict!r}")
+        if isinstance(self.dps, bool) or not isinstance(self.dps, int) or not 15 <= self.dps <= 10_000:
+            raise ValueError(f"certified(): dps must be an int in [15, 10000], got {self.dps!r}")
+        unknown = set(self.prove_options) - {"max_boxes", "max_depth", "min_width", "b_ratio"}
+        if unknown:
+            raise ValueError(f"certified(): unknown option {', '.join(sorted(unknown))} "
+                             "(it takes max_boxes, max_depth, min_width, b_ratio)")
+        ratio = self.prove_options.get("b_ratio")
+        if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio > 1):
+            raise ValueError(f"certified(): b_ratio must be a number > 1, got {ratio!r}")
+
+    def resolve(self, *, quick: bool, name: str = "?"):
+        """(margin, domain, whole): the Margin, the Domain to prove (the quick one under ``quick`` if given)
+        and whether that is the lemma's whole certified domain. InputError (one line) if a callable fails or
+        gives something else."""
+        from numerics.certified.domains import Domain
+        from numerics.certified.margins import Margin
+
+        def value(x, kind, what):
+            if not isinstance(x, kind) and callable(x):
+                try:
+                    x = x()
+                except InputError:
+                    raise
+                except Exception as exc:  # the user's callable: bad input, one line
+                    raise InputError(f"lemma {name}: building its certified {what} failed: "
+                                     f"{type(exc).__name__}: {_short_text(str(exc))}") from None
+            if not isinstance(x, kind):
+                raise InputError(f"lemma {name}: its certified {what} must be a {kind.__name__}, "
+                                 f"got {type(x).__name__}")
+            return x
+
+        margin = value(self.margin, Margin, "margin")
+        if quick and self.quick_domain is not None:
+            return margin, value(self.quick_domain, Domain, "quick domain"), False
+        return margin, value(self.domain, Domain, "domain"), True
+
+
+def certified(margin, domain, *, strict: bool = False, quick_domain=None, dps: int = DEFAULT_DPS,
+              **prove_options) -> CertifiedSpec:
+    """The ``certify=`` of a lemma proved over a whole domain: margin ≥ 0 (strict: > 0) on ``domain``.
+
+    >>> spec = certified(lambda: None, lambda: None, strict=True)
+    >>> spec.strict
+    True
+    """
+    return CertifiedSpec(margin=margin, domain=domain, strict=strict, quick_domain=quick_domain, dps=dps,
+                         prove_options=dict(prove_options))
+
+
+@dataclass(frozen=True)
 class Lemma:
     """A statement ``margin(**point) ≥ 0 for all point in domain``; see the module doc."""
 
@@ -90,7 +168,7 @@ class Lemma:
     margin: Callable[..., float]
     evidence: tuple = ("sampled",)
     reference: str = ""
-    certify: Callable | None = None
+    certify: "Callable | CertifiedSpec | None" = None
     tolerance: str = "margin >= 0 at every point"
     max_examples: int = DEFAULT_MAX_EXAMPLES
     precision: str = ""
@@ -115,8 +193,9 @@ class Lemma:
                     raise ValueError(f"lemma {self.name}: domain[{key!r}] must be a hypothesis strategy")
             object.__setattr__(self, "domain", dict(self.domain))
         object.__setattr__(self, "evidence", _check_evidence(self.evidence))
-        if "certified" in self.evidence and self.certify is None:
-            raise ValueError(f"lemma {self.name}: evidence 'certified' needs a certify callable")
+        if "certified" in self.evidence and not (callable(self.certify) or isinstance(self.certify, CertifiedSpec)):
+            raise ValueError(f"lemma {self.name}: evidence 'certified' needs certify=certified(margin, domain) "
+                             "(or a certify callable)")
         if isinstance(self.max_examples, bool) or not isinstance(self.max_examples, int) or self.max_examples < 1:
             raise ValueError(f"lemma {self.name}: max_examples must be a positive int")
 
@@ -185,7 +264,7 @@ def _origin(entry) -> str:
 
 
 def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference: str = "",
-          certify: Callable | None = None, tolerance: str = "margin >= 0 at every point",
+          certify: "Callable | CertifiedSpec | None" = None, tolerance: str = "margin >= 0 at every point",
           max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", rounding: float = 0.0,
           register_it: bool = True) -> Callable[[Callable], Lemma]:
     """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).

@@ -2,7 +2,8 @@
 
 ``results.json`` is ``{"claims": [...], "provenance": {...}, "summary": {...}}``;
 each claim has the interface keys ``id``, ``status`` (PASS/FAIL), ``figure``,
-``tolerance``, ``evidence``, ``seconds``, ``provenance`` (package versions, git
+``tolerance``, ``evidence``, ``evidence_reached`` (:func:`evidence_reached`), ``seconds``,
+``provenance`` (package versions, git
 commit, machine, precision, seed, date; from :func:`numerics.provenance.provenance`
 plus the Python and hypothesis versions), and ``statement`` and ``details``.
 Every number is finite: NaN and ±inf become ``null`` (so the file is strict
@@ -25,7 +26,7 @@ from numerics.json_output import finite_json
 from numerics.precision import InputError
 
 __all__ = ["run_provenance", "claim_provenance", "finite_json", "results_document", "write_report", "table",
-           "plot_margins"]
+           "plot_margins", "evidence_reached"]
 
 
 def _version(package: str) -> str | None:
@@ -65,13 +66,24 @@ def claim_provenance(result: ClaimResult, run: dict) -> dict:
     return {**run, "precision": _precision_of(result), "seed": seed, "seeds": seeds}
 
 
+def evidence_reached(result: ClaimResult) -> str | None:
+    """The highest evidence level the row's statement reached on its whole domain: what a check records in
+    ``details["evidence_reached"]`` (a certified lemma left undecided reaches ``"sampled"``), else the row's
+    evidence for a PASS; None for a FAIL (the statement reached no level)."""
+    details = result.details or {}
+    if "evidence_reached" in details:
+        return details["evidence_reached"]
+    return result.evidence if result.status == "PASS" else None
+
+
 def results_document(results: list[ClaimResult], run: dict) -> dict:
     """The ``results.json`` object (finite values only)."""
     claims = []
     for result in results:
         claims.append({"id": result.id, "status": result.status, "figure": result.figure,
                        "tolerance": result.tolerance, "evidence": result.evidence,
-                       "seconds": round(float(result.seconds), 3), "statement": result.statement,
+                       "evidence_reached": evidence_reached(result), "seconds": round(float(result.seconds), 3),
+                       "statement": result.statement,
                        "provenance": claim_provenance(result, run), "details": result.details or {}})
     failed = [r.id for r in results if r.status != "PASS"]
     summary = {"total": len(results), "passed": len(results) - len(failed), "failed": failed,
@@ -88,11 +100,12 @@ _WIDTHS = {"statement": 44, "figure": 64, "tolerance": 36}
 
 
 def table(results: list[ClaimResult], *, markdown: bool = False) -> str:
-    """The verify table: id, statement, figure, tolerance, PASS/FAIL, evidence, seconds
-    (plain text clips the long columns; ``markdown=True`` keeps them whole)."""
-    header = ("id", "statement", "figure", "tolerance", "status", "evidence", "seconds")
-    rows = [(r.id, r.statement, r.figure, r.tolerance, r.status, r.evidence, f"{float(r.seconds):.1f}")
-            for r in results]
+    """The verify table: id, statement, figure, tolerance, PASS/FAIL, evidence, seconds, reached (the highest
+    level the statement reached on its whole domain, :func:`evidence_reached`; "-" for none; last, so the
+    earlier columns keep their places). Plain text clips the long columns; ``markdown=True`` keeps them whole."""
+    header = ("id", "statement", "figure", "tolerance", "status", "evidence", "seconds", "reached")
+    rows = [(r.id, r.statement, r.figure, r.tolerance, r.status, r.evidence, f"{float(r.seconds):.1f}",
+             evidence_reached(r) or "-") for r in results]
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
@@ -130,6 +143,7 @@ def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
         lines += [f"## {result.id}: {result.statement}", "",
                   f"- **status**: {result.status}", f"- **figure**: {result.figure}",
                   f"- **tolerance**: {result.tolerance}", f"- **evidence**: {result.evidence}",
+                  f"- **evidence reached**: {evidence_reached(result) or 'none'}",
                   f"- **precision**: {_precision_of(result)}",
                   f"- **seconds**: {float(result.seconds):.1f}", ""]
         explanation = (result.details or {}).get("explanation")

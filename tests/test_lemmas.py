@@ -55,6 +55,27 @@ def test_lemma_validates_its_fields(bad):
         Lemma(**fields)
 
 
+@pytest.mark.parametrize("bad", [dict(strict=1), dict(dps=10), dict(dps=True), dict(max_leaves=3)])
+def test_certified_specs_validate_their_fields(bad):
+    with pytest.raises(ValueError):
+        lemmas.certified(lambda: None, lambda: None, **bad)
+
+
+def test_a_certified_spec_is_a_certify_and_resolves_to_a_margin_and_a_domain():
+    spec = lemmas.certified(lambda: "not a margin", lambda: "not a domain", max_boxes=10)
+    entry = Lemma(name="ok", statement="s", domain={"x": st.integers()}, margin=lambda x: 1.0,
+                  evidence=("sampled", "certified"), certify=spec)
+    assert entry.certify.prove_options == {"max_boxes": 10} and entry.certify.strict is False
+    with pytest.raises(InputError, match="lemma ok: its certified margin must be a Margin, got str"):
+        spec.resolve(quick=True, name="ok")
+
+    def broken():
+        raise RuntimeError("no such quantity")
+
+    with pytest.raises(InputError, match="building its certified margin failed: RuntimeError: no such quantity"):
+        lemmas.certified(broken, broken).resolve(quick=False, name="ok")
+
+
 def test_register_refuses_a_second_definition_under_the_same_name(monkeypatch):
     monkeypatch.setattr(lemmas, "_REGISTRY", dict(lemmas._REGISTRY))
 

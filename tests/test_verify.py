@@ -70,7 +70,7 @@ def test_verify_writes_results_and_report_with_embedded_plots(tmp_path, stand_in
     assert result.exit_code == 0, result.output
     assert "3/3 PASS" in result.output
     header = result.stdout.splitlines()[0].split()
-    assert header == ["id", "statement", "figure", "tolerance", "status", "evidence", "seconds"]
+    assert header == ["id", "statement", "figure", "tolerance", "status", "evidence", "seconds", "reached"]
     document = _strict_json(out / "results.json")
     assert [c["id"] for c in document["claims"]] == ["STANDIN", "label_encoding", "leading_loss"]
     for claim in document["claims"]:
@@ -85,7 +85,8 @@ def test_verify_writes_results_and_report_with_embedded_plots(tmp_path, stand_in
     assert "![STANDIN: standin.png](standin.png)" in report
     assert "missing.png" not in report.split("## STANDIN")[1].split("<details>")[0]
     assert (out / "standin.png").is_file()
-    assert "| id | statement | figure | tolerance | status | evidence | seconds |" in report
+    assert "| id | statement | figure | tolerance | status | evidence | seconds | reached |" in report
+    assert [c["evidence_reached"] for c in document["claims"]] == ["sampled", "sampled", "sampled"]
 
 
 def test_unavailable_claim_is_reported_as_fail_with_exit_1(tmp_path, stand_ins):
@@ -93,6 +94,7 @@ def test_unavailable_claim_is_reported_as_fail_with_exit_1(tmp_path, stand_ins):
     assert result.exit_code == 1
     claim = _strict_json(tmp_path / "results.json")["claims"][0]
     assert claim["status"] == "FAIL"
+    assert claim["evidence_reached"] is None  # a FAIL reaches no level
     assert claim["figure"] == "not available: No module named 'numerics.claim_gone'"
 
 
@@ -123,6 +125,8 @@ def test_main_returns_exit_statuses(tmp_path):
     ["--lemma", f"{EXAMPLES / 'lemma_example.py'}:missing"],
     ["--lemma", "no_colon"],
     ["--lemma", TRUE_LEMMA, "--level", "certified"],
+    ["--lemma", TRUE_LEMMA, "--certified"],
+    ["--lemma", TRUE_LEMMA, "--certified", "--level", "sampled"],
     ["--seed", "-3"],
     ["--seed", "x"],
     ["--max-examples", "0"],
@@ -137,7 +141,8 @@ def test_bad_input_exits_2_with_one_line(args, tmp_path, capsys):
 
 def test_builtin_lemmas_run_through_verify(tmp_path):
     """The fast equivalent of ``verify --quick`` for the lemmas: every built-in lemma at its
-    default level (interior_error_bound certified), few examples."""
+    default level, few examples. interior_error_bound is certified on its quick sub-domain only, so its
+    evidence for the whole statement stays sampled (never "certified" for part of a domain)."""
     from stumpcheck.builtin_lemmas import LEMMA_NAMES
 
     result = _invoke("--only", ",".join(LEMMA_NAMES), "--max-examples", "8", "--out", str(tmp_path))
@@ -145,8 +150,14 @@ def test_builtin_lemmas_run_through_verify(tmp_path):
     claims = _strict_json(tmp_path / "results.json")["claims"]
     assert {c["id"]: c["evidence"] for c in claims} == {
         "bulk_error": "high-precision", "right_layer": "high-precision", "leading_loss": "sampled",
-        "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "sampled",
+        "progress_direction": "sampled", "interior_error_bound": "sampled", "label_encoding": "sampled",
         "progress_along_error": "sampled"}
+    interior = next(c for c in claims if c["id"] == "interior_error_bound")
+    assert interior["evidence_reached"] == "sampled" and interior["details"]["level"] == "certified"
+    certified_part = interior["details"]["certified"]
+    assert certified_part["status"] == "proved" and certified_part["whole_domain"] is False
+    assert interior["figure"].startswith("certified on the quick sub-domain b ∈ [100, 120]")
+    assert (tmp_path / "interior_error_bound.certificate.json").is_file()
 
 
 def test_report_helpers_make_json_finite_and_tables_aligned():
@@ -158,7 +169,7 @@ def test_report_helpers_make_json_finite_and_tables_aligned():
     json.dumps(document, allow_nan=False)
     assert finite_json(float("nan")) is None
     assert "s\\|t" in table(results, markdown=True)
-    assert table(results).splitlines()[1].split()[-3:] == ["FAIL", "sampled", "1.2"]
+    assert table(results).splitlines()[1].split()[-4:] == ["FAIL", "sampled", "1.2", "-"]
 
 
 @pytest.mark.slow

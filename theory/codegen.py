@@ -82,7 +82,7 @@ def _special_jets(flat: list) -> tuple[list, list]:
 
 
 def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, doc: str,
-                    *, split_theta: bool = False, jets: bool = False) -> str:
+                    *, split_theta: bool = False, jets: bool = False, printer=None, rewrite=None) -> str:
     """A Python function ``name(*args)`` returning ``exprs`` (one expression or a tuple).
 
     Common subexpressions are shared through SymPy's ``cse``. With
@@ -94,9 +94,11 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     c·k + d·k·θ are printed through 1 − θ (:func:`complement_theta`, e.g. the
     pooled a − b + bθ as a − b·(1 − θ)); and
     the Λ, κ_k of each rate come from one ``trunc_exp_jet`` call. ``jets``
-    does the latter alone, for the Arb target.
+    does the latter alone, for the Arb target. ``printer`` replaces the target's own
+    printer (a subclass of it, e.g. the margin printer of :mod:`theory.codegen_margins`), and
+    ``rewrite`` (expr → expr) is applied after the target's own rewrites, before printing.
     """
-    printer = _printer(target)
+    printer = printer or _printer(target)
     single = isinstance(exprs, sp.Basic)
     flat = [exprs] if single else list(exprs)
     if split_theta:
@@ -111,6 +113,8 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
             {1 - theta: ONE_MINUS_THETA, theta - 1: -ONE_MINUS_THETA}) for e in flat]
     else:
         flat = [softmax_as_differences(e) for e in flat]
+    if rewrite is not None:
+        flat = [rewrite(e) for e in flat]
     jet_calls = []
     if split_theta or (target == "arb" and jets):
         flat, jet_calls = _special_jets(flat)

@@ -6,8 +6,10 @@ on the box's balls, which enclose the value at *every* point of the box, and ret
 the prover bisects), with the bounds it found. ``PREDICATES``:
 
 * ``error_abs_le_c_over_b`` (parameter ``c``): |e(θ)| ≤ c/b, checked as
-  |b·e(θ)| ≤ c (b > 0) on the product ball;
-* ``error_gradient_b_negative``: ∂e/∂b < 0 pointwise;
+  |b·e(θ)| ≤ c (b > 0): b·e is the certified margin ``Margin.from_sympy("b*e")``
+  (:mod:`numerics.certified.margins`), enclosed over the box by the tighter of its direct
+  and mean-value forms;
+* ``error_gradient_b_negative``: ∂e/∂b < 0 pointwise, ∂e/∂b the margin ``"e_b"`` likewise;
 * ``dLdb_negative``: ∂L/∂b < 0 over an (a, b) box, where L = ∫₀¹ ½ e² dθ, so
   ∂L/∂b = ∫₀¹ e·∂e/∂b dθ. The θ-box must be [0, 1]. For each (a, b) box, [0, 1]
   is cut into θ-pieces Θ_k of width w_k and the integrand ball g_k ⊇
@@ -21,12 +23,13 @@ the prover bisects), with the bounds it found. ``PREDICATES``:
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
 from dataclasses import dataclass
 
-from flint import arb
+from flint import arb, ctx
 
 from numerics.certified.boxes import _DIMS, _arb_fraction, _ball_bounds, _exact_decimal, _parse_end
 from numerics.generated import population_arb as gen_arb
@@ -47,12 +50,25 @@ def _hull(lo: arb, hi: arb) -> arb:
     return lo.union(hi)
 
 
+@functools.cache
+def _margin(expr: str, estimator: str):
+    from numerics.certified.margins import Margin
+
+    return Margin.from_sympy(expr, coordinates="abtheta", estimator=estimator)
+
+
+def _enclose(expr: str, ends, estimator: str) -> arb:
+    """A ball containing the margin ``expr`` on the box with exact binary ``ends``."""
+    box = {d: (_arb_fraction(ends[d][0]), _arb_fraction(ends[d][1])) for d in _DIMS}
+    ball, _ = _margin(expr, estimator).enclose(box, ctx.prec)
+    return ball
+
+
 def _eval_error_abs(ends, params, estimator, counter, options):
     """|b·e| ≤ c on the box: certain if upper|B·E| ≤ c, certainly false if B·E > c or < −c."""
     c = params["c"]
-    a, b, t = (_hull(*ends[d]) for d in _DIMS)
     counter.evaluations += 1
-    q = (b * _function("error", estimator)(a, b, t).real)
+    q = _enclose("b*e", ends, estimator)
     bounds = {"b*e": _ball_bounds(q, options["digits"])}
     if not q.is_finite():
         return None, bounds
@@ -64,9 +80,8 @@ def _eval_error_abs(ends, params, estimator, counter, options):
 
 
 def _eval_gradient_b(ends, params, estimator, counter, options):
-    a, b, t = (_hull(*ends[d]) for d in _DIMS)
     counter.evaluations += 1
-    d = _function("error_gradient", estimator)(a, b, t)[1].real
+    d = _enclose("e_b", ends, estimator)
     bounds = {"de/db": _ball_bounds(d, options["digits"])}
     if not d.is_finite():
         return None, bounds

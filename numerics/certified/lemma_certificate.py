@@ -1,0 +1,177 @@
+"""The certificate of a proved lemma: a JSON document anyone can re-check (format ``stumpcheck-lemma-certificate/1``).
+
+A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the domain" as data:
+
+* ``statement`` (the author's words), ``margin`` (the margin's source, :meth:`Margin.to_json`: the SymPy
+  ``srepr`` or the Python source, its coordinates and estimator), ``domain`` (:meth:`Domain.to_json`, exact
+  decimal ends), ``strict``;
+* ``status`` (``"proved"``, ``"failed"`` or ``"undecided"``) and the prover's work: ``boxes``,
+  ``max_depth_reached``, ``undecided_fraction``, ``notes`` (e.g. which part of the domain rests on a proved
+  asymptotic remainder rather than on interval arithmetic);
+* ``leaves``: every leaf box of the bisection with its enclosure, ``{"box": {variable: [lo, hi]}, "lower",
+  "upper", "depth", "form"}``. Box ends are exact rationals written as finite decimals (``"0.05"``) or, when
+  the denominator has a prime other than 2 and 5, as ``"p/q"``; ``lower``/``upper`` are decimals rounded
+  outward, so [lower, upper] contains the margin at every point of the box. The leaves tile the domain;
+* ``failure`` (status failed: a leaf whose upper end is < 0, a box where the margin is certainly negative)
+  and ``undecided`` (the leaves that were neither proved nor refuted);
+* what identifies the computation: ``versions`` (python, stumpcheck, python-flint, mpmath, sympy), ``dps``,
+  ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module), ``margin_code`` (sha256 of the Arb
+  code the margin compiled to) and ``seconds``;
+* ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate edited after it
+  was written; it is not a signature (anyone can recompute it). What a re-check establishes independently of
+  it is the mathematics: :func:`numerics.certified.recheck.recheck`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from fractions import Fraction
+from importlib import metadata
+from pathlib import Path
+
+from numerics.precision import InputError
+
+__all__ = ["FORMAT", "certificate", "digest", "exact_text", "parse_exact", "write_certificate",
+           "read_certificate", "margin_code_identity"]
+
+FORMAT = "stumpcheck-lemma-certificate/1"
+
+
+def exact_text(value: Fraction) -> str:
+    """A rational as an exact string: its finite decimal expansion when the denominator is 2^i·5^j
+    (``Fraction(1, 20)`` → ``"0.05"``), else ``"p/q"``. :func:`parse_exact` reads it back exactly."""
+    value = Fraction(value)
+    q = value.denominator
+    twos = fives = 0
+    while q % 2 == 0:
+        q //= 2
+        twos += 1
+    while q % 5 == 0:
+        q //= 5
+        fives += 1
+    if q != 1:
+        return f"{value.numerator}/{value.denominator}"
+    k = max(twos, fives)
+    scaled = value * 10 ** k  # an integer
+    digits = str(abs(scaled.numerator)).rjust(k + 1, "0")
+    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}".rstrip("0").rstrip(".")
+    return ("-" if value < 0 else "") + body
+
+
+def parse_exact(text, name: str) -> Fraction:
+    """An exact rational from ``"0.05"``, ``"1e-3"``, ``"-7/3"`` or an int; InputError otherwise (floats
+    are refused: a certificate's ends are exact)."""
+    if isinstance(text, bool) or not isinstance(text, (str, int)):
+        raise InputError(f"{name} must be an exact decimal or p/q string, got {text!r}")
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"{name} must be an exact decimal or p/q string, got {str(text)[:40]!r}") from None
+    return value
+
+
+def _versions() -> dict:
+    versions = {"python": platform.python_version()}
+    for package in ("stumpcheck", "python-flint", "mpmath", "sympy"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "unknown"
+    return versions
+
+
+def _leaf_json(leaf) -> dict:
+    return {"box": {var: [exact_text(lo), exact_text(hi)] for var, (lo, hi) in leaf.box.items()},
+            "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": int(leaf.depth), "form": str(leaf.form)}
+
+
+def digest(document: dict) -> str:
+    """sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of ``document`` without its ``digest``."""
+    body = {k: v for k, v in document.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def margin_code_identity(margin, domain) -> dict:
+    """The sha256 of the Arb code the margin compiles to on the domain's variables (printed from SymPy by
+    :mod:`theory.codegen_margins`); for a Python margin, of its recorded source."""
+    compiled = margin.compile(tuple(domain.variables)) if hasattr(margin, "compile") else None
+    if compiled is not None:
+        text = compiled["source"]
+    else:
+        text = json.dumps(margin.to_json().get("source"), sort_keys=True)
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+
+
+def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
+    """The certificate (a JSON-ready dict) of ``proof`` = :func:`numerics.certified.proof.prove` (margin, domain).
+
+    ``leaves`` are all of the proof's leaves (they tile the domain), ``undecided`` the undecided ones again
+    and ``failure`` the refuting leaf, if any; see the module doc for every field.
+    """
+    from numerics.certified.certificate import generated_code_identity
+
+    document = {
+        "format": FORMAT,
+        "statement": str(statement),
+        "margin": margin.to_json(),
+        "domain": domain.to_json(),
+        "strict": bool(strict),
+        "status": proof.status,
+        "leaves": [_leaf_json(leaf) for leaf in proof.leaves],
+        "undecided": [_leaf_json(leaf) for leaf in proof.undecided],
+        "undecided_fraction": float(proof.undecided_fraction),
+        "failure": None if proof.failure is None else _leaf_json(proof.failure),
+        "boxes": int(proof.boxes),
+        "max_depth_reached": int(proof.max_depth_reached),
+        "notes": list(proof.notes or []),
+        "dps": int(proof.dps),
+        "prec_bits": int(proof.prec_bits),
+        "seconds": round(float(proof.seconds), 3),
+        "versions": _versions(),
+        "generated_code": generated_code_identity(),
+        "margin_code": margin_code_identity(margin, domain),
+    }
+    document["digest"] = digest(document)
+    return document
+
+
+def write_certificate(document: dict, path) -> Path:
+    """Write ``document`` as JSON to ``path`` (its folder created), one field and one leaf per line;
+    InputError (one line) if it cannot be written."""
+    path = Path(path)
+    parts = []
+    for key, value in document.items():  # one field per line, one leaf per line
+        if key in ("leaves", "undecided") and isinstance(value, list) and value:
+            text = "[\n  " + ",\n  ".join(json.dumps(leaf, ensure_ascii=False, allow_nan=False) for leaf in value) + "\n ]"
+        else:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        parts.append(f" {json.dumps(key)}: {text}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def read_certificate(path) -> dict:
+    """A certificate file as a dict; InputError (one line) if it is unreadable, not JSON or not an object."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+    def refuse(constant):
+        raise ValueError(f"non-finite number {constant}")
+
+    try:
+        document = json.loads(text, parse_constant=refuse)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"{path} is not a JSON certificate: {str(exc).splitlines()[0][:120]}") from None
+    if not isinstance(document, dict):
+        raise InputError(f"{path} is not a certificate (a JSON object), got a JSON {type(document).__name__}")
+    return document

@@ -1,0 +1,120 @@
+"""A lemma at evidence level *certified*: prove its margin over its whole domain, write the certificate, report.
+
+:func:`check_certified` proves ``spec.margin`` ≥ 0 (strict: > 0) on ``spec.domain`` with
+:func:`numerics.certified.proof.prove` (Arb enclosures and bisection, every leaf box with its enclosure),
+writes the certificate (:mod:`numerics.certified.lemma_certificate`) as ``<lemma>.certificate.json`` in the
+out folder, and turns the proof into a row:
+
+* **proved** on the whole domain: PASS at level certified;
+* **failed**: a leaf box where the margin is certainly negative (upper end < 0). The box is enclosed again at
+  twice the working precision and at its midpoint, and the row is a FAIL at level certified with that box,
+  the two enclosures and the point (a counterexample anyone can evaluate);
+* **undecided** (boxes neither proved nor refuted within the prover's budget), or proved only on the
+  ``quick_domain``: never "certified" for part of a domain. The row lists the undecided boxes and their
+  volume fraction and keeps the *sampled* verdict (a Hypothesis search of the lemma's domain), at level
+  sampled.
+
+``details["evidence_reached"]`` is the level the statement reached on its whole domain (None for a FAIL).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from stumpcheck.claims.result import ClaimResult
+
+__all__ = ["check_certified", "CERTIFICATE_SUFFIX", "domain_text"]
+
+CERTIFICATE_SUFFIX = ".certificate.json"
+#: undecided boxes listed in a row's details (all of them are in the certificate)
+LISTED_BOXES = 20
+
+
+def domain_text(domain) -> str:
+    """``b ∈ [20, 100], lam ∈ [-1, 1] (calibration coordinates)``: exact ends."""
+    from numerics.certified.lemma_certificate import exact_text
+
+    ranges = ", ".join(f"{v} ∈ [{exact_text(lo)}, {exact_text(hi)}]" for v, (lo, hi) in domain.variables.items())
+    return f"{ranges} ({domain.coordinates} coordinates)"
+
+
+def _box_text(box: dict) -> str:
+    from numerics.certified.lemma_certificate import exact_text
+
+    return "{" + ", ".join(f"{v} ∈ [{exact_text(lo)}, {exact_text(hi)}]" for v, (lo, hi) in box.items()) + "}"
+
+
+def _leaf_row(leaf) -> dict:
+    from numerics.certified.lemma_certificate import exact_text
+
+    return {"box": {v: [exact_text(lo), exact_text(hi)] for v, (lo, hi) in leaf.box.items()},
+            "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": leaf.depth}
+
+
+def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_examples: int, out_dir,
+                    replay: str | None) -> ClaimResult:
+    """Certify ``entry`` (a Lemma) with ``spec`` (its CertifiedSpec); see the module doc."""
+    from numerics.certified.lemma_certificate import certificate, write_certificate
+    from numerics.certified.proof import prove
+    from numerics.certified.recheck import confirm_failure
+
+    margin, domain, whole = spec.resolve(quick=quick, name=entry.name)
+    proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **spec.prove_options)
+    document = certificate(entry.statement, margin, domain, proof, strict=spec.strict)
+    relation = "> 0" if spec.strict else ">= 0"
+    summary = {"status": proof.status, "domain": domain.to_json(), "domain_text": domain_text(domain),
+               "whole_domain": whole, "strict": spec.strict, "boxes": proof.boxes, "leaves": len(proof.leaves),
+               "max_depth": proof.max_depth_reached, "undecided_fraction": proof.undecided_fraction,
+               # a failed proof stops early: its pending boxes are undecided for want of work, not listed
+               "undecided_boxes": ([] if proof.status == "failed" else
+                                   [_leaf_row(leaf) for leaf in proof.undecided[:LISTED_BOXES]]),
+               "undecided_count": len(proof.undecided), "dps": proof.dps, "prec_bits": proof.prec_bits,
+               "seconds": round(proof.seconds, 3), "notes": list(proof.notes or [])}
+    if out_dir is not None:
+        path = write_certificate(document, Path(out_dir) / f"{entry.name}{CERTIFICATE_SUFFIX}")
+        summary["certificate"] = path.name
+    details = {"reference": entry.reference, "level": "certified", "certified": summary,
+               "precision": f"Arb ball arithmetic, {proof.prec_bits} bits ({proof.dps} digits)"}
+    where = f"certificate {summary['certificate']}" if "certificate" in summary else "no certificate written"
+    work = f"{proof.boxes} boxes, {len(proof.leaves)} leaves, depth {proof.max_depth_reached}, {proof.seconds:.1f} s"
+    tolerance = f"margin {relation} on every leaf box (Arb enclosure)"
+
+    def row(status, evidence, figure, reached):
+        details["evidence_reached"] = reached
+        return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=tolerance,
+                           status=status, evidence=evidence, seconds=time.perf_counter() - start, details=details)
+
+    if proof.status == "proved" and whole:
+        return row("PASS", "certified", f"proved on the whole domain {domain_text(domain)}: {work}; {where}",
+                   "certified")
+    if proof.status == "failed":
+        check = confirm_failure(margin, proof.failure.box, 2 * proof.prec_bits)
+        summary["failure"] = {**_leaf_row(proof.failure), "confirmation": check}
+        box_ball, mid_ball = (f"[{', '.join(ends)}]" for ends in (check["box_ball"], check["midpoint_ball"]))
+        point = ", ".join(f"{v} = {x}" for v, x in check["midpoint"].items())
+        confirmed = (f"confirmed at {check['prec_bits']} bits: margin in {box_ball} on the box, in {mid_ball} at "
+                     f"its midpoint ({point})" if check["confirmed"] else
+                     f"NOT confirmed at {check['prec_bits']} bits (enclosure {box_ball})")
+        return row("FAIL", "certified", f"refuted: the margin is certainly < 0 on the box "
+                                        f"{_box_text(proof.failure.box)} (upper end {proof.failure.upper}); "
+                                        f"{confirmed}; {work}; {where}", None)
+    # undecided, or proved on the quick sub-domain only: the sampled verdict stands
+    if proof.status == "proved":
+        lead = f"certified on the quick sub-domain {domain_text(domain)} only ({work}; --full for the whole domain)"
+    elif proof.status == "undecided":
+        lead = (f"not certified: {len(proof.undecided)} boxes undecided, {proof.undecided_fraction:.3g} of the "
+                f"domain's volume (e.g. {_box_text(proof.undecided[0].box) if proof.undecided else '?'}); {work}")
+    else:
+        lead = f"not certified: prover status {proof.status!r}"
+    if "sampled" not in entry.evidence:
+        return row("FAIL", "certified", f"{lead}; the lemma has no sampled level to fall back on", None)
+    from stumpcheck.lemma_check import check_lemma
+
+    sampled = check_lemma(entry, level="sampled", max_examples=max_examples, seed=seed, replay=replay,
+                          out_dir=out_dir, quick=quick)
+    details.update({k: v for k, v in sampled.details.items() if k not in ("reference", "level", "precision")})
+    details["precision"] = f"{sampled.details.get('precision')} (sampled); Arb balls (certified part)"
+    tolerance = sampled.tolerance
+    reached = "sampled" if sampled.status == "PASS" else None
+    return row(sampled.status, "sampled", f"{lead}; sampled: {sampled.figure}", reached)

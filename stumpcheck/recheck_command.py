@@ -1,0 +1,96 @@
+"""``stumpcheck recheck CERT.json``: re-check a lemma certificate in this process, at another precision.
+
+Registered in :mod:`stumpcheck.cli`. Reads a certificate written by ``stumpcheck verify --certified``
+(``<lemma>.certificate.json``, format ``stumpcheck-lemma-certificate/1``) and runs
+:func:`numerics.certified.recheck.recheck`: the leaves tile the stated domain (exact rational arithmetic),
+every leaf's margin is enclosed again at ``--dps`` digits (default: the certificate's digits + 10, so a
+working precision other than the certificate's) with lower end ≥ 0 (> 0 for a strict statement), and the
+recorded enclosures contain the margin's value at each leaf's midpoint and corners.
+
+A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
+(:mod:`numerics.certified.recheck_boxes`: its leaves cover the box, each is certainly true again).
+
+Prints ``PASS`` and what was checked (exit 0), or ``FAIL`` and the first failing leaf with the reason
+(exit 1: also for a certificate whose status is not "proved"). An unreadable or corrupt file, a margin
+source that is not plain SymPy (Python source runs only with ``--allow-python``), or a ``--dps`` giving the
+certificate's own precision: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import click
+
+from numerics.precision import InputError
+
+__all__ = ["recheck"]
+
+
+def _bits(document: dict, dps: int) -> int:
+    """Working bits for ``dps`` digits on the certificate's domain (:func:`numerics.certified.balls.working_bits`,
+    sized by the largest |end| of each variable)."""
+    from numerics.certified.balls import working_bits
+    from numerics.certified.lemma_certificate import parse_exact
+    from numerics.certified.recheck_boxes import is_box_certificate
+
+    if is_box_certificate(document):  # a `stumpcheck certify` certificate: the box of (a, b, θ)
+        variables = document.get("box") or {}
+    else:
+        variables = (document.get("domain") or {}).get("variables") or {}
+    sizes = []
+    for name, ends in variables.items() if isinstance(variables, dict) else ():
+        try:
+            sizes.append(max(abs(float(parse_exact(x, name))) for x in ends))
+        except (InputError, TypeError, ValueError, OverflowError):
+            continue
+    return working_bits(dps, *sizes)
+
+
+@click.command("recheck")
+@click.argument("certificate_file", metavar="CERT.json", type=click.Path(dir_okay=False))
+@click.option("--dps", "dps_text", default=None,
+              help="Working digits of the re-check (default: the certificate's + 10; must give another "
+                   "precision than the certificate's).")
+@click.option("--points", default="corners", show_default=True, type=click.Choice(["corners", "midpoint"]),
+              help="Where each recorded enclosure is tested against the margin's value: the leaf's midpoint "
+                   "and corners, or its midpoint only.")
+@click.option("--allow-python", is_flag=True,
+              help="Run a margin recorded as Python source (it is code: read it first).")
+def recheck(certificate_file, dps_text, points, allow_python) -> None:
+    """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
+
+    Exit status 0 (PASS), 1 (FAIL: the first failing leaf is printed), 2 (unreadable or corrupt file).
+    """
+    from numerics.certified.lemma_certificate import read_certificate
+    from numerics.certified.recheck import recheck as run_recheck
+    from numerics.precision import validate_dps
+
+    document = read_certificate(certificate_file)
+    recorded = document.get("dps")
+    if dps_text is None:
+        if isinstance(recorded, bool) or not isinstance(recorded, int):
+            raise InputError(f"{certificate_file}: the certificate's 'dps' is missing or not an int")
+        dps = recorded + 10
+    else:
+        dps = validate_dps(dps_text)
+    bits = _bits(document, dps)
+    from numerics.certified.recheck_boxes import is_box_certificate, recheck_box_certificate
+
+    try:
+        if is_box_certificate(document):
+            result = recheck_box_certificate(document, prec_bits=bits)
+        else:
+            result = run_recheck(document, prec_bits=bits, points=points, allow_python=allow_python)
+    except InputError as exc:
+        raise InputError(f"{certificate_file}: {exc}") from None
+    statement = str(document.get("statement") or document.get("predicate", ""))
+    if result.passed:
+        click.echo(f"PASS {certificate_file}: {statement}")
+        click.echo(f"  {result.message}; {result.seconds:.1f} s")
+    else:
+        click.echo(f"FAIL {certificate_file}: {result.message}")
+        if result.leaf is not None:
+            click.echo(f"  leaf {result.leaf_index}: box {result.leaf.get('box')}, recorded enclosure "
+                       f"[{result.leaf.get('lower')}, {result.leaf.get('upper')}]")
+    for note in result.notes:
+        click.echo(f"  note: {note}")
+    click.get_current_context().exit(0 if result.passed else 1)
