@@ -27,7 +27,8 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 def excerpt(document: dict) -> str:
     """The README block for one results.json document."""
     results = [ClaimResult(id=c["id"], statement=c["statement"], figure=c["figure"], tolerance=c["tolerance"],
-                           status=c["status"], evidence=c["evidence"], seconds=c["seconds"])
+                           status=c["status"], evidence=c["evidence"], seconds=c["seconds"],
+                           details={"evidence_reached": c["evidence_reached"]} if "evidence_reached" in c else None)
                for c in document["claims"]]
     summary = document["summary"]
     run = document.get("provenance", {})
