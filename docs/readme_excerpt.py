@@ -28,7 +28,7 @@ def excerpt(document: dict) -> str:
     """The README block for one results.json document."""
     results = [ClaimResult(id=c["id"], statement=c["statement"], figure=c["figure"], tolerance=c["tolerance"],
                            status=c["status"], evidence=c["evidence"], seconds=c["seconds"],
-                           details={"evidence_reached": c["evidence_reached"]} if "evidence_reached" in c else None)
+                           details={"evidence_reached": c["evidence_reached"]} if "evidence_reached" in c else {})
                for c in document["claims"]]
     summary = document["summary"]
     run = document.get("provenance", {})
