@@ -9,6 +9,7 @@ within a few poll intervals of :data:`numerics.processes.PARENT_POLL_SECONDS`.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -157,9 +158,15 @@ def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
                               "0.5", "--N", "1000", "--reps", "10000000"], cwd=tmp_path, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(4)
+        # interrupt once the progress bar is up (start-up time varies with the machine's load)
+        shown, deadline = "", time.monotonic() + 120
+        while "fresh contexts" not in shown and time.monotonic() < deadline and child.poll() is None:
+            ready, _, _ = select.select([child.stderr], [], [], 1.0)
+            if ready:
+                shown += os.read(child.stderr.fileno(), 4096).decode(errors="replace")
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
+        err = shown + err
     finally:
         if child.poll() is None:
             child.kill()
