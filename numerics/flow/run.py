@@ -42,7 +42,9 @@ import numpy as np
 
 from numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
 from numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
-from numerics.flow.ode import Bosh3, Dopri5, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt, Status, diffeqsolve
+from numerics.flow.field_mp import LogScaleField
+from numerics.flow.ode import (Bosh3, Dopri5, Extrapolation7, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt,
+                               Status, diffeqsolve)
 from numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
 from numerics.generated import asymptotics_numpy as derived
 from numerics.population.quantities import check_parameters, loss_and_gradient_float64
@@ -53,7 +55,11 @@ __all__ = ["SOLVERS", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
 #: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks).
-SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3}
+SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3, "extrapolation": Extrapolation7}
+#: Solvers whose D-digit solves run in the log-scale coordinates (a − b, log b) (:class:`LogScaleField`):
+#: the high-order method, whose steps these coordinates lengthen; the Rosenbrock pairs keep (a, b), so
+#: that a D-digit Rodas4 solve takes the same steps as the float64 one.
+LOG_SCALE_SOLVERS = (Extrapolation7,)
 #: From this t_max on the a-posteriori solve runs in a second process: a solve to t = 100 takes
 #: about 1.5 s in float64, starting a process about 0.5 s.
 PARALLEL_CHECK_FROM = 100.0
@@ -131,17 +137,25 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
         return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
                            max_steps=2_000_000, progress=progress, linearization=flow_field.linearization)
     arithmetic = MPArithmetic(dps)
-    flow_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers)
+    population_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers)
+    log_scale = solver in LOG_SCALE_SOLVERS
+    flow_field = LogScaleField(population_field) if log_scale else population_field
     with arithmetic.working():
         s1 = mpmath.log1p(mpmath.mpf(t_max))
         z0 = [mpmath.mpf(z) for z in z0]
+        if log_scale:
+            z0 = list(flow_field.to_coordinates(z0))
     try:
         sol = diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
                           max_steps=2_000_000, progress=progress, linearization=flow_field.linearization,
                           arithmetic=arithmetic)
     finally:
-        flow_field.close()
-    sol.info["rounding_bound"] = flow_field.rounding_bound
+        population_field.close()
+    if log_scale:
+        with arithmetic.working():
+            sol.ys = np.array([list(flow_field.from_coordinates(w)) for w in sol.ys], dtype=object)
+    sol.info["rounding_bound"] = population_field.rounding_bound
+    sol.info["coordinates"] = "u = a - b, v = log b" if log_scale else "a, b"
     return sol
 
 
@@ -278,7 +292,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
         settings.update(precision=f"mpmath, {dps} digits (+ guard bits); diagnostics (L, grad, sup|e|) in float64",
                         gradient=(f"Gauss-Legendre ({quadrature['quadrature_order']} points) on model breakpoints, "
                                   f"generated {'Arb (python-flint)' if rhs == 'arb' else 'mpmath'} code"),
-                        dps=dps, rhs=rhs)
+                        dps=dps, rhs=rhs, state_coordinates=sol.info.get("coordinates", "a, b"))
     return FlowRun(t=t, a=a, b=b, loss=np.array(losses), grad_a=grads[:, 0], grad_b=grads[:, 1],
                    sup_error_interior=np.array(sups), calibration_residual=residual, status=sol.status,
                    a_posteriori_rel_error_b=rel_error, fits=fits, settings=settings,
