@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from numerics.flow.field_mp import LogScaleField
 from numerics.flow.ode import (FLOAT64, EulerExtrapolation, Extrapolation7, MPArithmetic, PIController, Status,
                                diffeqsolve)
-from numerics.flow.population_flow import run_population_flow
+from numerics.flow.population_flow import quadrature_agreement, quadrature_order_for, run_population_flow
 from tests.test_ode import _fixed_steps, _prothero_robinson
 
 
@@ -138,3 +138,15 @@ def test_short_mp_flow_extrapolation_matches_float64_dopri5():
         x = mpmath.mpf(ext.stats[key])
         assert abs(x - value) / abs(value) <= 1e-9, (key, x, value)
     assert ext.stats["quadrature_check_digits_end"] >= 22
+
+
+def test_refined_quadrature_order_passes_its_check_and_the_one_below_fails():
+    """The bisected order is no larger than the ladder's, its own two-order check passed (the digits
+    returned are its agreement), and the order below it fails (it is the smallest above the last
+    failing rung)."""
+    n, digits = quadrature_order_for(10.0, 10.0, 30, rhs="arb")
+    ladder, _ = quadrature_order_for(10.0, 10.0, 30, rhs="arb", refine=False)
+    assert n <= ladder and digits >= 32
+    assert quadrature_agreement(10.0, 10.0, 30, n, rhs="arb") == digits
+    if n > 10:
+        assert quadrature_agreement(10.0, 10.0, 30, n - 1, rhs="arb") < 32

@@ -8,7 +8,12 @@ The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes
 on a time scale that becomes tiny relative to t as b grows, so explicit pairs
 are stability-limited. The default solver is the L-stable Rosenbrock pair
 Rodas4 with the exact Jacobian (∇²L by the same quadrature as ∇L); "rodas3",
-"dopri5" and "bosh3" are selectable.
+"dopri5", "bosh3" and "extrapolation" (linearly implicit Euler extrapolated to
+order 7, exact coefficients: :mod:`numerics.flow.ode.extrapolation`) are
+selectable. A D-digit "extrapolation" solve runs in the coordinates
+(a − b, log b) (:class:`numerics.flow.field_mp.LogScaleField`): at rtol 1e-9 to
+t = 10¹² it takes about 120 steps of 22 field evaluations where Rodas4 in (a, b)
+takes about 1150 of 6, and ends closer to the converged b.
 
 Precision: float64 by default (∇L, ∇²L by 24-point Gauss–Legendre on the
 model's breakpoints, nodes near θ = 1 placed by their distance from 1,
