@@ -9,8 +9,8 @@ checkout with ``--solver extrapolation`` (the linearly implicit Euler extrapolat
 the coordinates (a − b, log b); the CLI's default solver is still rodas4, which at the reference
 revision is the only stiff D-digit choice). Ratio: baseline seconds / ours (wall-clock). Details:
 steps, field evaluations, seconds per evaluation, the final b of both and their relative
-difference, the two-order quadrature agreement at the end, and at t = 10¹² the difference from
-the recorded 30-digit result. ``quick``: to t = 10³ (about a minute each on an idle machine; the
+difference, the two-order quadrature agreement at the end, the CPU seconds of both (with the second
+worker) and their ratio, and at t = 10¹² the difference from the recorded 30-digit result. ``quick``: to t = 10³ (about a minute each on an idle machine; the
 full run to 10¹² takes about 9 minutes for the baseline alone).
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import tempfile
 from pathlib import Path
@@ -48,12 +49,16 @@ def _flow_command(t_max: float, workers: int, out: Path, solver: str | None) -> 
 
 def _timed_flow(t_max, workers, scratch: Path, name: str, source=None, solver=None, timeout=None) -> dict:
     out = scratch / name
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds, done = timed_run(_flow_command(t_max, workers, out, solver), source=source, cwd=scratch, timeout=timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU of the flow process and of its second worker (reaped by it): less sensitive to a shared machine's load
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise RuntimeError(f"{name} flow failed ({done.returncode}): {done.stderr.strip()[-400:]}")
     stats = json.loads((out / "flow.json").read_text(encoding="utf-8"))["stats"]
     evaluations = stats["gradient_evaluations"]
-    return {"seconds": seconds, "steps": stats["accepted_steps"], "rejected": stats["rejected_steps"],
+    return {"seconds": seconds, "cpu_seconds": cpu, "steps": stats["accepted_steps"], "rejected": stats["rejected_steps"],
             "field_evaluations": evaluations, "seconds_per_evaluation": seconds / evaluations,
             "final_a": stats["final_a"], "final_b": stats["final_b"], "quadrature_order": stats["quadrature_order"],
             "quadrature_check_digits_end": stats["quadrature_check_digits_end"]}
@@ -82,6 +87,7 @@ def run(quick: bool = False, *, t_max: float | None = None, workers: int | None 
                "command": " ".join(_flow_command(t_max, workers, Path("DIR"), "extrapolation")),
                "ours": ours, "baseline": baseline,
                "final_b_rel_difference": _relative_difference(ours["final_b"], baseline["final_b"]),
+               "cpu_ratio": baseline["cpu_seconds"] / ours["cpu_seconds"],
                "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None}
     if t_max == 1e12:
         details["recorded_final_b"] = RECORDED_FINAL_B_1E12
