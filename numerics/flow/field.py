@@ -13,7 +13,8 @@ solvers use it). Two fields, one formula:
   a piece), for the averaged and pooled ones the generated numpy code (24 points a piece);
 * :class:`PopulationFlowFieldMP` — at the solver's mpmath precision plus :data:`FIELD_GUARD_BITS`,
   ∇L and ∇²L by breakpoint Gauss–Legendre with the integrand from the generated Arb (default) or
-  mpmath code; half of each Arb evaluation can run in a second process (``workers=2``).
+  mpmath code; half of each Arb evaluation can run in a second process (``workers=2``). It lives in
+  :mod:`numerics.flow.field_mp` and is re-exported here.
 
 A state outside the domain b > 0 raises ArithmeticError (the integrator rejects the step).
 """
@@ -21,23 +22,14 @@ A state outside the domain b > 0 raises ArithmeticError (the integrator rejects 
 from __future__ import annotations
 
 import math
-import multiprocessing
-from concurrent.futures.process import BrokenProcessPool
 
 import mpmath
 import numpy as np
 
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.population.quantities import _gauss_legendre_float64, loss_gradient_hessian_gauss_legendre
-from numerics.precision import InputError
-from numerics.processes import parent_watching_pool
+from numerics.flow.field_mp import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowFieldMP
+from numerics.population.quantities import _gauss_legendre_float64
 
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "COMPILED_ESTIMATORS", "PopulationFlowField", "PopulationFlowFieldMP"]
-
-#: Integrands of a high-precision (``dps``) flow: generated Arb (default) or generated mpmath code.
-RHS_BACKENDS = ("arb", "mpmath")
-#: Bits the high-precision flow field adds to the solver's precision (dps digits plus guard bits).
-FIELD_GUARD_BITS = 20
 
 
 def _kernel():
@@ -98,71 +90,3 @@ class PopulationFlowField:
         scale = -math.exp(s)
         value = scale * grad
         return value, scale * hess, value
-
-
-class PopulationFlowFieldMP:
-    """The same field at the current mpmath precision plus ``guard`` bits.
-
-    ∇L and ∇²L by ``order``-point Gauss–Legendre on each breakpoint piece,
-    with the integrand from the generated Arb code (``rhs="arb"``, the
-    default: :func:`numerics.certified.arb_quadrature.loss_gradient_hessian_arb`, about
-    9× faster at 30 digits; the largest relative rounding bound seen is kept in
-    ``rounding_bound``) or the generated mpmath code (``rhs="mpmath"``:
-    :func:`numerics.population.quantities.loss_gradient_hessian_gauss_legendre`). Values
-    are rounded back to the caller's precision.
-    """
-
-    def __init__(self, estimator: str = "one-head", order: int = 20, guard: int = FIELD_GUARD_BITS, rhs: str = "arb",
-                 workers: int = 1):
-        if rhs not in RHS_BACKENDS:
-            raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
-        if not (isinstance(workers, int) and workers in (1, 2)):
-            raise InputError(f"workers must be 1 or 2, got {workers!r}")
-        # with the Arb integrand and two workers, half of the pieces are summed in a second process
-        self._pool = None
-        if workers == 2 and rhs == "arb":
-            self._pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
-        self.estimator = estimator
-        self.order = order
-        self.guard = guard
-        self.rhs = rhs
-        self.rounding_bound = 0.0
-
-    def _moments(self, z, hessian: bool):
-        if _outside_domain(z):
-            raise ArithmeticError(f"state outside the domain b > 0: {z}")
-        with mpmath.workprec(mpmath.mp.prec + self.guard):
-            if self.rhs == "arb":
-                try:
-                    moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
-                                                        hessian=hessian, pool=self._pool)
-                except (BrokenProcessPool, OSError, RuntimeError):
-                    if self._pool is None:
-                        raise
-                    self.close()  # the second process could not run: carry on in this one
-                    moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
-                                                        hessian=hessian)
-                self.rounding_bound = max(self.rounding_bound, moments.rounding_bound)
-                return moments.gradient, moments.hessian
-            _, grad, hess = loss_gradient_hessian_gauss_legendre(z[0], z[1], order=self.order,
-                                                                 estimator=self.estimator, hessian=hessian)
-        return grad, hess
-
-    def close(self) -> None:
-        """Stop the second process (if any)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def __call__(self, s, z) -> np.ndarray:
-        grad, _ = self._moments(z, False)
-        scale = -mpmath.exp(s)
-        return np.array([+(scale * grad[0]), +(scale * grad[1])], dtype=object)
-
-    def linearization(self, s, z):
-        grad, hess = self._moments(z, True)
-        scale = -mpmath.exp(s)
-        value = np.array([+(scale * grad[0]), +(scale * grad[1])], dtype=object)
-        jac = np.array([[+(scale * hess[i][j]) for j in range(2)] for i in range(2)], dtype=object)
-        return value, jac, value
-

@@ -1,6 +1,6 @@
 """The Gauss–Legendre order of the high-precision flow field, chosen by a two-order check.
 
-The D-digit field (:class:`numerics.flow.field.PopulationFlowFieldMP`) sums ∇L and ∇²L by
+The D-digit field (:class:`numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L by
 n-point Gauss–Legendre on each breakpoint piece. An order n is accepted at (a, b) when ∇L and the
 three entries of ∇²L at orders n and 1.5·n agree to at least D + 2 significant digits, at the
 field's precision (D digits plus guard bits plus :data:`~numerics.flow.field.FIELD_GUARD_BITS`).
@@ -58,18 +58,21 @@ def quadrature_agreement(a, b, dps: int, order: int, *, estimator: str = "one-he
 
 
 def quadrature_order_for(a, b, dps: int, *, estimator: str = "one-head", start: int = 10,
-                         largest: int = 80, rhs: str = "mpmath", guard: int = FIELD_GUARD_BITS) -> tuple[int, float]:
-    """(n, digits): the smallest n in start, 1.5·start, … whose ∇L and ∇²L agree with
-    order 1.5·n to at least dps + 2 significant digits at (a, b), at the flow field's precision
-    (dps digits plus guard bits plus ``guard``).
+                         largest: int = 80, rhs: str = "mpmath", guard: int = FIELD_GUARD_BITS,
+                         refine: bool = True) -> tuple[int, float]:
+    """(n, digits): an order n whose ∇L and ∇²L agree with order 1.5·n to at least dps + 2
+    significant digits at (a, b), at the flow field's precision (dps digits plus guard bits plus ``guard``).
 
-    ``digits`` is the agreement found (as :func:`quadrature_agreement` measures it);
-    each order's values serve as the finer one of the previous comparison.
+    The first such n of the ladder start, 1.5·start, … (each order's values serve as the finer
+    one of the previous comparison); with ``refine``, then the smallest passing order found by
+    bisection between the last failing rung and n (each candidate with its own two-order check, so
+    the returned order has passed its check whether or not agreement grows monotonically with n).
+    ``digits`` is the agreement found (as :func:`quadrature_agreement` measures it).
     ``rhs``: the integrand code, "mpmath" or "arb" (as the flow that uses the order).
     Raises InputError if no order up to ``largest`` suffices.
     """
     bits = MPArithmetic(dps).prec + guard
-    n = start
+    n, failed = start, None
     with mpmath.workprec(bits):
         z = (mpmath.mpf(a), mpmath.mpf(b))
         current = _quadrature_moments(z[0], z[1], n, estimator, rhs)
@@ -77,9 +80,19 @@ def quadrature_order_for(a, b, dps: int, *, estimator: str = "one-head", start: 
             finer = _quadrature_moments(z[0], z[1], _finer(n), estimator, rhs)
             digits = _agreement(current, finer, bits)
             if digits >= dps + 2:
-                return n, digits
-            n, current = _finer(n), finer
-    raise InputError(f"no Gauss-Legendre order up to {largest} reaches {dps + 2} digits at a={a}, b={b}")
+                break
+            failed, n, current = n, _finer(n), finer
+        else:
+            raise InputError(f"no Gauss-Legendre order up to {largest} reaches {dps + 2} digits at a={a}, b={b}")
+        while refine and failed is not None and n - failed > 1:
+            middle = (n + failed) // 2
+            found = _agreement(_quadrature_moments(z[0], z[1], middle, estimator, rhs),
+                               _quadrature_moments(z[0], z[1], _finer(middle), estimator, rhs), bits)
+            if found >= dps + 2:
+                n, digits = middle, found
+            else:
+                failed = middle
+    return n, digits
 
 
 def _digits(x, y) -> float:

@@ -102,7 +102,22 @@ class MPArithmetic:
         return out
 
     def matrix_solve(self, matrix, rhs) -> np.ndarray:
+        """x with matrix·x = rhs: Gaussian elimination with partial pivoting (2×2 written out, the
+        flow's size; larger systems by ``mpmath.lu_solve``)."""
         m = np.asarray(matrix, dtype=object)
+        if m.shape == (2, 2):
+            (p, q), (r, t) = m
+            u, v = rhs[0], rhs[1]
+            if abs(r) > abs(p):  # pivot on the larger entry of the first column
+                (p, q, u), (r, t, v) = (r, t, v), (p, q, u)
+            if p == 0:
+                raise ZeroDivisionError("matrix is numerically singular")
+            factor = r / p
+            pivot = t - factor * q
+            if pivot == 0:
+                raise ZeroDivisionError("matrix is numerically singular")
+            second = (v - factor * u) / pivot
+            return self.array([(u - q * second) / p, second])
         solution = mpmath.lu_solve(mpmath.matrix(m.tolist()), mpmath.matrix(list(rhs)))
         return self.array([solution[i] for i in range(len(rhs))])
 
