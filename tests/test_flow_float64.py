@@ -186,7 +186,7 @@ def test_rtol_below_what_scipy_resolves():
     with pytest.raises(InputError, match="below what solver 'lsoda' resolves"):
         check_flow_arguments(10.0, 10.0, 1.0, rtol=1e-12, solver="lsoda")
     assert default_solver(1e-12, None) == "rodas4" and default_solver(1e-8, None) == "lsoda"
-    assert default_solver(1e-8, 30) == "rodas4"
+    assert default_solver(1e-8, 30) == "extrapolation"  # the D-digit default (bench_flow30)
     with pytest.raises(ValueError):
         solve_scipy(PopulationFlowField(), SCIPY_METHODS["lsoda"], 0.0, 1.0, [10.0, 10.0], rtol=1e-13, atol=1e-15)
     run = run_population_flow(10.0, 10.0, 1.0, rtol=1e-12, per_decade=1)
