@@ -17,7 +17,8 @@ back, which SymPy simplifies to 0 (checked before printing and in the tests).
 :func:`closed_form_source` prints it for the Arb target as ``closed_form_error_one_head(a, b,
 theta, analytic=False, one_minus_theta=None)`` (acb balls in, an acb ball out; 1 − θ may be
 passed as a ball of its own), exp and expm1 as the balls' own
-``.exp()`` and ``.expm1()`` methods. Being meromorphic in θ it needs no ``analytic`` check: a
+``.exp()`` and ``.expm1()`` methods, and as ``closed_form_error_one_head_at(a, b)``, the same
+function of θ with e^a computed once (what the certified L integrates). Being meromorphic in θ it needs no ``analytic`` check: a
 ball division by a ball that may contain 0 is not finite.
 """
 
@@ -103,15 +104,24 @@ class ArbMethodPrinter(ArbModelPrinter):
 
 
 def closed_form_source() -> str:
-    """Source of ``closed_form_error_one_head(a, b, theta, analytic=False)`` for the Arb module.
+    """Source of ``closed_form_error_one_head_at(a, b)`` and ``closed_form_error_one_head(a, b, theta)``.
 
-    Raises ``AssertionError`` if SymPy does not simplify :func:`shifted_form_residual` to 0.
+    The first returns the function ``error(theta, analytic=False, one_minus_theta=None)`` with
+    the subexpressions free of θ (e^a) computed once, for an integrator's many calls at fixed
+    a, b; the second is the one-call form. Raises ``AssertionError`` if SymPy does not simplify
+    :func:`shifted_form_residual` to 0.
     """
     if sp.simplify(shifted_form_residual()) != 0:
         raise AssertionError("the shifted closed form of e differs from theory.model.closed_form_error")
     numerator, denominator = shifted_closed_form_error()
     printer = ArbMethodPrinter({"fully_qualified_modules": True})
     replacements, (top, bottom) = sp.cse([numerator, denominator], symbols=sp.numbered_symbols("_x"))
+    pointwise = {theta, ONE_MINUS_THETA}
+    fixed, varying = [], []
+    for sym, sub in replacements:
+        (varying if sub.free_symbols & pointwise else fixed).append((sym, sub))
+        if sub.free_symbols & pointwise:
+            pointwise.add(sym)
     doc = ("e(θ) of the one-head estimator from the closed form of its definition: P/Q with\n"
            "    P = b²e^{bθ}·E[(x − θ)e^s], Q = b²e^{bθ}·E[e^s] (theory/closed_form_codegen.py), i.e.\n"
            f"    P = {sp.sstr(numerator)},\n"
@@ -120,11 +130,17 @@ def closed_form_source() -> str:
            "    non-finite ball. The cancellations near bθ = 0 and b(1 − θ) = 0 widen the ball only.\n"
            "    A ball of 1 − θ may be passed as ``one_minus_theta`` (the reflected head's e(1 − θ) passes\n"
            "    θ itself, which 1 − (1 − θ) would swamp near θ = 0).\n    ")
-    lines = [f"def closed_form_error_one_head(a, b, theta, analytic=False, {ONE_MINUS_THETA}=None):",
-             f'    """{doc}"""',
-             "    a, b, theta = acb(a), acb(b), acb(theta)",
-             f"    {ONE_MINUS_THETA} = 1 - {theta} if {ONE_MINUS_THETA} is None else acb({ONE_MINUS_THETA})"]
-    for sym, sub in replacements:
-        lines.append(f"    {sym} = {printer.doprint(sub)}")
-    lines.append(f"    return ({printer.doprint(top)})/({printer.doprint(bottom)})")
+    lines = ["def closed_form_error_one_head_at(a, b):",
+             '    """The function θ ↦ closed_form_error_one_head(a, b, θ), with e^a computed once."""',
+             "    a, b = acb(a), acb(b)"]
+    lines += [f"    {sym} = {printer.doprint(sub)}" for sym, sub in fixed]
+    lines += ["", f"    def error(theta, analytic=False, {ONE_MINUS_THETA}=None):",
+              '        """e(θ) at the fixed a, b: see closed_form_error_one_head."""',
+              "        theta = acb(theta)",
+              f"        {ONE_MINUS_THETA} = 1 - {theta} if {ONE_MINUS_THETA} is None else acb({ONE_MINUS_THETA})"]
+    lines += [f"        {sym} = {printer.doprint(sub)}" for sym, sub in varying]
+    lines += [f"        return ({printer.doprint(top)})/({printer.doprint(bottom)})", "    return error", "", ""]
+    lines += [f"def closed_form_error_one_head(a, b, theta, analytic=False, {ONE_MINUS_THETA}=None):",
+              f'    """{doc}"""',
+              f"    return closed_form_error_one_head_at(a, b)(theta, analytic, {ONE_MINUS_THETA})"]
     return "\n".join(lines) + "\n"

@@ -83,7 +83,7 @@ def closed_form_error_ball(a, b, *, estimator: str = "one-head"):
     """The function θ ↦ e(θ) (an ``acb`` ball) of ``estimator`` at fixed balls a, b > 0, from
     the closed form of the definition, at the current precision.
 
-    The one-head e is the generated ``closed_form_error_one_head`` (SymPy's integrals of the
+    The one-head e is the generated ``closed_form_error_one_head_at(a, b)`` (SymPy's integrals of the
     definition shifted by e^{bθ}, u = 1 − θ: e = [expm1(bθ) − bθe^{bθ} − e^a(expm1(−bu) +
     bu·e^{−bu})] / [b(expm1(bθ) − e^a·expm1(−bu))], theory/closed_form_codegen.py): a few
     exponentials, meromorphic in θ, so ``acb.integral``'s ``analytic`` flag needs no check (a
@@ -102,17 +102,16 @@ def closed_form_error_ball(a, b, *, estimator: str = "one-head"):
         _tag(estimator)
         raise InputError(f"no closed-form integrand for the {estimator} estimator; "
                          f"expected one of {', '.join(CLOSED_FORM_ESTIMATORS)}")
-    a, b = acb(a), acb(b)
-    one_head = gen_arb.closed_form_error_one_head
+    one_head = gen_arb.closed_form_error_one_head_at(a, b)  # e^a computed once
     if estimator == "one-head":
         def error(theta):
-            return one_head(a, b, theta)
+            return one_head(theta)
     elif estimator == "reflected":
         def error(theta):
-            return -one_head(a, b, 1 - theta, one_minus_theta=theta)
+            return -one_head(1 - theta, one_minus_theta=theta)
     else:
         def error(theta):
-            return (one_head(a, b, theta) - one_head(a, b, 1 - theta, one_minus_theta=theta)) / 2
+            return (one_head(theta) - one_head(1 - theta, one_minus_theta=theta)) / 2
 
     def error_in_range(theta, analytic=False):
         theta = acb(theta)
