@@ -14,12 +14,12 @@ as expm1(z). The result is a quotient of entire functions of θ: for
 :func:`shifted_form_residual` is the difference to the closed form with expm1 and u expanded
 back, which SymPy simplifies to 0 (checked before printing and in the tests).
 
-:func:`closed_form_source` prints it for the Arb target as ``closed_form_error_one_head(a, b,
-theta, analytic=False, one_minus_theta=None)`` (acb balls in, an acb ball out; 1 − θ may be
-passed as a ball of its own), exp and expm1 as the balls' own
-``.exp()`` and ``.expm1()`` methods, and as ``closed_form_error_one_head_at(a, b)``, the same
-function of θ with e^a computed once (what the certified L integrates). Being meromorphic in θ it needs no ``analytic`` check: a
-ball division by a ball that may contain 0 is not finite.
+:func:`closed_form_source` prints it for the Arb target, exp and expm1 as the balls' own
+``.exp()`` and ``.expm1()`` methods, as ``closed_form_error_one_head(a, b, theta,
+analytic=False, one_minus_theta=None)`` (acb balls in, an acb ball out; 1 − θ may be passed as
+a ball of its own) and as ``closed_form_error_one_head_at(a, b)``, the same function of θ with
+e^a computed once (what the certified L integrates). Being meromorphic in θ it needs no
+``analytic`` check: a ball division by a ball that may contain 0 is not finite.
 """
 
 from __future__ import annotations
