@@ -2,6 +2,10 @@
 
 What is checked:
 
+* the printed closed form (:mod:`theory.closed_form_codegen`: shifted by e^{bθ}, expm1 where e^z − 1
+  appears) is SymPy's closed form: their difference simplifies to 0, and the generated Arb
+  ``closed_form_error_one_head`` contains the 50-digit mpmath value of
+  :func:`theory.model.closed_form_error` at random rational points;
 * the closed form of the definition and the generated stable form are the same function: their
   Arb balls overlap at hypothesis-drawn (a, b, θ), for the one-head, reflected and averaged
   estimators, and both contain the 50-digit mpmath value of the SymPy closed form
@@ -27,6 +31,7 @@ from numerics.certified import theta_integrals
 from numerics.certified.pointwise import CLOSED_FORM_ESTIMATORS, closed_form_error_ball
 from numerics.generated import population_arb as gen_arb
 from numerics.precision import InputError
+from theory.closed_form_codegen import shifted_closed_form_error, shifted_form_residual
 from theory.model import closed_form_error
 from theory.symbols import a as A, b as B, theta as THETA
 
@@ -50,12 +55,45 @@ def _contains(ball: acb, value) -> bool:
         return abs(mid - value) <= rad + abs(value) * mpmath.mpf(10) ** -45
 
 
+def test_printed_closed_form_is_sympys_closed_form():
+    assert sp.simplify(shifted_form_residual()) == 0
+    numerator, denominator = shifted_closed_form_error()
+    assert numerator.has(sp.exp(A)) and not numerator.has(sp.log)
+    printed = {str(f.func) for f in (numerator + denominator).atoms(sp.Function)}
+    assert printed == {"exp", "expm1"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.fractions(-40, 1200, max_denominator=97), b=st.fractions("1/50", 1000, max_denominator=89),
+       theta=st.fractions(0, 1, max_denominator=101))
+@example(a=1013, b=1000, theta=1)
+@example(a=0, b=sp.Rational(1, 50), theta=0)
+def test_generated_closed_form_contains_the_sympy_value(a, b, theta):
+    if not 0 < theta < 1:  # SymPy's raw form is 0/0 at θ ∈ {0, 1}: compare with the stable form there
+        with ctx.workprec(200):
+            closed = gen_arb.closed_form_error_one_head(arb(a.numerator) / a.denominator,
+                                                        arb(b.numerator) / b.denominator, acb(theta.numerator))
+            stable = gen_arb.error_one_head(arb(a.numerator) / a.denominator, arb(b.numerator) / b.denominator,
+                                            acb(theta.numerator))
+            assert closed.is_finite() and closed.overlaps(stable) and closed.rad() < 1e-30
+        return
+    near = min(theta, 1 - theta) * b
+    with mpmath.workdps(50 + max(0, int(-2 * mpmath.log10(near))) + 10):
+        reference = _SYMPY_ERROR(*(mpmath.mpf(q.numerator) / q.denominator for q in (a, b, theta)))
+    with ctx.workprec(240):
+        ball = gen_arb.closed_form_error_one_head(*(arb(q.numerator) / q.denominator for q in (a, b, theta)))
+        assert ball.is_finite() and ball.imag.is_zero()
+        assert _contains(ball, reference)
+        assert float(ball.real.rad()) <= 1e-50 * max(abs(float(reference)), 1e-300) + 1e-60
+
+
 @settings(max_examples=40)
 @given(log_b=st.floats(-2, 4), offset=st.floats(-50, 1000), theta=st.floats(0, 1),
        estimator=st.sampled_from(CLOSED_FORM_ESTIMATORS))
 @example(log_b=2.0, offset=300.0, theta=0.999, estimator="one-head")
 @example(log_b=-2.0, offset=0.0, theta=0.0, estimator="reflected")
 @example(log_b=3.0, offset=13.8, theta=1.0, estimator="averaged")
+@example(log_b=0.0, offset=157.0, theta=2.225073858507e-311, estimator="reflected")  # 1 − (1 − θ) ≠ θ
 def test_closed_form_is_the_generated_function(log_b, offset, theta, estimator):
     b = 10.0 ** log_b
     a = b * theta + offset

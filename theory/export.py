@@ -26,6 +26,7 @@ import sympy as sp
 
 from theory import loss, model
 from theory.asymptotic_codegen import asymptotics_module_source
+from theory.closed_form_codegen import closed_form_source
 from theory.codegen import function_source, special_functions_source
 from theory.codegen_rewrites import canonical_rates, factored_rates
 from theory.results import results
@@ -68,7 +69,7 @@ Domain: a real, b > 0, θ ∈ [0, 1]. {target_note}
 _TARGET_NOTES = {
     "numpy": "Arguments may be numpy arrays (broadcast); float64 throughout.",
     "mpmath": "Evaluated at the current mpmath precision (mpmath.mp), with guard bits where the\nnamed functions need them; pass mpf values or decimal strings.",
-    "arb": "Rigorous: arguments are python-flint acb or arb balls (or\nexact numbers), every function returns an acb ball containing the exact value\nfor every point of the argument balls in the domain, at the current flint.ctx.prec.\nEach function also takes ``analytic=False``: with ``analytic=True`` it returns a\nnon-finite ball wherever a logarithm it evaluates may leave its domain of\nanalyticity, as acb.integral requires of its integrand. The softmax weights\nare printed as F_j e^{m_j} / Σ_i F_i e^{m_i} with the largest m_i shifted out (θ and\n1 − θ as factors, no logarithms), so the functions are finite at θ = 0 and θ = 1;\nfor real balls a weight is enclosed from the ends of its terms' intervals (it is\nmonotone in each), the factors being nonnegative on the domain.",
+    "arb": "Rigorous: arguments are python-flint acb or arb balls (or\nexact numbers), every function returns an acb ball containing the exact value\nfor every point of the argument balls in the domain, at the current flint.ctx.prec.\nEach function also takes ``analytic=False``: with ``analytic=True`` it returns a\nnon-finite ball wherever a logarithm it evaluates may leave its domain of\nanalyticity, as acb.integral requires of its integrand. The softmax weights\nare printed as F_j e^{m_j} / Σ_i F_i e^{m_i} with the largest m_i shifted out (θ and\n1 − θ as factors, no logarithms), so the functions are finite at θ = 0 and θ = 1;\nfor real balls a weight is enclosed from the ends of its terms' intervals (it is\nmonotone in each), the factors being nonnegative on the domain.\n``closed_form_error_one_head(a, b, theta)`` is e of the one head from the closed form of\nits definition (a few exponentials; the integrand of the certified L).",
 }
 
 _IMPORTS = {
@@ -149,6 +150,8 @@ def generated_module_source(target: str) -> str:
                                             (hess[0][0], hess[0][1], hess[1][1]), target,
                                             f"(∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b²) for the {estimator} estimator."))
         parts += _one_pass_sources(estimator, target)
+    if target == "arb":
+        parts.append("\n" + closed_form_source())
     return "\n".join(parts)
 
 

@@ -79,31 +79,20 @@ def error_ball(a, b, theta, *, estimator: str = "one-head", analytic: bool = Fal
 CLOSED_FORM_ESTIMATORS = ("one-head", "reflected", "averaged")
 
 
-def _one_head_closed_form(b: acb, exp_a: acb, theta: acb) -> acb:
-    """e(θ) of the one head from its defining integrals, shifted by e^{bθ} (u = 1 − θ):
-
-        e = [e^a·(1 − e^{−bu}(1 + bu)) − (e^{bθ}(bθ − 1) + 1)] / [b·(expm1(bθ) − e^a·expm1(−bu))],
-
-    which is E[(x − θ)e^s]/E[e^s] with the four segment integrals ∫₀^θ e^{bs}ds = expm1(bθ)/b,
-    ∫₀^u e^{−bs}ds = −expm1(−bu)/b, ∫₀^θ s e^{bs}ds = (e^{bθ}(bθ − 1) + 1)/b² and
-    ∫₀^u s e^{−bs}ds = (1 − e^{−bu}(1 + bu))/b² (x = θ ∓ s on the left/right segment).
-    Meromorphic in θ: exp and expm1 are entire and a ball division by a ball that may
-    contain 0 is not finite, so the result honours ``acb.integral``'s ``analytic`` flag
-    without a check. No overflow in Arb; the cancellations near θ = 0 and θ = 1 only widen
-    the ball (by at most a few tens of bits, absolute, at the nodes of the θ-integrals).
-    """
-    rest = 1 - theta
-    bt, bu = b * theta, b * rest
-    numerator = exp_a * (1 - (-bu).exp() * (1 + bu)) - (bt.exp() * (bt - 1) + 1)
-    return numerator / (b * (bt.expm1() - exp_a * (-bu).expm1()))
-
-
 def closed_form_error_ball(a, b, *, estimator: str = "one-head"):
     """The function θ ↦ e(θ) (an ``acb`` ball) of ``estimator`` at fixed balls a, b > 0, from
-    the closed form of the definition (:func:`_one_head_closed_form`), at the current precision.
+    the closed form of the definition, at the current precision.
+
+    The one-head e is the generated ``closed_form_error_one_head_at(a, b)`` (SymPy's integrals of the
+    definition shifted by e^{bθ}, u = 1 − θ: e = [expm1(bθ) − bθe^{bθ} − e^a(expm1(−bu) +
+    bu·e^{−bu})] / [b(expm1(bθ) − e^a·expm1(−bu))], theory/closed_form_codegen.py): a few
+    exponentials, meromorphic in θ, so ``acb.integral``'s ``analytic`` flag needs no check (a
+    ball division by a ball that may contain 0 is not finite); the cancellations near θ = 0 and
+    θ = 1 only widen the ball.
 
     The reflected head is the reflection of the one head, e'(θ) = −e(1 − θ) (docs/model.md §5:
-    θ̂'(θ) = 1 − θ̂(1 − θ)), and the averaged error is (e + e')/2. Returns a function
+    θ̂'(θ) = 1 − θ̂(1 − θ); the one head is passed θ itself as its 1 − θ, which keeps a tiny θ
+    from being swamped by 1 − (1 − θ)), and the averaged error is (e + e')/2. Returns a function
     ``f(theta, analytic)`` for ``acb.integral`` (``analytic`` needs no check, see above). On a
     real interval of θ the ball is cut to e's range [−θ, 1 − θ] (θ̂∞ ∈ [0, 1] for every
     estimator), which keeps the integrator's crude bounds finite near a narrow switch.
@@ -113,16 +102,16 @@ def closed_form_error_ball(a, b, *, estimator: str = "one-head"):
         _tag(estimator)
         raise InputError(f"no closed-form integrand for the {estimator} estimator; "
                          f"expected one of {', '.join(CLOSED_FORM_ESTIMATORS)}")
-    b, exp_a = acb(b), acb(a).exp()
+    one_head = gen_arb.closed_form_error_one_head_at(a, b)  # e^a computed once
     if estimator == "one-head":
         def error(theta):
-            return _one_head_closed_form(b, exp_a, theta)
+            return one_head(theta)
     elif estimator == "reflected":
         def error(theta):
-            return -_one_head_closed_form(b, exp_a, 1 - theta)
+            return -one_head(1 - theta, one_minus_theta=theta)
     else:
         def error(theta):
-            return (_one_head_closed_form(b, exp_a, theta) - _one_head_closed_form(b, exp_a, 1 - theta)) / 2
+            return (one_head(theta) - one_head(1 - theta, one_minus_theta=theta)) / 2
 
     def error_in_range(theta, analytic=False):
         theta = acb(theta)

@@ -25,6 +25,8 @@ are printed as F_j e^{m_j} / Σ_i F_i e^{m_i} with the largest m_i shifted out (
 1 − θ as factors, no logarithms), so the functions are finite at θ = 0 and θ = 1;
 for real balls a weight is enclosed from the ends of its terms' intervals (it is
 monotone in each), the factors being nonnegative on the domain.
+``closed_form_error_one_head(a, b, theta)`` is e of the one head from the closed form of
+its definition (a few exponentials; the integrand of the certified L).
 """
 
 import math
@@ -924,3 +926,34 @@ def error_jet_pooled(a, b, theta, analytic=False):
     _x63 = -_x61
     _x64 = _x3*_x63 + _x63*_x9
     return (_x11 - _x14 + _x5 - _x8, _x17 - _x19 + _x22 - _x24, _x10*_x50 - _x12*_x26 - _x13*_x33 - _x25*_x3 + _x25*_x9 + _x26*_x6 + _x39*_x4 - _x45*_x7, _x11*_x52 + _x11*_x53 - _x14*_x52 - _x14*_x53 + _x5*_x51 + _x5*_x54 - _x51*_x8 - _x54*_x8, _x11*_x56 - _x14*_x56 - _x16*_x25 + _x17*_x38 + _x18*_x26 - _x19*_x44 + _x21*_x25 + _x22*_x49 - _x23*_x26 - _x24*_x32 + _x5*_x55 - _x55*_x8, _x11*_x49**2 + _x11*(_x32*_x47 + _x38*_x46 + _x44*_x48 + _x62) + _x12*_x58 - _x14*_x32**2 - _x14*(_x27*_x44 + _x29*_x49 + _x31*_x38 + _x64) + _x3*_x57 - _x33*_x59 + _x38**2*_x5 - _x39*_x60 - _x44**2*_x8 + _x45*_x59 + _x5*(_x32*_x35 - _x34*_x49 + _x37*_x44 + _x62) + _x50*_x60 - _x57*_x9 - _x58*_x6 - _x8*(-_x32*_x40 + _x38*_x43 + _x42*_x49 + _x64),)
+
+
+def closed_form_error_one_head_at(a, b):
+    """The function θ ↦ closed_form_error_one_head(a, b, θ), with e^a computed once."""
+    a, b = acb(a), acb(b)
+    _x2 = (a).exp()
+
+    def error(theta, analytic=False, one_minus_theta=None):
+        """e(θ) at the fixed a, b: see closed_form_error_one_head."""
+        theta = acb(theta)
+        one_minus_theta = 1 - theta if one_minus_theta is None else acb(one_minus_theta)
+        _x0 = b*theta
+        _x1 = (_x0).expm1()
+        _x3 = b*one_minus_theta
+        _x4 = -_x3
+        _x5 = (_x4).expm1()
+        return (-_x0*(_x0).exp() + _x1 + _x2*(-_x3*(_x4).exp() - _x5))/(_x1*b - _x2*_x5*b)
+    return error
+
+
+def closed_form_error_one_head(a, b, theta, analytic=False, one_minus_theta=None):
+    """e(θ) of the one-head estimator from the closed form of its definition: P/Q with
+    P = b²e^{bθ}·E[(x − θ)e^s], Q = b²e^{bθ}·E[e^s] (theory/closed_form_codegen.py), i.e.
+    P = -b*theta*exp(b*theta) + (-b*one_minus_theta*exp(-b*one_minus_theta) - expm1(-b*one_minus_theta))*exp(a) + expm1(b*theta),
+    Q = -b*exp(a)*expm1(-b*one_minus_theta) + b*expm1(b*theta).
+    Meromorphic in θ (``analytic`` needs no check): a ball Q that may contain 0 gives a
+    non-finite ball. The cancellations near bθ = 0 and b(1 − θ) = 0 widen the ball only.
+    A ball of 1 − θ may be passed as ``one_minus_theta`` (the reflected head's e(1 − θ) passes
+    θ itself, which 1 − (1 − θ) would swamp near θ = 0).
+    """
+    return closed_form_error_one_head_at(a, b)(theta, analytic, one_minus_theta)
