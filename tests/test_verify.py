@@ -141,8 +141,8 @@ def test_bad_input_exits_2_with_one_line(args, tmp_path, capsys):
 
 def test_builtin_lemmas_run_through_verify(tmp_path):
     """The fast equivalent of ``verify --quick`` for the lemmas: every built-in lemma at its
-    default level, few examples. interior_error_bound is certified on its quick sub-domain only, so its
-    evidence for the whole statement stays sampled (never "certified" for part of a domain)."""
+    default level, few examples. interior_error_bound is proved on its whole stated domain under --quick
+    too, so its row is certified and writes its certificate."""
     from stumpcheck.builtin_lemmas import LEMMA_NAMES
 
     result = _invoke("--only", ",".join(LEMMA_NAMES), "--max-examples", "8", "--out", str(tmp_path))
@@ -150,13 +150,13 @@ def test_builtin_lemmas_run_through_verify(tmp_path):
     claims = _strict_json(tmp_path / "results.json")["claims"]
     assert {c["id"]: c["evidence"] for c in claims} == {
         "bulk_error": "high-precision", "right_layer": "high-precision", "leading_loss": "sampled",
-        "progress_direction": "sampled", "interior_error_bound": "sampled", "label_encoding": "sampled",
+        "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "sampled",
         "progress_along_error": "sampled"}
     interior = next(c for c in claims if c["id"] == "interior_error_bound")
-    assert interior["evidence_reached"] == "sampled" and interior["details"]["level"] == "certified"
+    assert interior["evidence_reached"] == "certified" and interior["details"]["level"] == "certified"
     certified_part = interior["details"]["certified"]
-    assert certified_part["status"] == "proved" and certified_part["whole_domain"] is False
-    assert interior["figure"].startswith("certified on the quick sub-domain b ∈ [100, 120]")
+    assert certified_part["status"] == "proved" and certified_part["whole_domain"] is True
+    assert interior["figure"].startswith("proved on the whole domain"), interior["figure"]
     assert (tmp_path / "interior_error_bound.certificate.json").is_file()
 
 
