@@ -47,6 +47,10 @@ def format_rows(rows: list[dict]) -> str:
     for r in rows:
         ratio = "–" if not math.isfinite(r["ratio"]) else f"{r['ratio']:.3g} ({r['kind']})"
         met = {None: "", True: "yes", False: "**no**"}[r["met"]]
+        if r["met"] is False and math.isfinite(r["ratio"]) and r["ratio"] > 0:
+            op, value = r["target"].split()
+            factor = float(value) / r["ratio"] if op == ">=" else r["ratio"] / float(value)
+            met = f"**no** (misses by {factor:.2f}×)"
         lines.append(f"| {r['name']} | {_seconds(r['ours_s'])} | {r['baseline']} | {_seconds(r['baseline_s'])} | "
                      f"{ratio} | {r['target'] or ''} | {met} | {r['note']} |")
     return "\n".join(lines)

@@ -98,7 +98,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     """C6: frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at θ ∈ {0.3, 0.5, 0.7} (protocol: module docstring).
 
     Runs :func:`c6_cells` through :func:`numerics.corpus.sweep.run_sweep` (in-process for ``workers=1``, a
-    process pool for more, by default one process per core up to 2; Dask with ``scheduler``; the cells
+    process pool for more (default: in-process); Dask with ``scheduler``; the cells
     are seeded and independent, so the result does not depend on where they ran) with the store ``out_dir/c6_sweep.jsonl``
     (resumable) or a temporary one. Tolerance (fixed before looking): for the large-resolution row
     and for the mechanism row, the power-mean exponents p (in m ∧ n) and q (in N) are within 0.1 of 1
@@ -111,12 +111,12 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     from stumpcheck.claims.c6_plots import plot_c6
     from numerics.corpus.sweep import run_sweep
 
-    import os
-
     start = time.perf_counter()
     seed = _check_seed(seed)
     if workers is None:
-        workers = max(1, min(2, os.cpu_count() or 1))
+        # in-process: a pool forked after the compiled corpus kernel has run its OpenMP threads here
+        # terminates its children (GNU OpenMP is not fork-safe)
+        workers = 1
     mode = C6_SETTINGS["quick" if quick else "full"]
     cells = c6_cells(quick=quick, seed=seed)
     horizons = size_horizons(cells)
