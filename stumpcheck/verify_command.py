@@ -22,10 +22,10 @@ keeps Hypothesis' caches in ``--out/.hypothesis``, not in the current folder).
 Exit status 0 when all pass, 1 when any fails (a result: the last line reads
 ``14/15 PASS; FAIL: C6 …``), 2 on bad input.
 
-Time (seed 0, measured on a 2-core machine, before the certified lemmas of
-issue 14): ``--quick`` 59 s end to end (C1 25 s, the C2–C4 flow run to
-t = 10¹² 13 s, C5–C9 14 s, lemmas 4 s); 78 s in a fresh virtual environment
-while another job held one core. ``--full`` about 12 min under load: 40 C1
+Time (seed 0, measured on an idle 2-core machine): ``--quick`` 40 s end to
+end, 37 s of checks (C1 5 s, C6 12 s, interior_error_bound certified 3 s,
+progress_along_error 4 s); a new environment first compiles the numba kernels
+(about 20 s, once; they are cached on disk). ``--full`` about 12 min under load: 40 C1
 points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
 ``--scheduler``. Lemmas certified with ``certified(...)`` are proved on their
