@@ -31,6 +31,7 @@ from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
 
+from numerics.certified.domains import exact_decimal
 from numerics.precision import InputError
 
 __all__ = ["FORMAT", "certificate", "digest", "exact_text", "parse_exact", "write_certificate",
@@ -43,21 +44,10 @@ def exact_text(value: Fraction) -> str:
     """A rational as an exact string: its finite decimal expansion when the denominator is 2^i·5^j
     (``Fraction(1, 20)`` → ``"0.05"``), else ``"p/q"``. :func:`parse_exact` reads it back exactly."""
     value = Fraction(value)
-    q = value.denominator
-    twos = fives = 0
-    while q % 2 == 0:
-        q //= 2
-        twos += 1
-    while q % 5 == 0:
-        q //= 5
-        fives += 1
-    if q != 1:
+    try:
+        return exact_decimal(value)
+    except InputError:  # a denominator with another prime factor
         return f"{value.numerator}/{value.denominator}"
-    k = max(twos, fives)
-    scaled = value * 10 ** k  # an integer
-    digits = str(abs(scaled.numerator)).rjust(k + 1, "0")
-    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}".rstrip("0").rstrip(".")
-    return ("-" if value < 0 else "") + body
 
 
 def parse_exact(text, name: str) -> Fraction:
