@@ -130,8 +130,23 @@ def test_whole_domain_certificate_records_the_identity_and_rechecks(name, tmp_pa
     assert identity["rewritten_margin"]["srepr"] == sp.srepr(mi.identity_for(name).margin())
     assert "cancel(stated − rewritten) == 0" in identity["proved_by"]
     assert identity["interval_part"].startswith(sp.sstr(mi.identity_for(name).atom_margin()))
-    assert recheck(document, prec_bits=document["prec_bits"] + 40).passed
-    document["identity"]["rewritten_margin"]["in_atoms"] = "1"
+    bits = document["prec_bits"] + 40
+    passed = recheck(document, prec_bits=bits)
+    assert passed.passed and "the symbolic identity re-derives (SymPy) from its stated margin" in passed.notes
+    edited = json.loads(json.dumps(document))
+    edited["identity"]["rewritten_margin"]["in_atoms"] = "1"
     tampered = tmp_path / "tampered.json"
-    tampered.write_text(json.dumps(document), encoding="utf-8")
-    assert not recheck(read_certificate(tampered), prec_bits=document["prec_bits"] + 40).passed
+    tampered.write_text(json.dumps(edited), encoding="utf-8")
+    assert "digest does not match" in recheck(read_certificate(tampered), prec_bits=bits).message
+    # a consistent forgery (digest recomputed): the identity is re-derived, and a stated margin that is not
+    # the recorded one's source, or a certificate margin that is not its atom margin, is caught
+    from numerics.certified.lemma_certificate import digest
+
+    other = "right_layer" if name == "bulk_error" else "bulk_error"
+    for field, value in (("stated_margin", mi.identity_for(other).record()["stated_margin"]),
+                         ("rewritten_margin", mi.identity_for(other).record()["rewritten_margin"])):
+        forged = json.loads(json.dumps(document))
+        forged["identity"][field] = value
+        forged["digest"] = digest(forged)
+        outcome = recheck(forged, prec_bits=bits)
+        assert not outcome.passed and "identity does not re-derive" in outcome.message, outcome.message

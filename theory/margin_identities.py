@@ -41,7 +41,7 @@ import sympy as sp
 from theory import asymptotics as asy
 from theory.symbols import b, eps, r, u, v
 
-__all__ = ["MarginIdentity", "ATOMS", "bulk_error_identity", "right_layer_identity", "identity_for",
+__all__ = ["MarginIdentity", "ATOMS", "bulk_error_identity", "right_layer_identity", "identity_for", "recheck_identity",
            "stated_bulk_margin", "stated_right_layer_margin"]
 
 Z = sp.Symbol("Z", positive=True)  # e^v − 1
@@ -227,3 +227,28 @@ def right_layer_identity() -> MarginIdentity:
 def identity_for(name: str) -> MarginIdentity:
     """The identity of lemma ``name`` (``bulk_error`` or ``right_layer``)."""
     return {"bulk_error": bulk_error_identity, "right_layer": right_layer_identity}[name]()
+
+
+def recheck_identity(record, margin_srepr: str, parse) -> str | None:
+    """Re-derive a certificate's identity record from its stated margin; None if it matches, else why not.
+
+    ``parse(text)`` rebuilds an expression from an ``srepr`` (the caller's safe parser). The stated margin is
+    rewritten afresh (:func:`_prove`: signs, positivity and ``cancel(stated − rewritten) == 0`` again); the
+    recorded rewritten margin and the certificate's own margin (``margin_srepr``, the atom margin) must be
+    the ones it gives.
+    """
+    try:
+        name = str(record["name"])
+        stated = parse(record["stated_margin"]["srepr"])
+        rewritten_srepr = record["rewritten_margin"]["srepr"]
+    except (KeyError, TypeError):
+        return "the identity record needs name, stated_margin.srepr and rewritten_margin.srepr"
+    try:
+        identity = _prove(name, stated)
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        return f"the stated margin does not rewrite: {exc}"
+    if sp.srepr(identity.margin()) != rewritten_srepr:
+        return "the recorded rewritten margin is not the one the stated margin gives"
+    if sp.srepr(identity.atom_margin()) != margin_srepr:
+        return "the certificate's margin is not the atom margin of the identity"
+    return None
