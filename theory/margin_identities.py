@@ -63,7 +63,8 @@ class MarginIdentity:
     stated: sp.Expr      # the lemma's margin in the margin symbols (e, b, u, v, r, exp)
     rewritten: sp.Expr   # the same margin in the positive atoms
     signs: tuple         # (quantity, its factored form in the atoms, its sign)
-    positivity: str      # why the rewritten margin is >= 0
+    positivity: str      # why the rewritten margin is > 0
+    strict: tuple        # the atoms (P, R) the positivity and the signs assume > 0
     seconds: float
 
     def margin(self) -> sp.Expr:
@@ -72,9 +73,10 @@ class MarginIdentity:
 
     def strict_atoms(self) -> tuple:
         """The atoms that must be > 0 (besides r = e^{−λ} > 0, and Z, u, v ≥ 0, which hold for θ ∈ [0, 1]):
-        P and R where they occur. Given them, every factor of the numerator and the denominator has a
-        monomial in P, R, r, u alone (u > 0 follows from P > 0), so the rewritten margin is > 0."""
-        return tuple(s for s in (P, R) if s in self.rewritten.free_symbols)
+        P, and R where a sign or the positivity used P = (1 + R)/2. Given them, every factor of the numerator
+        and the denominator has a monomial in them, r and u alone (u > 0 follows from P > 0), so the rewritten
+        margin is > 0, and the signs that removed |·| hold."""
+        return self.strict
 
     def atom_margin(self) -> sp.Expr:
         """min of the strict atoms' definitions (1 − e^{−u}, 1 − 2e^{−u}): the quantity Arb proves > 0 on the
@@ -124,80 +126,91 @@ def _exact_error() -> sp.Expr:
     return sp.cancel(exact.subs({asy.OMEGA: (1 - P) / (1 + Z), asy.Y: 1 + Z}).subs(b, u + v))
 
 
-def _factor_sign(factor: sp.Expr) -> int:
-    """+1 or −1 if ``factor`` (a polynomial in positive atoms) has coefficients of one sign, in the atoms or
-    with P = 1 − Q or P = (1 + R)/2; 0 if none of these shows its sign."""
-    for form in (factor, factor.subs(P, 1 - Q), factor.subs(P, (1 + R) / 2)):
-        poly = sp.Poly(sp.expand(form), *sorted(sp.expand(form).free_symbols, key=str))
-        coefficients = poly.coeffs()
+def _factor_sign(factor: sp.Expr) -> tuple[int, tuple]:
+    """(+1 or −1, atoms it assumes > 0 beyond the always-positive ones) if ``factor`` (a polynomial in positive
+    atoms) has coefficients of one sign: in the atoms, with P = 1 − Q (Q = e^{−u} > 0), or with P = (1 + R)/2
+    (which assumes R > 0); (0, ()) if none of these shows its sign."""
+    for form, needs in ((factor, ()), (factor.subs(P, 1 - Q), ()), (factor.subs(P, (1 + R) / 2), (R,))):
+        form = sp.expand(form)
+        coefficients = sp.Poly(form, *sorted(form.free_symbols, key=str)).coeffs()
         if all(c > 0 for c in coefficients):
-            return 1
+            return 1, needs
         if all(c < 0 for c in coefficients):
-            return -1
-    return 0
+            return -1, needs
+    return 0, ()
 
 
-def _sign(expr: sp.Expr) -> tuple[int, str]:
-    """The sign of a rational function of positive atoms, from its factors; (0, …) if not determined."""
+def _sign(expr: sp.Expr) -> tuple[int, str, set]:
+    """The sign of a rational function of positive atoms from its factors, its factored form, and the atoms
+    the sign assumes > 0; sign 0 if not determined."""
     factored = sp.factor(expr)
-    sign = 1
+    sign, needs = 1, set()
     for term in sp.Mul.make_args(factored):
         base, power = term.as_base_exp()
-        if base.is_number:
-            s = 1 if base > 0 else -1
-        else:
-            s = _factor_sign(base)
+        s, assumed = (1 if base > 0 else -1, ()) if base.is_number else _factor_sign(base)
         if s == 0:
-            return 0, sp.sstr(factored)
-        if power.is_Integer and power % 2 == 0:
-            s = 1
-        sign *= s
-    return sign, sp.sstr(factored)
+            return 0, sp.sstr(factored), set()
+        needs.update(assumed)
+        sign *= 1 if (power.is_Integer and power % 2 == 0) else s
+    return sign, sp.sstr(factored), needs
 
 
-def _remove_abs(stated: sp.Expr, e_atoms: sp.Expr, signs: list) -> sp.Expr:
+def _positive_form(part: sp.Expr) -> tuple[sp.Expr, tuple] | None:
+    """``part`` as a polynomial with positive coefficients in the atoms (itself), or in (Z, R, r, u, v) after
+    P = (1 + R)/2 (expanded; assumes R > 0), with the atoms assumed; None if neither."""
+    for form, needs in ((part, ()), (sp.expand(part.subs(P, (1 + R) / 2)), (R,))):
+        expanded = sp.expand(form)
+        if expanded.is_number:
+            if expanded > 0:
+                return form, needs
+            continue
+        if all(c > 0 for c in sp.Poly(expanded, *sorted(expanded.free_symbols, key=str)).coeffs()):
+            return form, needs
+    return None
+
+
+def _remove_abs(stated: sp.Expr, e_atoms: sp.Expr, signs: list, needs: set) -> sp.Expr:
     """``stated`` in the atoms with e substituted and every |x| replaced by sign(x)·x (sign proved)."""
     quantities = iter(sp.sstr(node.args[0]) for node in sp.preorder_traversal(stated) if isinstance(node, sp.Abs))
     expr = _in_atoms(stated.xreplace({e_sym: e_atoms}))
 
     def unsign(node):
-        sign, factored = _sign(node.args[0])
+        sign, factored, assumed = _sign(node.args[0])
         if sign == 0:
             raise ValueError(f"the sign of {node.args[0]} is not determined by its factors")
         signs.append((next(quantities, "?"), factored, "+" if sign > 0 else "−"))
+        needs.update(assumed)
         return sign * node.args[0]
 
     return expr.replace(lambda n: isinstance(n, sp.Abs), unsign)
 
 
-def _prove(name: str, stated: sp.Expr, extra: dict | None = None) -> MarginIdentity:
+def _prove(name: str, stated: sp.Expr) -> MarginIdentity:
+    """Rewrite ``stated`` (see the module doc); ArithmeticError if it is not a quotient of positive polynomials."""
     started = time.perf_counter()
     signs: list = []
-    expr = _remove_abs(stated.xreplace(extra or {}), _exact_error(), signs)
-    rewritten = sp.factor(sp.cancel(expr))
-    if sp.cancel(expr - rewritten) != 0:  # pragma: no cover - factor() returns an equal expression
-        raise ArithmeticError(f"{name}: the factored margin differs from the stated one")
-    numerator, denominator = sp.fraction(sp.together(rewritten))
-    positivity = "numerator and denominator are polynomials with positive coefficients in the atoms"
-    if _factor_sign(denominator) != 1 or _factor_sign(numerator) != 1:
+    needs: set = {P}  # P > 0 (u > 0) is assumed by every positivity argument below
+    expr = _remove_abs(stated, _exact_error(), signs, needs)
+    numerator, denominator = sp.fraction(sp.together(sp.factor(sp.cancel(expr))))
+    forms = [_positive_form(part) for part in (numerator, denominator)]
+    if None in forms:
         raise ArithmeticError(f"{name}: the rewritten margin is not a quotient of positive polynomials")
-    if not all(c > 0 for c in sp.Poly(sp.expand(numerator), *sorted(numerator.free_symbols, key=str)).coeffs()):
-        # a negative coefficient in (Z, P, r, u, v): write P = (1 + R)/2 (R = 1 − 2e^{−u} > 0 for u > log 2)
-        numerator = sp.expand(numerator.subs(P, (1 + R) / 2))
-        positivity = ("the numerator is a polynomial with positive coefficients in (Z, R, r, u, v), R = 1 − 2e^{−u} "
-                      "> 0 for u > log 2; the denominator one in (Z, P, r, u, v)")
-        rewritten = numerator / denominator
+    (numerator, num_needs), (denominator, den_needs) = forms
+    needs.update(num_needs + den_needs)
+    rewritten = numerator / denominator
     if sp.cancel((rewritten - expr).subs(R, 2 * P - 1)) != 0:
         raise ArithmeticError(f"{name}: the rewritten margin differs from the stated one")
-    strict = {P, R, r, u} & (rewritten.free_symbols | {r, u})
+    positive = needs | {r, u}  # r = e^{−λ} > 0; u > 0 follows from P > 0
     for part in (numerator, denominator):
         for factor in sp.Mul.make_args(sp.factor(part)):
             base = factor.as_base_exp()[0]
-            if not base.is_number and not any(set(m.free_symbols) <= strict for m in sp.Add.make_args(sp.expand(base))):
+            if not base.is_number and not any(set(m.free_symbols) <= positive for m in sp.Add.make_args(sp.expand(base))):
                 raise ArithmeticError(f"{name}: the factor {base} may vanish where only Z, v >= 0 are known")
-    positivity += "; every factor has a monomial in P, R, r, u alone, so it is > 0 where they are"
+    atoms = ", ".join(sorted(map(str, rewritten.free_symbols)))
+    positivity = (f"numerator and denominator are polynomials with positive coefficients in ({atoms}); every factor "
+                  f"has a monomial in {', '.join(sorted(map(str, positive)))} alone, so it is > 0 where they are")
     return MarginIdentity(name=name, stated=stated, rewritten=rewritten, signs=tuple(signs), positivity=positivity,
-                          seconds=time.perf_counter() - started)
+                          strict=tuple(s for s in (P, R) if s in needs), seconds=time.perf_counter() - started)
 
 
 def stated_bulk_margin() -> sp.Expr:
