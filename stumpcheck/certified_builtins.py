@@ -30,7 +30,8 @@ from __future__ import annotations
 import time
 from functools import cache
 
-__all__ = ["CERTIFIED_NAMES", "IDENTITY_NAMES", "certified_specs", "quick_domain", "certify_builtin", "prove_label_encoding",
+__all__ = ["CERTIFIED_NAMES", "IDENTITY_NAMES", "certified_specs", "quick_domain", "certify_builtin",
+           "prove_label_encoding",
            "PROOF_OPTIONS", "spec_for"]
 
 CERTIFIED_NAMES = ("interior_error_bound", "leading_loss", "progress_direction", "bulk_error", "right_layer")

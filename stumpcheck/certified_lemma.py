@@ -99,7 +99,8 @@ def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_ex
             f"{proof.undecided_fraction:.3g}, {proof.seconds:.1f} s")
     tolerance = f"margin {relation} on every leaf box (Arb enclosure)"
     if identity is not None:
-        work += f"; with the symbolic identity stated margin = {identity.get('rewritten_margin', {}).get('in_atoms', '?')}"
+        rewritten = identity.get("rewritten_margin", {}).get("in_atoms", "?")
+        work += f"; with the symbolic identity stated margin = {rewritten}"
         tolerance += " and the symbolic identity (certificate field identity)"
 
     def row(status, evidence, figure, reached):

@@ -60,8 +60,8 @@ from pathlib import Path
 from numerics.precision import InputError
 from stumpcheck.claims.result import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 
-__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "SymbolicSpec", "certified", "symbolic", "lemma", "register", "registered",
-           "load_lemma"]
+__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "SymbolicSpec", "certified", "symbolic", "lemma",
+           "register", "registered", "load_lemma"]
 
 EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
 #: default number of Hypothesis examples per sampled check

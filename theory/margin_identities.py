@@ -51,8 +51,8 @@ R = sp.Symbol("R", positive=True)  # 2P − 1 = 1 − 2e^{−u}
 e_sym = sp.Symbol("e", real=True)  # the margin symbol e of theory.margin_quantities
 #: atom → its definition in the margin symbols
 ATOMS = {Z: sp.exp(v) - 1, P: 1 - sp.exp(-u), Q: sp.exp(-u), R: 1 - 2 * sp.exp(-u)}
-_ATOM_TEXT = {"Z": "e^v − 1", "P": "1 − e^{−u}", "Q": "e^{−u}", "R": "1 − 2e^{−u}", "r": "e^{−λ}", "u": "bθ",
-              "v": "b(1 − θ)"}
+_ATOM_TEXT = {"Z": "e^v − 1", "P": "1 − e^{−u}", "Q": "e^{−u}", "R": "1 − 2e^{−u}", "r": "e^{−λ}",
+              "u": "bθ", "v": "b(1 − θ)"}
 
 
 @dataclass(frozen=True)
@@ -93,15 +93,15 @@ class MarginIdentity:
                 "atoms": {str(s): _ATOM_TEXT[str(s)] for s in sorted(self.rewritten.free_symbols, key=str)},
                 "signs": [{"quantity": q, "factored": f, "sign": s} for q, f, s in self.signs],
                 "positivity": self.positivity,
-                "proved_by": "SymPy: e from theory.model.closed_form_error (integrated from the definition) in the "
-                             "atoms Z = e^v − 1, P = 1 − e^{−u}, r = e^{−λ}, b = u + v; |·| removed by the sign of "
-                             "its factored argument; cancel(stated − rewritten) == 0 (exact rational functions)",
+                "proved_by": "SymPy: e from theory.model.closed_form_error (integrated from the definition) in "
+                             "the atoms Z = e^v − 1, P = 1 − e^{−u}, r = e^{−λ}, b = u + v; |·| removed by the sign "
+                             "of its factored argument; cancel(stated − rewritten) == 0 (exact rational functions)",
                 "symbolic_part": ("the identity stated margin = rewritten margin (for u, v > 0; at v = 0 by "
                                   "continuity), and rewritten margin > 0 wherever " +
                                   ", ".join(f"{s} > 0" for s in self.strict_atoms()) + " (" + self.positivity + ")"),
                 "interval_part": (sp.sstr(self.atom_margin()) + " > 0 (= min of " +
-                                  ", ".join(sp.sstr(ATOMS[s]) for s in self.strict_atoms()) + ") on every leaf box of the domain (Arb ball arithmetic, this certificate's "
-                                  "margin)"),
+                                  ", ".join(sp.sstr(ATOMS[s]) for s in self.strict_atoms()) +
+                                  ") on every leaf box of the domain (Arb ball arithmetic, this certificate's margin)"),
                 "seconds": round(self.seconds, 3)}
 
 
@@ -204,7 +204,8 @@ def _prove(name: str, stated: sp.Expr) -> MarginIdentity:
     for part in (numerator, denominator):
         for factor in sp.Mul.make_args(sp.factor(part)):
             base = factor.as_base_exp()[0]
-            if not base.is_number and not any(set(m.free_symbols) <= positive for m in sp.Add.make_args(sp.expand(base))):
+            monomials = sp.Add.make_args(sp.expand(base))
+            if not base.is_number and not any(set(m.free_symbols) <= positive for m in monomials):
                 raise ArithmeticError(f"{name}: the factor {base} may vanish where only Z, v >= 0 are known")
     atoms = ", ".join(sorted(map(str, rewritten.free_symbols)))
     positivity = (f"numerator and denominator are polynomials with positive coefficients in ({atoms}); every factor "
