@@ -42,10 +42,13 @@ a-posteriori second solve at rtol/10); C5 ``stumpcheck.claims.c5:check_c5``, C6�
   which are sorted once and kept (a pure function of (n, seed); free them with
   :func:`stumpcheck.claims.c5.clear_corpus_cache`) for every example with that n.
 
-``leading_loss`` and ``progress_direction`` also have a certified level (``--certified``): their margins
-in L and ∇L along the relation over b ∈ [20, 10⁴], enclosed by Taylor forms along b with rigorous
-θ-integrals (:mod:`stumpcheck.certified_builtins`); their default level stays sampled (a
-whole-domain proof takes minutes per lemma).
+Certified levels (:mod:`stumpcheck.certified_builtins`), each lemma's first level, so ``verify`` runs them:
+``interior_error_bound``, ``bulk_error`` and ``right_layer`` over their whole domains under ``--quick`` too
+(bulk_error and right_layer: a SymPy identity turns the cancelling ratio margin into a quotient of positive
+polynomials in positive atoms, and Arb proves the atoms positive on the domain; :mod:`theory.margin_identities`);
+``leading_loss`` and ``progress_direction`` (margins in L and ∇L along the relation, Taylor forms along b with
+rigorous θ-integrals) on their whole b ∈ [20, 10⁴] under ``--full`` and on a sub-domain under ``--quick``
+(then their sampled verdict stands); ``label_encoding`` by a symbolic proof for every context size n.
 
 Float64 margins (L, ∇L by Gauss–Legendre on the model's breakpoints, e from the
 generated numpy code) are evaluated in float64; the mpmath margins raise the
@@ -62,8 +65,8 @@ import mpmath
 from hypothesis import strategies as st
 
 from stumpcheck import strategies as sc
-from stumpcheck.certified_builtins import spec_for
-from stumpcheck.lemmas import ClaimCheck, lemma, register
+from stumpcheck.certified_builtins import prove_label_encoding, spec_for
+from stumpcheck.lemmas import ClaimCheck, lemma, register, symbolic
 
 __all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "ALONG_SEEDS", "ALONG_SIZES",
            "clear_flow_cache"]
@@ -223,7 +226,8 @@ def _right_layer_function():
        domain={"b": sc.scales(min_value=1.0, max_value=300.0),
                "theta": sc.thresholds(min_value=0.05, max_value=0.95),
                "lam": st.floats(min_value=-20.0, max_value=30.0)},
-       evidence=("high-precision", "sampled"), reference="theory.asymptotics.bulk_error (exact bound, see module doc)",
+       evidence=("certified", "high-precision", "sampled"), certify=spec_for("bulk_error"),
+       reference="theory.asymptotics.bulk_error (exact bound, see module doc); theory.margin_identities",
        tolerance=f"ratio |b e − 1| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
        precision="mpmath, working dps + (v + |λ|)/ln 10 + 25 digits", rounding=ROUNDING)
 def bulk_error(b, theta, lam):
@@ -245,7 +249,8 @@ def bulk_error(b, theta, lam):
        domain={"b": sc.scales(min_value=2.0, max_value=300.0),
                "theta": sc.thresholds(min_value=0.5, max_value=1.0),
                "lam": st.floats(min_value=0.0, max_value=30.0)},
-       evidence=("high-precision", "sampled"), reference="theory.asymptotics.right_layer_error",
+       evidence=("certified", "high-precision", "sampled"), certify=spec_for("right_layer"),
+       reference="theory.asymptotics.right_layer_error; theory.margin_identities",
        tolerance=f"ratio |e − e_R| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
        precision="mpmath, working dps + (2b + λ)/ln 10 + 25 digits", rounding=ROUNDING)
 def right_layer(b, theta, lam):
@@ -281,7 +286,7 @@ def _deviation_from_expansion(b, expansion: str, pairs) -> float:
 @lemma(name="leading_loss",
        statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² for b ∈ [20, 10⁴]",
        domain={"b": sc.scales(min_value=20.0, max_value=1e4)},
-       evidence=("sampled", "certified"), reference="theory.asymptotics.flow_asymptotics().leading_loss",
+       evidence=("certified", "sampled"), reference="theory.asymptotics.flow_asymptotics().leading_loss",
        certify=spec_for("leading_loss"),
        tolerance=f"margin = {LOSS_K} − b²·|relative error| >= 0 (float64 L)", max_examples=40,
        precision="float64 (Gauss–Legendre on the model's breakpoints)")
@@ -295,7 +300,7 @@ def leading_loss(b):
        statement=f"along the calibration relation, −∇L = (1/(2b³), 1/(2b³))·(1 + O(1/b)): "
                  f"max_i |2b³(−∇L)_i − 1| ≤ {PROGRESS_K}/b for b ∈ [20, 10⁴]",
        domain={"b": sc.scales(min_value=20.0, max_value=1e4)},
-       evidence=("sampled", "certified"), reference="theory.asymptotics.flow_asymptotics().progress_direction",
+       evidence=("certified", "sampled"), reference="theory.asymptotics.flow_asymptotics().progress_direction",
        certify=spec_for("progress_direction"),
        tolerance=f"margin = {PROGRESS_K} − b·max deviation >= 0 (float64 ∇L)", max_examples=40,
        precision="float64 (Gauss–Legendre on the model's breakpoints)")
@@ -354,12 +359,15 @@ def attention_average(scores, x):
 
 
 @lemma(name="label_encoding",
-       statement="θ̂ with labels in {−1, +1} and label score a/2 equals θ̂ with labels in {0, 1} and label score a",
+       statement="θ̂ with labels in {−1, +1} and label score a/2 equals θ̂ with labels in {0, 1} and label score a "
+                 "(any context; certified: a SymPy proof for every context size n)",
        domain={"x": st.lists(sc.thresholds(), min_size=1, max_size=64),
                "theta": sc.thresholds(),
                "a": st.floats(min_value=-200.0, max_value=200.0),
                "b": sc.scales(min_value=1e-2, max_value=1e4)},
-       evidence=("sampled",), reference="docs/model.md §1 (labels; softmax ignores a common shift)",
+       evidence=("certified", "sampled"), certify=symbolic(prove_label_encoding),
+       reference="docs/model.md §1 (labels; softmax ignores a common shift); "
+                 "stumpcheck.certified_builtins.prove_label_encoding",
        tolerance="|θ̂_{0,1} − θ̂_{±1}| <= 10^{-(dps−5)} at the working mpmath precision", max_examples=100,
        precision="mpmath at the working dps (30 by default)")
 def label_encoding(x, theta, a, b):

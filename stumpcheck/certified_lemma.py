@@ -14,6 +14,12 @@ out folder, and turns the proof into a row:
   volume fraction and keeps the *sampled* verdict (a Hypothesis search of the lemma's domain), at level
   sampled.
 
+A spec with an ``identity`` (a symbolic step the proof rests on, e.g. the identity that turns a cancelling
+ratio margin into the certified one) has its record written into the certificate as ``identity`` (the digest
+covers it) and into the row's ``details["certified"]["identity"]``. A :class:`~stumpcheck.lemmas.SymbolicSpec`
+(:func:`check_symbolic`) is a SymPy proof: PASS at level certified when its record says ``"proved"``, with the
+record in ``details["symbolic_proof"]``.
+
 ``details["evidence_reached"]`` is the level the statement reached on its whole domain (None for a FAIL).
 """
 
@@ -24,7 +30,7 @@ from pathlib import Path
 
 from stumpcheck.claims.result import ClaimResult
 
-__all__ = ["check_certified", "CERTIFICATE_SUFFIX", "domain_text"]
+__all__ = ["check_certified", "check_symbolic", "CERTIFICATE_SUFFIX", "domain_text"]
 
 CERTIFICATE_SUFFIX = ".certificate.json"
 #: undecided boxes listed in a row's details (all of them are in the certificate)
@@ -55,30 +61,47 @@ def _leaf_row(leaf) -> dict:
 def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_examples: int, out_dir,
                     replay: str | None) -> ClaimResult:
     """Certify ``entry`` (a Lemma) with ``spec`` (its CertifiedSpec); see the module doc."""
-    from numerics.certified.lemma_certificate import certificate, write_certificate
+    from numerics.certified.lemma_certificate import certificate, digest, write_certificate
     from numerics.certified.proof import prove
     from numerics.certified.recheck import confirm_failure
+    from stumpcheck.lemmas import SymbolicSpec
 
+    if isinstance(spec, SymbolicSpec):
+        return check_symbolic(entry, spec, start=start)
     margin, domain, whole = spec.resolve(quick=quick, name=entry.name)
+    identity = spec.identity_record(entry.name)
+    cpu = time.process_time()
     proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **spec.prove_options)
+    cpu = time.process_time() - cpu
     document = certificate(entry.statement, margin, domain, proof, strict=spec.strict)
+    if identity is not None:
+        document["identity"] = identity
+        document["digest"] = digest(document)
     relation = "> 0" if spec.strict else ">= 0"
     summary = {"status": proof.status, "domain": domain.to_json(), "domain_text": domain_text(domain),
                "whole_domain": whole, "strict": spec.strict, "boxes": proof.boxes, "leaves": len(proof.leaves),
                "max_depth": proof.max_depth_reached, "undecided_fraction": proof.undecided_fraction,
+               "cpu_seconds": round(cpu, 3),
                # a failed proof stops early: its pending boxes are undecided for want of work, not listed
                "undecided_boxes": ([] if proof.status == "failed" else
                                    [_leaf_row(leaf) for leaf in proof.undecided[:LISTED_BOXES]]),
                "undecided_count": len(proof.undecided), "dps": proof.dps, "prec_bits": proof.prec_bits,
                "seconds": round(proof.seconds, 3), "notes": list(proof.notes or [])}
+    if identity is not None:
+        summary["identity"] = identity
     if out_dir is not None:
         path = write_certificate(document, Path(out_dir) / f"{entry.name}{CERTIFICATE_SUFFIX}")
         summary["certificate"] = path.name
     details = {"reference": entry.reference, "level": "certified", "certified": summary,
                "precision": f"Arb ball arithmetic, {proof.prec_bits} bits ({proof.dps} digits)"}
     where = f"certificate {summary['certificate']}" if "certificate" in summary else "no certificate written"
-    work = f"{proof.boxes} boxes, {len(proof.leaves)} leaves, depth {proof.max_depth_reached}, {proof.seconds:.1f} s"
+    work = (f"{proof.boxes} boxes, {len(proof.leaves)} leaves, depth {proof.max_depth_reached}, undecided volume "
+            f"{proof.undecided_fraction:.3g}, {proof.seconds:.1f} s")
     tolerance = f"margin {relation} on every leaf box (Arb enclosure)"
+    if identity is not None:
+        rewritten = identity.get("rewritten_margin", {}).get("in_atoms", "?")
+        work += f"; with the symbolic identity stated margin = {rewritten}"
+        tolerance += " and the symbolic identity (certificate field identity)"
 
     def row(status, evidence, figure, reached):
         details["evidence_reached"] = reached
@@ -118,3 +141,28 @@ def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_ex
     tolerance = sampled.tolerance
     reached = "sampled" if sampled.status == "PASS" else None
     return row(sampled.status, "sampled", f"{lead}; sampled: {sampled.figure}", reached)
+
+
+def check_symbolic(entry, spec, *, start: float) -> ClaimResult:
+    """The row of a lemma proved symbolically: PASS at level certified iff ``spec.proof()`` says "proved"."""
+    from stumpcheck.lemmas import _short_text
+
+    try:
+        record = spec.proof()
+    except Exception as exc:  # noqa: BLE001 - a proof that raises proves nothing: a FAIL, with the reason
+        record = {"status": "failed", "error": f"{type(exc).__name__}: {_short_text(str(exc))}"}
+    if not isinstance(record, dict):
+        record = {"status": "failed", "error": f"the proof returned {type(record).__name__}, not a record"}
+    proved = record.get("status") == "proved"
+    summary = {"status": "proved" if proved else "failed", "method": "symbolic", "domain_text": record.get("proves"),
+               "whole_domain": True, "boxes": 0, "leaves": 0, "max_depth": 0, "undecided_fraction": 0.0,
+               "seconds": record.get("seconds")}
+    details = {"reference": entry.reference, "level": "certified", "symbolic_proof": record, "certified": summary,
+               "precision": "exact (SymPy)", "evidence_reached": "certified" if proved else None}
+    if proved:
+        figure = f"proved symbolically {record.get('proves', '')}; {record.get('method', '')}"
+    else:
+        figure = f"symbolic proof failed: {record.get('error') or record.get('method', '?')}"
+    return ClaimResult(id=entry.name, statement=entry.statement, figure=figure,
+                       tolerance="SymPy simplifies the difference to exactly 0", status="PASS" if proved else "FAIL",
+                       evidence="certified", seconds=time.perf_counter() - start, details=details)

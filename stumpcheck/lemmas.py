@@ -16,7 +16,8 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
 * ``certify``: with ``"certified"``, a :class:`CertifiedSpec` made by
   :func:`certified` (a certified margin, its domain, strict or not: proved by
   :func:`numerics.certified.proof.prove`, which writes a certificate that
-  ``stumpcheck recheck`` re-checks), or a callable ``certify(*, quick)``
+  ``stumpcheck recheck`` re-checks), a :class:`SymbolicSpec` made by :func:`symbolic`
+  (a SymPy proof whose record the row carries), or a callable ``certify(*, quick)``
   returning :class:`numerics.certified.prover.Certificate` boxes (the older form);
 * ``reference``: the claim id of docs/model.md §7 or the derivation it comes from;
 * ``precision``: what the margin computes in (e.g. ``"float64"``); default
@@ -59,8 +60,8 @@ from pathlib import Path
 from numerics.precision import InputError
 from stumpcheck.claims.result import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 
-__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "certified", "lemma", "register", "registered",
-           "load_lemma"]
+__all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "SymbolicSpec", "certified", "symbolic", "lemma",
+           "register", "registered", "load_lemma"]
 
 EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
 #: default number of Hypothesis examples per sampled check
@@ -96,7 +97,10 @@ class CertifiedSpec:
     sub-domain proved instead under ``--quick``: the row then says so, and its evidence for the whole
     statement stays sampled. ``dps`` is the prover's working precision in digits; ``prove_options`` go to
     :func:`numerics.certified.proof.prove` (``max_boxes``, ``max_depth``, ``min_width``, and ``b_ratio``: a b
-    range longer than this factor is first cut geometrically; prove's default 2).
+    range longer than this factor is first cut geometrically; prove's default 2). ``identity`` (optional, a
+    dict or a zero-argument callable returning one) is the record of a symbolic step the proof rests on
+    besides the interval arithmetic (e.g. the identity that turns the stated margin into the certified one,
+    :meth:`theory.margin_identities.MarginIdentity.record`); it is written into the certificate.
     """
 
     margin: object
@@ -105,6 +109,7 @@ class CertifiedSpec:
     quick_domain: object = None
     dps: int = DEFAULT_DPS
     prove_options: dict = field(default_factory=dict)
+    identity: object = None
 
     def __post_init__(self):
         if not isinstance(self.strict, bool):
@@ -146,8 +151,50 @@ class CertifiedSpec:
         return margin, value(self.domain, Domain, "domain"), True
 
 
+    def identity_record(self, name: str = "?") -> dict | None:
+        """The ``identity`` record (called if it is a callable); InputError (one line) if it fails."""
+        record = self.identity
+        if callable(record):
+            try:
+                record = record()
+            except InputError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a failed derivation: one line
+                raise InputError(f"lemma {name}: its symbolic identity failed: {type(exc).__name__}: "
+                                 f"{_short_text(str(exc))}") from None
+        if record is not None and not isinstance(record, dict):
+            raise InputError(f"lemma {name}: its identity record must be a dict, got {type(record).__name__}")
+        return record
+
+
+@dataclass(frozen=True)
+class SymbolicSpec(CertifiedSpec):
+    """A lemma's level ``"certified"`` reached by a symbolic proof instead of interval arithmetic.
+
+    ``proof`` is a zero-argument callable returning a record ``{"status": "proved" | "failed", "method",
+    "proves", ...}`` (``proves``: exactly what was proved, e.g. for which contexts); the row is certified
+    only if the status is ``"proved"``, and the record goes into the row's details.
+    """
+
+    proof: object = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not callable(self.proof):
+            raise ValueError("symbolic(): proof must be a zero-argument callable returning a record")
+
+
+def symbolic(proof) -> SymbolicSpec:
+    """The ``certify=`` of a lemma proved symbolically (SymPy): ``proof()`` returns the proof record.
+
+    >>> symbolic(lambda: {"status": "proved"}).proof()["status"]
+    'proved'
+    """
+    return SymbolicSpec(margin=None, domain=None, proof=proof)
+
+
 def certified(margin, domain, *, strict: bool = False, quick_domain=None, dps: int = DEFAULT_DPS,
-              **prove_options) -> CertifiedSpec:
+              identity=None, **prove_options) -> CertifiedSpec:
     """The ``certify=`` of a lemma proved over a whole domain: margin ≥ 0 (strict: > 0) on ``domain``.
 
     >>> spec = certified(lambda: None, lambda: None, strict=True)
@@ -155,7 +202,7 @@ def certified(margin, domain, *, strict: bool = False, quick_domain=None, dps: i
     True
     """
     return CertifiedSpec(margin=margin, domain=domain, strict=strict, quick_domain=quick_domain, dps=dps,
-                         prove_options=dict(prove_options))
+                         prove_options=dict(prove_options), identity=identity)
 
 
 @dataclass(frozen=True)

@@ -225,3 +225,13 @@ def test_progress_along_error_beyond_its_scale_range_fails_at_a_large_scale():
     counterexample = result.details["counterexample"]
     assert counterexample["b"] > 256 / 8 and result.details["counterexample_margin"] < 0
     assert entry.margin(n=256, b=8.0) > 0
+
+
+def test_label_encoding_symbolic_proof_covers_every_context_size():
+    from stumpcheck.certified_builtins import prove_label_encoding
+
+    record = prove_label_encoding()
+    assert record["status"] == "proved" and record["shift"] == "-a/2"
+    assert record["general_n"]["difference"] == "0"
+    assert [c["n"] for c in record["contexts"]] == [1, 2, 3, 4, 5, 6]
+    assert all(c["difference"] == "0" for c in record["contexts"])

@@ -357,3 +357,37 @@ def test_a_margin_that_drifts_with_precision_reports_the_digits_that_agree():
     result = check_lemma(_lemma(margin, evidence=("high-precision",), max_examples=3), level="high-precision",
                          seed=0)
     assert 9 < result.details["agreeing_digits"] < 11
+
+
+def test_a_symbolic_spec_certifies_only_a_proved_record():
+    """symbolic(proof): PASS at level certified iff the record says proved; a raising proof is a FAIL."""
+    from stumpcheck.lemma_check import check_lemma
+
+    def make(proof):
+        return Lemma(name="sym", statement="s", domain={"x": st.integers()}, margin=lambda x: 1.0,
+                     evidence=("certified", "sampled"), certify=lemmas.symbolic(proof))
+
+    proved = check_lemma(make(lambda: {"status": "proved", "proves": "for all x", "method": "m"}), level="certified")
+    assert proved.status == "PASS" and proved.evidence == "certified"
+    assert proved.details["evidence_reached"] == "certified"
+    assert proved.details["symbolic_proof"]["proves"] == "for all x"
+    failed = check_lemma(make(lambda: {"status": "failed", "method": "m"}), level="certified")
+    assert failed.status == "FAIL" and failed.details["evidence_reached"] is None
+
+    def broken():
+        raise RuntimeError("simplify gave up")
+
+    raised = check_lemma(make(broken), level="certified")
+    assert raised.status == "FAIL" and "simplify gave up" in raised.figure
+    with pytest.raises(ValueError):
+        lemmas.symbolic("not callable")
+
+
+def test_a_certified_spec_identity_record_must_be_a_dict():
+    assert lemmas.certified(lambda: None, lambda: None, identity=lambda: {"name": "x"}).identity_record() == {
+        "name": "x"}
+    with pytest.raises(InputError, match="identity record must be a dict"):
+        lemmas.certified(lambda: None, lambda: None, identity=lambda: 3).identity_record("ok")
+    with pytest.raises(InputError, match="its symbolic identity failed: ValueError: no"):
+        lemmas.certified(lambda: None, lambda: None,
+                         identity=lambda: (_ for _ in ()).throw(ValueError("no"))).identity_record("ok")

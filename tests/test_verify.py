@@ -65,14 +65,14 @@ def stand_ins(monkeypatch):
 
 def test_verify_writes_results_and_report_with_embedded_plots(tmp_path, stand_ins):
     out = tmp_path / "report"
-    result = _invoke("--only", "STANDIN,label_encoding,leading_loss", "--max-examples", "5", "--out", str(out),
+    result = _invoke("--only", "STANDIN,label_encoding,bulk_error", "--max-examples", "5", "--out", str(out),
                      "--seed", "7")
     assert result.exit_code == 0, result.output
     assert "3/3 PASS" in result.output
     header = result.stdout.splitlines()[0].split()
     assert header == ["id", "statement", "figure", "tolerance", "status", "evidence", "seconds", "reached"]
     document = _strict_json(out / "results.json")
-    assert [c["id"] for c in document["claims"]] == ["STANDIN", "label_encoding", "leading_loss"]
+    assert [c["id"] for c in document["claims"]] == ["STANDIN", "label_encoding", "bulk_error"]
     for claim in document["claims"]:
         assert CLAIM_KEYS <= set(claim)
         assert PROVENANCE_KEYS <= set(claim["provenance"])
@@ -86,7 +86,8 @@ def test_verify_writes_results_and_report_with_embedded_plots(tmp_path, stand_in
     assert "missing.png" not in report.split("## STANDIN")[1].split("<details>")[0]
     assert (out / "standin.png").is_file()
     assert "| id | statement | figure | tolerance | status | evidence | seconds | reached |" in report
-    assert [c["evidence_reached"] for c in document["claims"]] == ["sampled", "sampled", "sampled"]
+    assert [c["evidence_reached"] for c in document["claims"]] == ["sampled", "certified", "certified"]
+    assert (out / "bulk_error.certificate.json").is_file()
 
 
 def test_unavailable_claim_is_reported_as_fail_with_exit_1(tmp_path, stand_ins):
@@ -139,25 +140,50 @@ def test_bad_input_exits_2_with_one_line(args, tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("stumpcheck: error:"), err
 
 
-def test_builtin_lemmas_run_through_verify(tmp_path):
+def _builtin_lemmas_through_verify(tmp_path, names):
     """The fast equivalent of ``verify --quick`` for the lemmas: every built-in lemma at its
-    default level, few examples. interior_error_bound is proved on its whole stated domain under --quick
-    too, so its row is certified and writes its certificate."""
-    from stumpcheck.builtin_lemmas import LEMMA_NAMES
-
-    result = _invoke("--only", ",".join(LEMMA_NAMES), "--max-examples", "8", "--out", str(tmp_path))
+    default level, few examples. Every lemma with a certified level runs it: interior_error_bound, bulk_error
+    and right_layer are proved on their whole stated domains under --quick too (rows certified, certificates
+    written), label_encoding symbolically; leading_loss and progress_direction on their quick sub-domains only,
+    so their rows keep the sampled verdict."""
+    result = _invoke("--only", ",".join(names), "--max-examples", "8", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     claims = _strict_json(tmp_path / "results.json")["claims"]
-    assert {c["id"]: c["evidence"] for c in claims} == {
-        "bulk_error": "high-precision", "right_layer": "high-precision", "leading_loss": "sampled",
-        "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "sampled",
-        "progress_along_error": "sampled"}
-    interior = next(c for c in claims if c["id"] == "interior_error_bound")
-    assert interior["evidence_reached"] == "certified" and interior["details"]["level"] == "certified"
-    certified_part = interior["details"]["certified"]
-    assert certified_part["status"] == "proved" and certified_part["whole_domain"] is True
-    assert interior["figure"].startswith("proved on the whole domain"), interior["figure"]
-    assert (tmp_path / "interior_error_bound.certificate.json").is_file()
+    reached = {"bulk_error": "certified", "right_layer": "certified", "leading_loss": "sampled",
+               "progress_direction": "sampled", "interior_error_bound": "certified", "label_encoding": "certified",
+               "progress_along_error": "sampled"}
+    assert {c["id"]: c["evidence_reached"] for c in claims} == {n: reached[n] for n in names}
+    rows = {c["id"]: c for c in claims}
+    for name in ("interior_error_bound", "bulk_error", "right_layer"):
+        assert rows[name]["evidence"] == "certified" and rows[name]["details"]["level"] == "certified"
+        certified_part = rows[name]["details"]["certified"]
+        assert certified_part["status"] == "proved" and certified_part["whole_domain"] is True
+        assert certified_part["undecided_fraction"] == 0.0 and certified_part["max_depth"] >= 0
+        assert rows[name]["figure"].startswith("proved on the whole domain"), rows[name]["figure"]
+        assert "undecided volume 0" in rows[name]["figure"]
+        assert (tmp_path / f"{name}.certificate.json").is_file()
+    assert "identity" in rows["bulk_error"]["details"]["certified"]
+    for name in {"leading_loss", "progress_direction"} & set(names):  # quick sub-domain: the sampled verdict
+        assert rows[name]["evidence"] == "sampled"
+        assert rows[name]["details"]["certified"]["whole_domain"] is False
+    proof = rows["label_encoding"]["details"]["symbolic_proof"]
+    assert proof["status"] == "proved" and proof["general_n"]["difference"] == "0"
+    assert "every context size n" in proof["proves"]
+
+
+def test_builtin_lemmas_run_through_verify(tmp_path):
+    """All built-in lemmas but the two whose quick certified sub-domain takes tens of seconds (slow test below)."""
+    from stumpcheck.builtin_lemmas import LEMMA_NAMES
+
+    slow = ("leading_loss", "progress_direction")
+    _builtin_lemmas_through_verify(tmp_path, [n for n in LEMMA_NAMES if n not in slow])
+
+
+@pytest.mark.slow
+def test_every_builtin_lemma_runs_through_verify(tmp_path):
+    from stumpcheck.builtin_lemmas import LEMMA_NAMES
+
+    _builtin_lemmas_through_verify(tmp_path, list(LEMMA_NAMES))
 
 
 def test_report_helpers_make_json_finite_and_tables_aligned():

@@ -10,11 +10,13 @@
    each inside it, interiors pairwise disjoint, no gap;
 4. every leaf is enclosed again at a working precision *different* from the certificate's
    (:meth:`Margin.enclose` at ``prec_bits``), and the new enclosure must have lower end ≥ 0 (> 0 when strict);
-5. the recorded enclosures are enclosures: the certificate's [lower, upper] of a leaf must not exclude the
+5. a certificate with an ``identity`` (a symbolic step, :mod:`theory.margin_identities`) has it re-derived from
+   its stated margin, and its atom margin must be the certificate's margin;
+6. the recorded enclosures are enclosures: the certificate's [lower, upper] of a leaf must not exclude the
    margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its corners), so a
    narrowed ball, or a margin source changed after the proof, is caught.
 
-The result names the first leaf that fails and why. The proof rests on steps 3 and 4; 1 and 5 check that the
+The result names the first leaf that fails and why. The proof rests on steps 3, 4 and 5; 1 and 6 check that the
 certificate is the one its author's computation wrote.
 """
 
@@ -239,6 +241,11 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
                       fault.index if fault.index >= 0 else None)
     margin = _rebuild_margin(document, allow_python)
     notes = _code_notes(document, margin)
+    if document.get("identity") is not None:
+        fault = _identity_fault(document)
+        if fault is not None:
+            return result(False, f"the symbolic identity does not re-derive: {fault}", None, notes)
+        notes.append("the symbolic identity re-derives (SymPy) from its stated margin")
     for index, leaf in enumerate(leaves):
         reason = _leaf_fault(margin, leaf, index, strict=strict, prec_bits=prec_bits, points=points)
         if reason is not None:
@@ -249,6 +256,24 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     relation = "> 0" if strict else ">= 0"
     return result(True, f"{checked} leaves tile the domain exactly and each re-encloses the margin {relation} at "
                         f"{prec_bits} bits (the certificate: {recorded_bits} bits)", None, notes)
+
+
+def _identity_fault(document: dict) -> str | None:
+    """Re-derive the certificate's ``identity`` (:func:`theory.margin_identities.recheck_identity`)."""
+    from numerics.certified.margins import parse_srepr
+    from theory.margin_identities import recheck_identity
+
+    def parse(text):
+        if not isinstance(text, str):
+            raise TypeError("an srepr must be a string")
+        _check_srepr(text)
+        return parse_srepr(text)
+
+    identity = document["identity"]
+    if not isinstance(identity, dict):
+        return "the identity is not an object"
+    source = (document.get("margin") or {}).get("source") or {}
+    return recheck_identity(identity, source.get("sympy_srepr"), parse)
 
 
 def _code_notes(document: dict, margin) -> list:
