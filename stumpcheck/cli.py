@@ -212,6 +212,7 @@ def main(argv=None) -> int:
     130: interrupted (Ctrl-C). ``stumpcheck`` or a group with no arguments
     prints its help on stdout (exit status 2, as click does).
     """
+    stdout = sys.stdout
     try:
         # without standalone mode click returns what a command's ctx.exit(code) asked for
         status = cli.main(args=argv, prog_name="stumpcheck", standalone_mode=False)
@@ -237,7 +238,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         click.echo("stumpcheck: interrupted", err=True)
         return 130
-    except SystemExit as exc:  # user code (a lemma file) called sys.exit: bad input, not our status
+    except SystemExit as exc:
+        if sys.stdout is not stdout:
+            return 1  # click swaps stdout and exits when its reader went away (``| head``): no message, as click
+        # otherwise user code (a lemma file) called sys.exit: bad input, not our status
         click.echo(_error_line(f"user code called sys.exit({exc.code!r})"), err=True)
         return 2
     except Exception as exc:  # a bug, not bad input: one line, traceback on request

@@ -195,3 +195,19 @@ def test_flow_no_check_says_the_check_was_skipped(capsys):
     assert status == 0
     line = next(line for line in out.splitlines() if line.startswith("status:"))
     assert line.endswith("(rtol vs rtol/10): skipped (--no-check)") and "nan" not in line
+
+
+def test_a_closed_stdout_ends_quietly_with_status_1(monkeypatch, capsys):
+    """``stumpcheck … | head``: click swaps stdout and exits 1 when its reader went away; that is not a lemma
+    file calling sys.exit, so nothing is printed about one."""
+    import errno
+    import io
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    status = main(["eval", "error", "--a", "10", "--b", "10", "--theta", "0.5"])
+    assert status == 1
+    assert capsys.readouterr().err == ""
