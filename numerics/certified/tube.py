@@ -149,7 +149,7 @@ def _validate(n0, n1, d0, d1, r0_text, rho_guess, dps):
         spread = sum(float(x.rad()) for x in bounds.hessian) * math.exp(n1.s)
         mu_text = padded_upper(bounds.mu, PADDING, 6, absolute=PADDING * spread)
         r_end = radius_bound(r0, parse_upper(delta_text), parse_upper(mu_text), h)
-        r_end_text = upper_decimal(r_end, 6)
+        r_end_text = padded_upper(r_end, 1e-9, 6)  # room for a re-check's rounding
         r_sup = max(r0, parse_upper(r_end_text))
         r_sup_text = upper_decimal(r_sup, 6)
         if exact_fraction(r_sup_text) < exact_fraction(rho_text):

@@ -79,8 +79,9 @@ def _node_from(data, where: str) -> Node:
 
 
 def interval_json(interval) -> dict:
-    # outward by 1e-14 relative more: room for the hull a re-check computes at another precision
-    a_lo, a_hi, b_lo, b_hi = (x + abs(x) * arb(sign * 1e-14) for x, sign in zip(interval.box, (-1, 1, -1, 1)))
+    # outward by 1e-11 relative more: room for the hull a re-check computes at another precision (Arb's
+    # radii are rounded to 30 bits, so the ends of a hull move by ~1e-13 relative between precisions)
+    a_lo, a_hi, b_lo, b_hi = (x + abs(x) * arb(sign * 1e-11) for x, sign in zip(interval.box, (-1, 1, -1, 1)))
     t_lo, t_hi = interval_time_bounds(interval.n0.s, interval.n1.s)
     return {"start": _node_json(interval.n0), "end": _node_json(interval.n1), "rho": interval.rho,
             "r_start": interval.r_start, "r_end": interval.r_end, "r_sup": interval.r_sup,
