@@ -197,7 +197,7 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                 tube.rigorous_integrals += 1
                 rho_guess = _RHO_FACTOR * max(float(parse_upper(r_text).mid()), predicted) + _RHO_FLOOR
                 interval, bounds = _validate(n0, n1, d0, d1, r_text, rho_guess, dps)
-                tube.rigorous_integrals += 2
+                tube.rigorous_integrals += 3
             except ArithmeticError as exc:
                 interval, bounds = None, f"a rigorous θ-integral failed on s in [{n0.s:.6g}, {s1:.6g}]: {exc}"
             if interval is None:  # not validated: a shorter interval, down to min_step

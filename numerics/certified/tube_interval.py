@@ -15,12 +15,13 @@ nodes, by the mean-value theorem on each half of S,
     d(s) ∈ d(s₀) + d'(S)·[0, h/2]  (first half),   d(s) ∈ d(s₁) − d'(S)·[0, h/2]  (second half),
     d'(s) = z̃''(s) + e^s ∇L(z̃(s)) + e^s ∇²L(z̃(s)) z̃'(s),
 
-with ∇L and ∇²L enclosed over a box W ⊇ z̃(S) by ``acb.integral`` with ball parameters (the integrand
-balls contain the integrand at every (a, b) of W, so the integral's ball contains the integral at every
-point of W). δ = sup_S ‖d‖₂ is bounded by the larger of the two halves.
+with ∇L and ∇²L enclosed over the hull of z̃(S) (only z̃ enters the defect, not the unknown z) by
+``acb.integral`` with ball parameters (the integrand balls contain the integrand at every (a, b) of the
+box, so the integral's ball contains the integral at every point of it). δ = sup_S ‖d‖₂ is bounded by
+the larger of the two halves.
 
 **Logarithmic norm.** ∂F/∂z = −e^s ∇²L is symmetric, so in the Euclidean norm its logarithmic norm is
-−e^s λ_min(∇²L). Over W, λ_min = (p + r)/2 − √(((p − r)/2)² + q²) is evaluated on the balls
+−e^s λ_min(∇²L). Over the box W = hull z̃(S) ± ρ (a second Hessian integral), λ_min = (p + r)/2 − √(((p − r)/2)² + q²) is evaluated on the balls
 (p, q, r) = (L_aa, L_ab, L_bb)(W): this encloses λ_min of every symmetric matrix with entries in those
 balls, in particular of the averaged Jacobian ∫₀¹ ∇²L(z̃ + σw) dσ whenever z̃ and z lie in W (W is
 convex). μ = max_{s ∈ S} (−e^s λ_min) is taken at s₀ or s₁ by the sign of the lower bound.
@@ -137,14 +138,16 @@ class IntervalBounds:
 def interval_bounds(n0: Node, n1: Node, d0, d1, rho: arb, dps: int) -> IntervalBounds:
     """δ and μ on [n0.s, n1.s] for the a-priori radius ρ (see the module doc); d0, d1 are the node defects."""
     (ha, hb), (dza, dzb), (ddza, ddzb) = piece_hull(n0, n1)
+    # the defect involves z̃ only: its integrals are over the hull of z̃(S), not over W
+    ga, gb = gradient_balls(ha, hb, dps)
+    p0, q0, r0 = hessian_balls(ha, hb, dps)
     wa = ha + arb(0, rho)
     wb = hb + arb(0, rho)
-    ga, gb = gradient_balls(wa, wb, dps)
     p, q, r = hessian_balls(wa, wb, dps)
     s0, s1 = arb(n0.s), arb(n1.s)
     scale = s0.union(s1).exp()
-    prime_a = ddza + scale * (ga + p * dza + q * dzb)
-    prime_b = ddzb + scale * (gb + q * dza + r * dzb)
+    prime_a = ddza + scale * (ga + p0 * dza + q0 * dzb)
+    prime_b = ddzb + scale * (gb + q0 * dza + r0 * dzb)
     half = (s1 - s0) / 2
     step = arb(0).union(half)
     delta = _norm_upper(d0[0] + prime_a * step, d0[1] + prime_b * step)
