@@ -19,7 +19,8 @@ __all__ = ["certified_flow"]
 DEFAULT_TUBE_DPS = 20
 
 
-def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool) -> None:
+def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
+                   time_limit: float | None = None) -> None:
     from numerics.certified.tube import certified_tube, check_tube_arguments
     from numerics.certified.tube_report import tube_summary, write_tube_outputs
     from numerics.provenance import provenance
@@ -27,6 +28,10 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
 
     dps = DEFAULT_TUBE_DPS if dps is None else dps
     check_tube_arguments(a0, b0, t_max, rel_goal)
+    if time_limit is not None and not (time_limit > 0 and time_limit < float('inf')):
+        from numerics.precision import InputError
+
+        raise InputError(f"--time-limit must be a positive number of seconds, got {time_limit:g}")
     out_dir = out_dir or "stumpcheck-tube"
     check_writable_dir(out_dir, "--out")
     from tqdm import tqdm
@@ -38,7 +43,7 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
         bar.update(int(fraction * 1000) - bar.n)
 
     try:
-        tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, progress=progress)
+        tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit, progress=progress)
     finally:
         bar.close()
     summary = tube_summary(tube)

@@ -162,11 +162,12 @@ def _validate(n0, n1, d0, d1, r0_text, rho_guess, dps):
 
 def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, rel_goal: float = 1e-6,
                    r0: float = 0.0, dps: int = 20, first_step: float = 0.02, min_step: float = 1e-5,
-                   max_intervals: int = 100_000, progress=None) -> Tube:
+                   max_intervals: int = 100_000, time_limit: float | None = None, progress=None) -> Tube:
     """The certified tube from the disk of radius r0 about (a0, b0) to T = t_max (see the module doc).
 
     ``rel_goal``: the defect goal per unit s is rel_goal·b/s_T (with μ ≤ 0 the radius grows by at most
-    rel_goal·b over [0, s_T]); ``progress(fraction of s_T)`` is called after each interval.
+    rel_goal·b over [0, s_T]); ``progress(fraction of s_T)`` is called after each interval; after
+    ``time_limit`` seconds the tube stops (incomplete, and says so).
     """
     from numerics.flow.field import PopulationFlowField
 
@@ -188,6 +189,9 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
         r_text = tube.r0
         predicted = 0.0
         while n0.s < s_end and len(tube.intervals) < max_intervals:
+            if time_limit is not None and time.perf_counter() - started > time_limit:
+                tube.stop_reason = f"the time limit of {time_limit:g} s was reached at t = {math.expm1(n0.s):.6g}"
+                break
             s1 = min(n0.s + h, s_end)
             if s_end - s1 < 1e-3 * h:
                 s1 = s_end
