@@ -131,7 +131,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
         return certified_flow(a0, b0, t_max, out_dir=out_dir, dps=dps, quiet=quiet,
                               rel_goal=_decimal_float(rel_goal_text, "rel-goal"),
                               time_limit=None if time_limit_text is None
-                              else _decimal_float(time_limit_text, "time-limit"))
+                              else _decimal_float(time_limit_text, "time-limit"), texts=(a0_text, b0_text))
     rtol = _decimal_float(rtol_text, "rtol")
     delta = _decimal_float(delta_text, "delta")
     # checked again by run_population_flow; here so that no progress bar precedes the error

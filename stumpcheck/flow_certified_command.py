@@ -10,6 +10,7 @@ valid) when validation stopped, with where and why on stderr; 2 for bad input.
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 
 import click
 
@@ -19,15 +20,27 @@ __all__ = ["certified_flow"]
 DEFAULT_TUBE_DPS = 20
 
 
+def _initial_radius(a0: float, b0: float, texts) -> Fraction:
+    """A radius of a disk about the float64 start (a0, b0) containing the decimal start the user wrote
+    (0 when both decimals are exact floats, as 10 is): |Δa| + |Δb| ≥ the Euclidean distance."""
+    from numerics.precision import parse_decimal
+
+    if texts is None:
+        return Fraction(0)
+    (a_text, b_text) = texts
+    return (abs(Fraction(parse_decimal(a_text, "a0")) - Fraction(a0))
+            + abs(Fraction(parse_decimal(b_text, "b0")) - Fraction(b0)))
+
+
 def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
-                   time_limit: float | None = None) -> None:
+                   time_limit: float | None = None, texts=None) -> None:
     from numerics.certified.tube import certified_tube, check_tube_arguments
     from numerics.certified.tube_report import tube_summary, write_tube_outputs
     from numerics.provenance import provenance
     from numerics.resources import check_writable_dir
 
     dps = DEFAULT_TUBE_DPS if dps is None else dps
-    check_tube_arguments(a0, b0, t_max, rel_goal)
+    check_tube_arguments(a0, b0, t_max, rel_goal, float(_initial_radius(a0, b0, texts)))
     if time_limit is not None and not (time_limit > 0 and time_limit < float('inf')):
         from numerics.precision import InputError
 
@@ -43,7 +56,8 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
         bar.update(int(fraction * 1000) - bar.n)
 
     try:
-        tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit, progress=progress)
+        tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit, progress=progress,
+                              r0=_initial_radius(a0, b0, texts))
     finally:
         bar.close()
     summary = tube_summary(tube)

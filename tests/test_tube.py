@@ -145,3 +145,11 @@ def test_tube_to_100_contains_the_30_digit_flow():
     run = run_population_flow(10.0, 10.0, 100.0, dps=30, rtol=1e-15, check=False)
     b_final = Fraction(str(run.stats["final_b"]))
     assert b_lo <= b_final <= b_hi
+
+
+def test_a_decimal_start_that_is_not_a_float_widens_the_initial_disk():
+    from stumpcheck.flow_certified_command import _initial_radius
+
+    assert _initial_radius(10.0, 10.0, ("10", "10.0")) == 0
+    radius = _initial_radius(float("10.1"), 10.0, ("10.1", "10"))
+    assert 0 < radius < 1e-15 and abs(Fraction("10.1") - Fraction(float("10.1"))) <= radius

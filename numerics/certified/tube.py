@@ -30,7 +30,9 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from flint import arb, ctx
+from fractions import Fraction
+
+from flint import arb, ctx, fmpq
 
 from numerics.certified.balls import working_bits
 from numerics.certified.tube_interval import Node, gradient_balls, interval_bounds, radius_bound
@@ -163,7 +165,8 @@ def _validate(n0, n1, d0, d1, r0_text, rho_guess, dps):
 def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, rel_goal: float = 1e-6,
                    r0: float = 0.0, dps: int = 20, first_step: float = 0.02, min_step: float = 1e-5,
                    max_intervals: int = 100_000, time_limit: float | None = None, progress=None) -> Tube:
-    """The certified tube from the disk of radius r0 about (a0, b0) to T = t_max (see the module doc).
+    """The certified tube from the disk of radius r0 (a float or a Fraction) about (a0, b0) to T = t_max
+    (see the module doc).
 
     ``rel_goal``: the defect goal per unit s is rel_goal·b/s_T (with μ ≤ 0 the radius grows by at most
     rel_goal·b over [0, s_T]); ``progress(fraction of s_T)`` is called after each interval; after
@@ -171,11 +174,14 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     """
     from numerics.flow.field import PopulationFlowField
 
-    check_tube_arguments(a0, b0, t_max, rel_goal, r0)
+    check_tube_arguments(a0, b0, t_max, rel_goal, float(r0))
     started = time.perf_counter()
     # a float at or above log(1 + T) (the re-check confirms e^{s_end} - 1 >= T with Arb)
     s_end = math.nextafter(math.nextafter(math.log1p(t_max), math.inf), math.inf)
-    tube = Tube(a0=float(a0), b0=float(b0), r0=upper_decimal(arb(r0), 6), t_max=float(t_max), dps=dps)
+    r0 = Fraction(r0)  # exact (a float is its exact binary value)
+    with ctx.workprec(128):
+        r0_text = upper_decimal(arb(fmpq(r0.numerator, r0.denominator)), 6)
+    tube = Tube(a0=float(a0), b0=float(b0), r0=r0_text, t_max=float(t_max), dps=dps)
     field_ = PopulationFlowField()
     bits = working_bits(dps, abs(a0) + 100, b0 + 100)
     h = min(first_step, s_end)
