@@ -6,8 +6,9 @@ solver does the stepping, and only a few rigorous integrals per interval are nee
 and ∇²L over one box per interval), whatever the stiffness. A Lohner/Picard method would need rigorous
 enclosures of F over boxes at every stage and its step is limited by the stiff eigenvalue.
 
-In s = log(1 + t) (dz/ds = F(s, z) = −e^s ∇L(z)) the float64 flow (scipy's Radau with the exact Jacobian
-of :class:`numerics.flow.field.PopulationFlowField`) gives nodes s_k, z_k; the node slope is the float64
+In s = log(1 + t) (dz/ds = F(s, z) = −e^s ∇L(z)) the float64 flow (scipy's Radau with the exact Jacobian,
+the field of the compiled one-head quadrature as in :class:`numerics.flow.field.PopulationFlowField`)
+gives nodes s_k, z_k; the node slope is the float64
 midpoint of the rigorous −e^{s_k}∇L(z_k), so the interpolant's defect at a node is tiny. On each interval
 :mod:`numerics.certified.tube_interval` bounds the defect δ_k of the cubic Hermite piece and the
 logarithmic norm μ_k of ∂F/∂z over a box of a-priori radius ρ_k around the piece, and the Gronwall bound
@@ -108,12 +109,24 @@ def check_tube_arguments(a0: float, b0: float, t_max: float, rel_goal: float, r0
         raise InputError(f"the initial radius must be in [0, 1), got {r0:g}")
 
 
-def _float_step(field_, s0: float, z0, s1: float):
+def _float_field(s: float, z, jacobian: bool = False):
+    """F(s, z) = −e^s ∇L(z) (or ∂F/∂z = −e^s ∇²L) in float64 by the compiled one-head quadrature
+    (:mod:`numerics.population.one_head_float64`, the float64 flow's own field; not part of any proof)."""
+    from numerics.population.one_head_float64 import loss_gradient_hessian
+
+    a, b = float(z[0]), float(z[1])
+    if not (b >= 1e-3 and math.isfinite(a) and math.isfinite(b)):
+        raise ArithmeticError(f"state outside the domain b > 0: {z}")
+    _, gradient, hessian = loss_gradient_hessian(a, b, hessian=jacobian)
+    return -math.exp(s) * (hessian if jacobian else gradient)
+
+
+def _float_step(s0: float, z0, s1: float):
     """z(s1) from z(s0) by scipy's Radau at rtol 1e-12 with the exact Jacobian (float64; not part of any proof)."""
     from scipy.integrate import solve_ivp
 
-    solution = solve_ivp(field_, (s0, s1), np.asarray(z0, dtype=float), method="Radau", rtol=1e-12, atol=1e-13,
-                         jac=lambda s, z: field_.linearization(s, z)[1])
+    solution = solve_ivp(_float_field, (s0, s1), np.asarray(z0, dtype=float), method="Radau", rtol=1e-12,
+                         atol=1e-13, jac=lambda s, z: _float_field(s, z, jacobian=True))
     if not solution.success:
         raise ArithmeticError(f"the float64 solve failed: {solution.message}")
     return solution.y[:, -1]
@@ -172,8 +185,6 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     rel_goal·b over [0, s_T]); ``progress(fraction of s_T)`` is called after each interval; after
     ``time_limit`` seconds the tube stops (incomplete, and says so).
     """
-    from numerics.flow.field import PopulationFlowField
-
     check_tube_arguments(a0, b0, t_max, rel_goal, float(r0))
     started = time.perf_counter()
     # a float at or above log(1 + T) (the re-check confirms e^{s_end} - 1 >= T with Arb)
@@ -182,7 +193,6 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     with ctx.workprec(128):
         r0_text = upper_decimal(arb(fmpq(r0.numerator, r0.denominator)), 6)
     tube = Tube(a0=float(a0), b0=float(b0), r0=r0_text, t_max=float(t_max), dps=dps)
-    field_ = PopulationFlowField()
     bits = working_bits(dps, abs(a0) + 100, b0 + 100)
     h = min(first_step, s_end)
     with ctx.workprec(bits):
@@ -202,7 +212,7 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
             if s_end - s1 < 1e-3 * h:
                 s1 = s_end
             try:
-                z1 = _float_step(field_, n0.s, (n0.a, n0.b), s1)
+                z1 = _float_step(n0.s, (n0.a, n0.b), s1)
                 n1, d1 = _node(s1, float(z1[0]), float(z1[1]), dps)
                 tube.rigorous_integrals += 1
                 rho_guess = _RHO_FACTOR * max(float(parse_upper(r_text).mid()), predicted) + _RHO_FLOOR
