@@ -100,8 +100,15 @@ def _decimal_float(text: str, name: str) -> float:
               help="Write flow.csv, flow.json and PNG plots here.")
 @click.option("--no-check", is_flag=True, help="Skip the second solve at rtol/10 (the a-posteriori check).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--certified", is_flag=True,
+              help="Compute a certified tube around the flow to --t-max instead (tube.csv, tube.json, "
+                   "flow_certificate.json; --dps: digits of its θ-integrals, default 20).")
+@click.option("--rel-goal", "rel_goal_text", default="1e-4", show_default=True,
+              help="With --certified: the goal of the tube's relative width in b (sets the defect per step).")
+@click.option("--time-limit", "time_limit_text", default=None,
+              help="With --certified: stop after this many seconds (the tube is then incomplete and says so).")
 def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_check,
-         quiet) -> None:
+         quiet, certified, rel_goal_text, time_limit_text) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
     Prints a table at logarithmically spaced times and the fits: the exponent
@@ -118,6 +125,13 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     a0 = _decimal_float(a0_text, "a0")
     b0 = _decimal_float(b0_text, "b0")
     t_max = _decimal_float(t_max_text, "t-max")
+    if certified:
+        from stumpcheck.flow_certified_command import certified_flow
+
+        return certified_flow(a0, b0, t_max, out_dir=out_dir, dps=dps, quiet=quiet,
+                              rel_goal=_decimal_float(rel_goal_text, "rel-goal"),
+                              time_limit=None if time_limit_text is None
+                              else _decimal_float(time_limit_text, "time-limit"), texts=(a0_text, b0_text))
     rtol = _decimal_float(rtol_text, "rtol")
     delta = _decimal_float(delta_text, "delta")
     # checked again by run_population_flow; here so that no progress bar precedes the error

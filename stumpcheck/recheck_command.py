@@ -65,6 +65,12 @@ def recheck(certificate_file, dps_text, points, allow_python) -> None:
     from numerics.precision import validate_dps
 
     document = read_certificate(certificate_file)
+    from numerics.certified.tube_certificate import is_flow_certificate
+
+    if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
+        from stumpcheck.flow_certified_command import recheck_flow
+
+        return recheck_flow(document, certificate_file, dps_text)
     recorded = document.get("dps")
     if dps_text is None:
         if isinstance(recorded, bool) or not isinstance(recorded, int):
