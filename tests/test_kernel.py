@@ -115,7 +115,8 @@ def test_pruned_windows_leave_out_points_and_still_match_the_reference(estimator
     x, theta = _tasks(11, 4, 400, "random")
     sc = E.sort_corpus(x, theta)
     assert E.window_sizes(sc, 5000.0)["fraction"] < 0.1
-    for a, b in ((5000.0 + 2 * math.log(5000.0), 5000.0), (-3000.0, 5000.0)):
+    # b < 0: the best point of every group is its largest, and each window runs down from it
+    for a, b in ((5000.0 + 2 * math.log(5000.0), 5000.0), (-3000.0, 5000.0), (20.0, -5000.0), (-6000.0, -5000.0)):
         pruned = E._per_task(sc, None, a, b, estimator, "pruned", E.DEFAULT_CHUNK_TOKENS, E.DEFAULT_WINDOW)
         # what the windows leave out is below pruned_window_bound: values that small are only absolute
         _check_against_reference(pruned, sc.xs, sc.theta, a, b, estimator, E.pruned_window_bound(400) + UNDERFLOW)

@@ -156,6 +156,31 @@ def _head(row, first, last, theta, beta, a, b, head, extremes, G, g_p, g_n, omeg
                   beta, a, b, 1 - kappa_p, head)
 
 
+@njit(cache=True, fastmath={"reassoc"})
+def _group_sums(row, first, last, beta, c, omega):
+    """(S, Σ ω d, Σ ω (d − near)²) of one group whose points are row[first:last] (a window of a sorted
+    task), with ωᵢ = exp(−|β| dᵢ) from :func:`_weights` and near = Σ ω d / S.
+
+    The pruned path's form of :func:`_sweep` and :func:`_spread`: one group, so no side test and two
+    accumulators instead of four: on a window of 117 points the sums after the exps take ~50 ns
+    against ~250 ns for the two-sided pair (measured on one thread). Reassociation as in
+    :func:`_sweep`.
+    """
+    _weights(row, first, last, 2.0, beta, c, c, omega)   # θ = 2 > every x: every point uses c
+    sign = 1.0 if beta >= 0.0 else -1.0
+    total = moment = 0.0
+    for i in range(first, last):
+        w = omega[i - first]
+        total += w
+        moment += w * ((row[i] - c) * sign)
+    near = moment / total if last > first else 0.0
+    spread = 0.0
+    for i in range(first, last):
+        dev = (row[i] - c) * sign - near
+        spread += dev * dev * omega[i - first]
+    return total, near, spread
+
+
 # Rows of the group table: one-head P, N; reflected N, P (the pooled softmax's order, as in groups.py).
 _ROW = ((0, 1), (3, 2))   # _ROW[h][side]: h = 0 one-head, 1 reflected; side 0 = P, 1 = N
 
@@ -235,16 +260,18 @@ def _negligible_groups(row, split, a, b, estimator, T, keep, best, upper):
     and the softmax's largest Z_h ≥ e^{max_h s_h}; so w_g < e^{−T} once s_g + log n_g < max_h s_h − T
     (one more unit of margin covers the rounding of the scores). Groups compete within a softmax:
     one-head (rows 0, 1), reflected (rows 2, 3), pooled (all four); averaged has two softmaxes.
-    ``best`` and ``upper`` are scratch of length 4 (s_g and s_g + log n_g).
+    ``best`` and ``upper`` are scratch of length 4 (s_g and s_g + log n_g). Only the estimator's
+    heads are read (the other head's best points are cache lines the kernel would not touch).
     """
     n = row.shape[0]
     for h in range(2):
         beta = b if h == 0 else -b
+        unused = (h == 0 and estimator == REFLECTED) or (h == 1 and estimator == ONE_HEAD)
         for side in range(2):
             g = _ROW[h][side]
             start, stop = (split, n) if side == 0 else (0, split)
-            keep[g] = stop > start
-            if stop <= start:
+            keep[g] = stop > start and not unused
+            if not keep[g]:
                 best[g] = -np.inf
                 upper[g] = -np.inf
                 continue
@@ -271,7 +298,7 @@ def _group_range(n, split, h, side):
 
 
 @njit(cache=True)
-def _prefetch_windows(row, split, estimator, extent):
+def _prefetch_windows(row, split, b, estimator, extent):
     """Prefetch the cache lines of a sorted task's windows, guessed as the previous task's window
     sizes ``extent[g]`` (a hint only: see :mod:`numerics.corpus.kernel_prefetch`)."""
     n = row.shape[0]
@@ -283,7 +310,7 @@ def _prefetch_windows(row, split, estimator, extent):
             size = min(extent[_ROW[h][side]], stop - start)
             if size <= 0:
                 continue
-            first = start if sign > 0 else stop - size
+            first = start if b * sign >= 0.0 else stop - size   # a window starts at its best point
             for i in range(first, first + size, _STRIDE):
                 prefetch(row, i)
             prefetch(row, first + size - 1)
@@ -315,7 +342,7 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
         for j in range(k * _BLOCK, end):
             row = xs[j]
             if j + 1 < end:
-                _prefetch_windows(xs[j + 1], split[j + 1], estimator, extent)
+                _prefetch_windows(xs[j + 1], split[j + 1], b, estimator, extent)
             _negligible_groups(row, split[j], a, b, estimator, T, keep, best, upper)
             for h in range(2):
                 if (h == 0 and estimator == REFLECTED) or (h == 1 and estimator == ONE_HEAD):
@@ -337,12 +364,9 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
                     hi = row[last - 1] if count > 0 else 0.0
                     if count > 0 and not (lo >= 0.0 and hi <= 1.0):
                         valid[k] = False
-                    if side == 0:
-                        extremes = (lo, hi, count, 0.0, 0.0, 0)
-                        g_p, g_n = g, -1
-                    else:
-                        extremes = (0.0, 0.0, 0, lo, hi, count)
-                        g_p, g_n = -1, g
-                    _head(row, first, last, theta[j], beta, a, b, sign, extremes, G, g_p, g_n, omega)
+                    total, near, spread = _group_sums(row, first, last, beta, lo if beta >= 0.0 else hi, omega)
+                    kappa = (1 if side == 0 else 0) if sign > 0 else (1 if side == 1 else 0)
+                    set_group(G, g, count, lo, hi, total, near, spread / total if count > 0 else 0.0,
+                              beta, a, b, kappa, sign)
             out[0, j], out[1, j], out[2, j], out[3, j] = _combine(G, estimator, theta[j], scratch)
     return valid.all(), touched.sum()
