@@ -344,10 +344,9 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
         upper = np.empty(4)
         keep = np.empty(4, dtype=np.bool_)
         extent = np.zeros(4, dtype=np.int64)
-        end = min(m, (k + 1) * _BLOCK)
-        for j in range(k * _BLOCK, end):
+        for j in range(k * _BLOCK, min(m, (k + 1) * _BLOCK)):
             row = xs[j]
-            if j + 1 < end:
+            if j + 1 < m:   # the next block's first task too: a hint, whichever thread computes it
                 _prefetch_windows(xs[j + 1], split[j + 1], b, estimator, extent)
             _negligible_groups(row, split[j], a, b, estimator, T, keep, best, upper)
             for h in range(2):
