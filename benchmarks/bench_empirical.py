@@ -9,6 +9,9 @@ figure; median, max and CPU seconds are in ``details``):
   ours dense    numerics.corpus.empirical.loss_and_gradient(method="dense", threads=1 or 2);
   ours pruned   the same with method="pruned" on a SortedCorpus (its one-off sort timed apart);
   exp bound     np.exp over as many float64 tokens into a preallocated buffer (one exp per token);
+  kernel exp    diagnostic, not a baseline: the kernel's own compiled exp (kernel_exp.exp_nonpositive)
+                over the same tokens into the same buffer, so that the notes can say how many ns per
+                token of ours are the exp itself;
   torch         PyTorch CPU autograd, float64, 1 thread: s = a·y − b·x, softmax, θ̂ = Σ αx,
                 L̂ = mean ½(θ̂ − θ)², backward() (tensors built outside the timed region).
 
@@ -48,6 +51,21 @@ B_VALUES = (50.0, 500.0)
 
 def exp_bound(x, buffer):
     np.exp(x, out=buffer)
+
+
+def kernel_exp_loop():
+    """The kernel's exp alone over every token (a diagnostic of ours, compiled on first call)."""
+    from numba import njit
+
+    from numerics.corpus.kernel_exp import exp_nonpositive
+
+    @njit(cache=True)
+    def loop(x, slope, buffer):
+        for j in range(x.shape[0]):
+            for i in range(x.shape[1]):
+                buffer[j, i] = exp_nonpositive(slope * x[j, i])
+
+    return loop
 
 
 def torch_inputs(torch, x, theta):
@@ -180,6 +198,8 @@ def run(quick: bool = False) -> list[dict]:
     sorted_corpus = sort_corpus(x, theta)
     sort_s = time.perf_counter() - sort_start
     buffer = np.empty_like(x)
+    exp_loop = kernel_exp_loop()
+    exp_loop(x[:2], -1.0, buffer[:2])
     inputs = torch_inputs(torch, x, theta) if torch is not None else None
     # compile (or load from the disk cache) before timing
     loss_and_gradient(x[:2], theta[:2], 1.0, 1.0, threads=1)
@@ -194,6 +214,7 @@ def run(quick: bool = False) -> list[dict]:
             "dense_2": lambda: loss_and_gradient(x, theta, a, b, threads=2),
             "pruned_1": lambda: loss_and_gradient(sorted_corpus, None, a, b, method="pruned", threads=1),
             "exp": lambda: exp_bound(x, buffer),
+            "kernel_exp": lambda: exp_loop(x, -b, buffer),
         }
         if torch is not None:
             variants["torch_1"] = lambda: torch_loss_and_gradient(torch, inputs, a, b)
@@ -211,6 +232,12 @@ def run(quick: bool = False) -> list[dict]:
                        ours_max_rel_err=ours_worst, accuracy_target_met=bool(ours_worst <= 1e-12),
                        pruned_fraction_touched=window_sizes(sorted_corpus, b, a=a)["fraction"], sort_s=sort_s)
         acc_note = f"max rel err {ours_worst:.1e} vs long double (target 1e-12)"
+        touched = details["pruned_fraction_touched"]
+        per_token = {k: t[k]["min_s"] / (m * N_POINTS) * 1e9 for k in ("dense_1", "exp", "kernel_exp")}
+        per_touched = t["pruned_1"]["min_s"] / (touched * m * N_POINTS) * 1e9
+        details.update(ns_per_token=per_token, pruned_ns_per_touched_token=per_touched)
+        cost_note = (f"ours {per_token['dense_1']:.2f} ns/token; the kernel's exp alone over the same tokens "
+                     f"{per_token['kernel_exp']:.2f}, np.exp {per_token['exp']:.2f}")
         rows.append(row(f"corpus dense b={b:g}, 1 thread vs np.exp bound", t["dense_1"]["min_s"],
                         "np.exp, same tokens, 1 thread", t["exp"]["min_s"], kind="ours/bound",
                         target=("<=", 2), note=acc_note, details=details))
@@ -218,7 +245,7 @@ def run(quick: bool = False) -> list[dict]:
             torch_err = max(accuracy["torch_1"].values())
             rows.append(row(f"corpus dense b={b:g}, 1 thread vs torch", t["dense_1"]["min_s"],
                             "torch autograd float64, 1 thread", t["torch_1"]["min_s"], target=(">=", 10),
-                            note=f"torch max rel err {torch_err:.1e}", details=details))
+                            note=f"torch max rel err {torch_err:.1e}; {cost_note}", details=details))
         else:
             rows.append(row(f"corpus dense b={b:g}, 1 thread vs torch", t["dense_1"]["min_s"],
                             "torch autograd float64, 1 thread", None, target=(">=", 10), note="missing",
@@ -227,11 +254,12 @@ def run(quick: bool = False) -> list[dict]:
         rows.append(row(f"corpus dense b={b:g}, 2 threads vs 1 thread", t["dense_2"]["min_s"],
                         "ours, 1 thread", t["dense_1"]["min_s"], target=(">=", 1.7), details=details))
         if b == 500.0:
-            touched = details["pruned_fraction_touched"]
             if torch is not None:
                 rows.append(row("corpus pruned b=500, 1 thread vs torch", t["pruned_1"]["min_s"],
                                 "torch autograd float64, 1 thread", t["torch_1"]["min_s"], target=(">=", 40),
-                                note=f"touches {touched:.0%} of the tokens; sort {sort_s:.3g} s once",
+                                note=f"touches {touched:.0%} of the tokens, {per_touched:.2f} ns per touched "
+                                     f"token (the kernel's exp alone, dense: {per_token['kernel_exp']:.2f} ns/token); "
+                                     f"sort {sort_s:.3g} s once",
                                 details=details))
             else:
                 rows.append(row("corpus pruned b=500, 1 thread vs torch", t["pruned_1"]["min_s"],

@@ -115,7 +115,8 @@ def test_pruned_windows_leave_out_points_and_still_match_the_reference(estimator
     x, theta = _tasks(11, 4, 400, "random")
     sc = E.sort_corpus(x, theta)
     assert E.window_sizes(sc, 5000.0)["fraction"] < 0.1
-    for a, b in ((5000.0 + 2 * math.log(5000.0), 5000.0), (-3000.0, 5000.0)):
+    # b < 0: the best point of every group is its largest, and each window runs down from it
+    for a, b in ((5000.0 + 2 * math.log(5000.0), 5000.0), (-3000.0, 5000.0), (20.0, -5000.0), (-6000.0, -5000.0)):
         pruned = E._per_task(sc, None, a, b, estimator, "pruned", E.DEFAULT_CHUNK_TOKENS, E.DEFAULT_WINDOW)
         # what the windows leave out is below pruned_window_bound: values that small are only absolute
         _check_against_reference(pruned, sc.xs, sc.theta, a, b, estimator, E.pruned_window_bound(400) + UNDERFLOW)
@@ -188,3 +189,18 @@ def test_exp_is_within_two_ulps_of_the_exact_value_and_flushes_below_the_normal_
     assert worst <= 2.0, worst
     for y in (-708.0001, -745.0, -1e6, -np.inf):
         assert exp_nonpositive(y) == 0.0 and math.exp(y) < 3.4e-308
+
+
+def test_the_vectorised_exp_loop_gives_the_scalar_exp_bit_for_bit():
+    # the kernel's exp loop compiles to 4-wide vector code; with contraction as the only fast-math
+    # flag, each lane must round exactly as the scalar function does (no reordering leaks into it)
+    from numerics.corpus.kernel import _weights
+
+    rng = np.random.default_rng(7)
+    row = np.sort(rng.random(1003))
+    omega = np.empty(row.size)
+    for beta in (3.0, 500.0, -700.0):
+        c = row[0] if beta >= 0 else row[-1]
+        _weights(row, 0, row.size, 2.0, beta, c, c, omega)
+        want = np.array([exp_nonpositive(-abs(beta) * abs(v - c)) for v in row])
+        assert np.array_equal(omega, want), beta
