@@ -209,7 +209,8 @@ class PieceOrderRule:
                 overlap = min(right, frozen[j + 1]) - max(left, frozen[j])
                 if width > 0 and overlap > 0:
                     nodes += self.orders[j] * overlap / width
-            out.append(max(max(self.orders[first:last]), int(math.ceil(nodes))))
+            # (a millionth of a node below an integer is rounding of the overlaps, not a node)
+            out.append(max(max(self.orders[first:last]), int(math.ceil(nodes - 1e-6))))
         return out
 
     def moments(self, a, b, *, hessian: bool, step_start: bool, pool=None) -> tuple[list, float]:
