@@ -18,6 +18,8 @@ from numerics.population.quadrature import breakpoints
 from numerics.precision import InputError
 
 DPS = 20
+#: The 30-digit final b at t = 1e12 recorded with one order on every piece (benchmarks/bench_flow30.py).
+RECORDED_FINAL_B_1E12 = "1187.83397129676224326345186483"
 
 
 def _field_bits() -> int:
@@ -121,8 +123,6 @@ def test_30_digit_flow_to_1e12_with_per_piece_orders_matches_the_recorded_value(
     30-digit value recorded with one order on every piece (Rodas4) to 1e-10 relative (both carry the
     ~1e-11 discretisation error of rtol 1e-9), and the rule's two-order agreement at the end is at least
     30 digits, no piece unresolved (about 4 minutes on two idle cores)."""
-    from benchmarks.bench_flow30 import RECORDED_FINAL_B_1E12
-
     run = run_population_flow(10.0, 10.0, 1e12, rtol=1e-9, dps=30, solver="extrapolation", per_decade=1,
                               check=False, workers=2)
     assert run.status.ok
