@@ -66,8 +66,8 @@ def test_each_chosen_order_passes_its_own_check():
         totals = [sum(v[0][c] for v in known) for c in range(5)]
         tau = [abs(t) * mpmath.mpf(10) ** -(DPS + 3) / len(pieces) for t in totals]
         chosen = select_orders(a, b, pieces, guesses, known, tau, bits, "one-head")
-        for piece, (n, accepted, _) in zip(pieces, chosen):
-            assert accepted
+        for piece, (n, accepted, _, spent) in zip(pieces, chosen):
+            assert accepted and spent >= 6 + n
             coarse, fine = piece_values(a, b, [piece, piece], [n, finer_order(n)], bits, "one-head")
             assert all(abs(x - y) <= t for x, y, t in zip(coarse[0], fine[0], tau))
         impossible = [t * mpmath.mpf(10) ** -(2 * bits) for t in tau]

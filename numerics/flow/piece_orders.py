@@ -46,7 +46,7 @@ __all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "piece_v
 MIN_ORDER = 4
 #: Most nodes on a piece; a piece whose check still fails there is counted as unresolved.
 LARGEST_ORDER = 120
-#: A step's start chooses the orders again every this many steps (and whenever the piece count changes).
+#: A step's start chooses the orders again every this many steps.
 SELECT_EVERY = 4
 #: ∇L (2 entries) and the upper triangle of ∇²L (3 entries).
 COMPONENTS = 5
@@ -96,7 +96,8 @@ def _within(x, y, tau) -> bool:
 
 def select_orders(a, b, pieces, guesses, known, tau, prec: int, estimator: str,
                   largest: int = LARGEST_ORDER) -> list:
-    """[(order, accepted, (values, radii) at the finest order computed)] for each piece (module docstring).
+    """[(order, accepted, (values, radii) at the finest order computed, nodes spent)] for each piece
+    (module docstring; the nodes of every order computed, the guess's included).
 
     ``known``: each piece's (values, radii) at its guess. ``tau``: the five tolerances τ_c.
     """
@@ -124,7 +125,7 @@ def select_orders(a, b, pieces, guesses, known, tau, prec: int, estimator: str,
                     n = lower
             else:
                 n = max(cache)
-            out.append((n, accepted, cache[max(cache)]))
+            out.append((n, accepted, cache[max(cache)], sum(cache)))
     return out
 
 
@@ -270,9 +271,9 @@ class PieceOrderRule:
         tau = _tolerances(totals, count, self.digits)
         chosen = self._per_piece(select_orders, a, b, pieces, guesses, [known],
                                  (tau, prec, self.estimator, self.largest), pool)
-        self.points, self.orders = list(points), [n for n, _, _ in chosen]
-        self.stats["selection_nodes"] += sum(guesses)
+        self.points, self.orders = list(points), [n for n, _, _, _ in chosen]
+        self.stats["selection_nodes"] += sum(spent for _, _, _, spent in chosen)
         self.stats["selections"] += 1
-        self.stats["unresolved_pieces"] += sum(1 for _, accepted, _ in chosen if not accepted)
+        self.stats["unresolved_pieces"] += sum(1 for _, accepted, _, _ in chosen if not accepted)
         # the step's linearization is summed from each piece's finest computed order (the most accurate)
-        return _totals([best for _, _, best in chosen])
+        return _totals([best for _, _, best, _ in chosen])

@@ -205,7 +205,9 @@ def _piece_rule_end(final_a, final_b, dps, piece_digits, info) -> dict:
                                                           MPArithmetic(dps).prec + FIELD_GUARD_BITS),
             "piece_orders_end": rule.orders_for(quadrature_breakpoints(final_a, final_b, estimator=rule.estimator)),
             "piece_order_selections": stats["selections"], "piece_orders_unresolved": stats["unresolved_pieces"],
-            "nodes_fraction_of_uniform": stats["nodes"] / stats["uniform_nodes"] if stats["uniform_nodes"] else math.nan,
+            # every node the field summed (the choices' trial orders included) over one order on every piece
+            "nodes_fraction_of_uniform": ((stats["nodes"] + stats["selection_nodes"]) / stats["uniform_nodes"]
+                                          if stats["uniform_nodes"] else math.nan),
             "piece_order_stats": dict(stats)}
 
 
