@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from numerics.flow.field_mp import FIELD_GUARD_BITS, PopulationFlowFieldMP
 from numerics.flow.ode import MPArithmetic
-from numerics.flow.piece_orders import (MIN_ORDER, PieceOrderRule, finer_order, piece_values, rule_agreement,
-                                        select_orders)
+from numerics.flow.piece_orders import (MIN_ORDER, PieceOrderRule, finer_order, labelled_breakpoints, piece_values,
+                                        rule_agreement, select_orders)
 from numerics.flow.run import run_population_flow
 from numerics.population.quadrature import breakpoints
 from numerics.precision import InputError
@@ -92,6 +92,23 @@ def test_frozen_rule_on_moved_pieces_is_conservative(frozen_inner, orders, new_i
         nodes = sum(m * (min(right, q) - max(left, p)) / (q - p)
                     for (p, q), m in zip(zip(frozen[:-1], frozen[1:]), rule.orders) if p < right and q > left)
         assert n >= max(overlapped) and n >= math.floor(nodes)
+
+
+@pytest.mark.parametrize("estimator", ["one-head", "reflected", "averaged", "pooled"])
+@pytest.mark.parametrize("a, b", [(10.0, 10.0), (109.21, 100.0), (1201.99, 1187.83), (-3.0, 40.0)])
+def test_labelled_breakpoints_are_the_breakpoints_and_their_labels_follow_the_state(estimator, a, b):
+    """The labelled points are exactly breakpoints(a, b), every one labelled once; on the flow's side of
+    the calibration (a ≥ b), at a state moved by a step of the flow (b by 4 %, a − b by 0.08), at least
+    half of the pieces lie between the same two labels."""
+    with mpmath.workprec(_field_bits()):
+        points, labels = labelled_breakpoints(a, b, estimator=estimator)
+        assert points == breakpoints(a, b, estimator=estimator)
+        assert len(set(labels)) == len(labels) and not any(label[0] == "unlabelled" for label in labels)
+        moved_b = mpmath.mpf(b) * mpmath.mpf("1.04")
+        _, moved = labelled_breakpoints(moved_b + (a - b) + mpmath.mpf("0.08"), moved_b, estimator=estimator)
+        pairs = set(zip(labels[:-1], labels[1:]))
+        kept = sum(1 for pair in zip(moved[:-1], moved[1:]) if pair in pairs)
+        assert a < b or kept >= 0.5 * (len(moved) - 1)
 
 
 def test_per_piece_orders_need_the_arb_integrand():

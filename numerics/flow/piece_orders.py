@@ -21,9 +21,11 @@ most 10^−digits·|T_c|: with ``digits`` = D + 3 the whole rule passes the flow
 n → 1.5·n until the check passes, then lowered by a fifth at a time while the lower order still
 agrees with the finest computed one to τ (its finer order is at most that one). They are then **frozen** for the step and the next
 ``select_every − 1`` steps so that all stages of an extrapolation step see one discretised field. The breakpoints
-move with the state (and a ladder rung may enter or leave [0, 1]), so the frozen rule is a step
-function of θ: a piece at a later state gets the largest frozen order among the frozen pieces it
-overlaps (:meth:`PieceOrderRule.orders_for`), which is conservative for a piece that has shifted. :func:`rule_agreement` is the global two-order check of a frozen rule
+move with the state (and a ladder rung may enter or leave [0, 1]); each is labelled by the ladder
+rung it is (:func:`labelled_breakpoints`), and a piece between the same two rungs as a frozen piece,
+not longer than it was by more than 10 %, keeps its order; any other piece gets the largest frozen
+order among the frozen pieces it overlaps in θ, or their node count over it if that is more
+(:meth:`PieceOrderRule.orders_for`), which is conservative for a piece that has shifted. :func:`rule_agreement` is the global two-order check of a frozen rule
 at a state (each n_k against 1.5·n_k), which the flow reports at its end.
 Evidence: high-precision (two orders on each piece), as for the uniform order.
 """
@@ -37,10 +39,10 @@ from dataclasses import dataclass, field
 import mpmath
 
 from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.population.quadrature import breakpoints
+from numerics.population.quadrature import _features, _points_from_features, transition_point
 
-__all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "piece_values", "select_orders",
-           "group_sum", "rule_agreement", "PieceOrderRule"]
+__all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "labelled_breakpoints", "piece_values",
+           "select_orders", "group_sum", "rule_agreement", "PieceOrderRule"]
 
 #: Fewest nodes on a piece.
 MIN_ORDER = 4
@@ -50,6 +52,37 @@ LARGEST_ORDER = 120
 SELECT_EVERY = 4
 #: ∇L (2 entries) and the upper triangle of ∇²L (3 entries).
 COMPONENTS = 5
+#: A piece keeps its frozen order at a later state only if it is at most this much longer than it was.
+LONGER = 1.1
+
+
+def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, list]:
+    """(points, labels): :func:`numerics.population.quadrature.breakpoints` at (a, b) on [0, 1], each
+    point with a label that follows it as the state moves.
+
+    Every breakpoint is an end of [0, 1], a feature's centre, or a rung of a feature's ladder
+    (centre ± 2ᵏ·scale/4, ladders built one feature at a time as ``breakpoints`` builds them
+    together): labelled ("end", 0 | 1), ("centre", f) or (f, side, k), k counted from the centre
+    outward on that side, f the feature's index (θ = 0, θ = 1, the switch, …). A ladder rung keeps
+    its label while its feature moves and scales, so a piece between two labelled points is the
+    same piece of the model's geometry at the next state.
+    """
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    zero, one = mpmath.mpf(0), mpmath.mpf(1)
+    _, rest, width = transition_point(a, b)
+    features = _features(estimator, a, b, rest, width, zero, one)
+    points = _points_from_features(features, zero, one, one)
+    labels: dict = {zero: ("end", 0), one: ("end", 1)}
+    for index, feature in enumerate(features):
+        centre = feature[0]
+        own = [p for p in _points_from_features([feature], zero, one, one) if p not in (zero, one)]
+        for side in (-1, 1):
+            rungs = sorted((p for p in own if (p - centre) * side > 0), key=lambda p: abs(p - centre))
+            for k, p in enumerate(rungs):
+                labels.setdefault(p, (index, side, k))
+        if centre in own:
+            labels.setdefault(centre, ("centre", index))
+    return points, [labels.get(p, ("unlabelled", p)) for p in points]
 
 
 def finer_order(order: int) -> int:
@@ -159,9 +192,9 @@ def rule_agreement(a, b, rule: "PieceOrderRule", prec: int) -> float:
     """
     with mpmath.workprec(prec):
         a, b = mpmath.mpf(a), mpmath.mpf(b)
-        points = breakpoints(a, b, estimator=rule.estimator)
+        points, labels = labelled_breakpoints(a, b, estimator=rule.estimator)
         pieces = list(zip(points[:-1], points[1:]))
-        orders = rule.orders_for(points)
+        orders = rule.orders_for(points, labels)
         coarse, _ = group_sum(a, b, pieces, orders, prec, rule.estimator, True)
         fine, _ = group_sum(a, b, pieces, [finer_order(n) for n in orders], prec, rule.estimator, True)
         digits = prec * math.log10(2)
@@ -186,22 +219,36 @@ class PieceOrderRule:
     largest: int = LARGEST_ORDER
     points: list | None = None
     orders: list | None = None
+    labels: list | None = None
     since: int = 0
     stats: dict = field(default_factory=lambda: {"selections": 0, "unresolved_pieces": 0, "evaluations": 0,
                                                  "nodes": 0, "selection_nodes": 0, "uniform_nodes": 0,
-                                                 "regridded_evaluations": 0})
+                                                 "regridded_evaluations": 0, "pieces_mapped_by_overlap": 0})
+    _by_label: dict = field(default_factory=dict, repr=False)
 
-    def orders_for(self, points) -> list:
+    def __post_init__(self):
+        if self.orders is not None:
+            self.freeze(self.points, self.orders, self.labels)
+
+    def orders_for(self, points, labels=None) -> list:
         """The frozen rule on the pieces of ``points`` (the uniform order before the first choice).
 
-        A piece gets the largest order of the frozen pieces it overlaps, or more if it is longer: the
-        frozen rule's node count over the piece, Σ_j n_j·|piece ∩ frozen_j|/|frozen_j| (a piece that
-        two frozen ones merged into keeps their nodes; one that a rung split keeps its order).
+        A piece between the same two labelled points as a frozen piece (``labels`` from
+        :func:`labelled_breakpoints`) and at most :data:`LONGER` times as long keeps that piece's
+        order. Any other piece gets the largest order of the frozen pieces it overlaps in θ, or more
+        if it is longer: the frozen rule's node count over it, Σ_j n_j·|piece ∩ frozen_j|/|frozen_j|
+        (a piece that two frozen ones merged into keeps their nodes; one that a rung split keeps its
+        order).
         """
         if self.orders is None:
             return [self.uniform] * (len(points) - 1)
         frozen, out = self.points, []
-        for left, right in zip(points[:-1], points[1:]):
+        for i, (left, right) in enumerate(zip(points[:-1], points[1:])):
+            if labels is not None and self.labels is not None:
+                known = self._by_label.get((labels[i], labels[i + 1]))
+                if known is not None and right - left <= LONGER * known[1]:
+                    out.append(known[0])
+                    continue
             first = max(0, bisect.bisect_right(frozen, left) - 1)
             last = min(len(self.orders), max(first + 1, bisect.bisect_left(frozen, right)))
             nodes = 0
@@ -212,7 +259,16 @@ class PieceOrderRule:
                     nodes += self.orders[j] * overlap / width
             # (a millionth of a node below an integer is rounding of the overlaps, not a node)
             out.append(max(max(self.orders[first:last]), int(math.ceil(nodes - 1e-6))))
+            self.stats["pieces_mapped_by_overlap"] += 1
         return out
+
+    def freeze(self, points, orders, labels=None) -> None:
+        """Freeze ``orders`` on the pieces of ``points`` (with their ``labels``, if any)."""
+        self.points, self.orders, self.labels = list(points), list(orders), labels
+        self._by_label = {}
+        if labels is not None:
+            for i, n in enumerate(orders):
+                self._by_label[(labels[i], labels[i + 1])] = (n, points[i + 1] - points[i])
 
     def moments(self, a, b, *, hessian: bool, step_start: bool, pool=None) -> tuple[list, float]:
         """(∇L and, with ``hessian``, ∇²L's upper triangle; relative rounding bound) at (a, b).
@@ -220,17 +276,17 @@ class PieceOrderRule:
         ``step_start``: the linearization at a step's start, where the orders may be chosen again.
         """
         prec = mpmath.mp.prec
-        points = breakpoints(a, b, estimator=self.estimator)
+        points, labels = labelled_breakpoints(a, b, estimator=self.estimator)
         pieces = list(zip(points[:-1], points[1:]))
         if step_start and (self.orders is None or self.since >= self.select_every):
-            values, radii = self._select(a, b, points, pieces, prec, pool)
+            values, radii = self._select(a, b, points, labels, pieces, prec, pool)
             self.since = 1
         else:
             if step_start:
                 self.since += 1
             if self.orders is not None and len(self.orders) != len(pieces):
                 self.stats["regridded_evaluations"] += 1
-            orders = self.orders_for(points)
+            orders = self.orders_for(points, labels)
             values, radii = self._sum(a, b, pieces, orders, prec, hessian, pool)
             self.stats["nodes"] += sum(orders)
             self.stats["evaluations"] += 1
@@ -263,15 +319,15 @@ class PieceOrderRule:
         local = function(a, b, pieces[:split], orders[:split], *[x[:split] for x in per_piece], *shared)
         return local + (remote.result() if remote is not None else [])
 
-    def _select(self, a, b, points, pieces, prec, pool):
+    def _select(self, a, b, points, labels, pieces, prec, pool):
         count = len(pieces)
-        guesses = self.orders_for(points)
+        guesses = self.orders_for(points, labels)
         known = self._per_piece(piece_values, a, b, pieces, guesses, [], (prec, self.estimator, True), pool)
         totals, _ = _totals(known)
         tau = _tolerances(totals, count, self.digits)
         chosen = self._per_piece(select_orders, a, b, pieces, guesses, [known],
                                  (tau, prec, self.estimator, self.largest), pool)
-        self.points, self.orders = list(points), [n for n, _, _, _ in chosen]
+        self.freeze(points, [n for n, _, _, _ in chosen], labels)
         self.stats["selection_nodes"] += sum(spent for _, _, _, spent in chosen)
         self.stats["selections"] += 1
         self.stats["unresolved_pieces"] += sum(1 for _, accepted, _, _ in chosen if not accepted)
