@@ -7,9 +7,13 @@ Both sides run ``python -m stumpcheck flow --t-max T --dps 30 --rtol 1e-9 --no-c
 baseline from a clean export of the reference revision (``benchmarks.revision``), ours from this
 checkout with ``--solver extrapolation`` (the linearly implicit Euler extrapolation of order 7 in
 the coordinates (a − b, log b); the CLI's default solver is still rodas4, which at the reference
-revision is the only stiff D-digit choice). Ratio: baseline seconds / ours (wall-clock). Details:
+revision is the only stiff D-digit choice) and its default quadrature, a Gauss–Legendre order per breakpoint
+piece (``numerics.flow.piece_orders``; the baseline has one order on every piece). Ratio: baseline seconds / ours
+(wall-clock). Details:
 steps, field evaluations, seconds per evaluation, the final b of both and their relative
-difference, the two-order quadrature agreement at the end, the CPU seconds of both (with the second
+difference, the two-order quadrature agreement at the end (of the rule used: per piece for ours, and of the probe
+order on every piece as ``quadrature_check_digits_end_uniform``), the fraction of the uniform order's nodes that
+the per-piece rule used, the CPU seconds of both (with the second
 worker) and their ratio, and at t = 10¹² the difference from the recorded 30-digit result. ``quick``: to t = 10³ (about a minute each on an idle machine; the
 full run to 10¹² takes about 9 minutes for the baseline alone).
 """
@@ -61,7 +65,14 @@ def _timed_flow(t_max, workers, scratch: Path, name: str, source=None, solver=No
     return {"seconds": seconds, "cpu_seconds": cpu, "steps": stats["accepted_steps"], "rejected": stats["rejected_steps"],
             "field_evaluations": evaluations, "seconds_per_evaluation": seconds / evaluations,
             "final_a": stats["final_a"], "final_b": stats["final_b"], "quadrature_order": stats["quadrature_order"],
-            "quadrature_check_digits_end": stats["quadrature_check_digits_end"]}
+            "quadrature_check_digits_end": stats["quadrature_check_digits_end"],
+            # per-piece orders (absent at the reference revision): the rule, its node count against one order on
+            # every piece, and the probe order's own agreement at the end
+            "quadrature_rule": stats.get("quadrature_rule", "uniform"),
+            "nodes_fraction_of_uniform": stats.get("nodes_fraction_of_uniform"),
+            "piece_order_selections": stats.get("piece_order_selections"),
+            "piece_orders_unresolved": stats.get("piece_orders_unresolved"),
+            "quadrature_check_digits_end_uniform": stats.get("quadrature_check_digits_end_uniform")}
 
 
 def _relative_difference(x: str, y: str) -> float:
@@ -92,9 +103,13 @@ def run(quick: bool = False, *, t_max: float | None = None, workers: int | None 
     if t_max == 1e12:
         details["recorded_final_b"] = RECORDED_FINAL_B_1E12
         details["ours_rel_difference_from_recorded"] = _relative_difference(ours["final_b"], RECORDED_FINAL_B_1E12)
+    nodes = ours["nodes_fraction_of_uniform"]
     note = (f"steps {ours['steps']} vs {baseline['steps']}, evaluations {ours['field_evaluations']} vs "
-            f"{baseline['field_evaluations']}; final b differs by {details['final_b_rel_difference']:.1e} rel.; "
-            f"quadrature agreement at the end {ours['quadrature_check_digits_end']:.1f} digits")
+            f"{baseline['field_evaluations']}" + (f", {nodes:.2f} of the uniform order's nodes" if nodes else "")
+            + f"; final b differs by {details['final_b_rel_difference']:.1e} rel.; quadrature agreement at the end "
+            f"{ours['quadrature_check_digits_end']:.1f} digits ({ours['quadrature_rule'].split(' (')[0]} rule)"
+            + (f"; CPU ratio {details['cpu_ratio']:.2f}, load {details['load_average'][0]:.1f}"
+               if details["load_average"] else ""))
     return [row(f"30-digit flow to t = {t_max:g}, rtol 1e-9 (extrapolation vs Rodas4 at {revision})",
                 ours["seconds"], f"same command at {revision} (Rodas4)", baseline["seconds"], target=TARGET,
                 note=note, details=details)]

@@ -161,8 +161,10 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
                f"{run.stats['gradient_evaluations']} gradient evaluations; a-posteriori max rel. difference in b "
                f"(rtol vs rtol/10): {check_text}")
     if dps is not None:
+        pieces = run.stats.get("nodes_fraction_of_uniform")
+        rule = "" if pieces is None else f" as the first guess of per-piece orders ({pieces:.2f} of its nodes)"
         click.echo(f"{dps}-digit final state: a = {run.stats['final_a']}, b = {run.stats['final_b']}; "
-                   f"Gauss-Legendre order {run.stats['quadrature_order']} (two orders agree to "
+                   f"Gauss-Legendre order {run.stats['quadrature_order']}{rule} (two orders agree to "
                    f"{run.stats['quadrature_check_digits_start']:.1f} digits at the start, "
                    f"{run.stats['quadrature_check_digits_end']:.1f} at the end); {rhs} integrand, largest "
                    f"relative rounding bound of a field evaluation {run.stats.get('rounding_bound', math.nan):.1e}")

@@ -5,7 +5,9 @@ With s = log(1 + t) the flow dz/dt = −∇L(z), z = (a, b), reads dz/ds = f(s, 
 
 * :class:`PopulationFlowFieldMP` — f and ∂f/∂z at the solver's mpmath precision plus
   :data:`FIELD_GUARD_BITS`, ∇L and ∇²L by breakpoint Gauss–Legendre with the integrand from the
-  generated Arb (default) or mpmath code; half of each Arb evaluation can run in a second process.
+  generated Arb (default) or mpmath code, one order on every piece or (Arb, ``piece_digits``)
+  an order per piece chosen by its own two-order check (:mod:`numerics.flow.piece_orders`); half
+  of each Arb evaluation (by node count) can run in a second process.
 * :class:`LogScaleField` — the same flow in the coordinates w = (u, v) = (a − b, log b). Along the
   flow b ≈ (C t)^{1/4} grows like e^{s/4} while u ≈ 2 log b + O(1) and v ≈ s/4 + O(1) are nearly
   linear in s, and a step's error is measured on u (the calibration gap a − b, the flow's stiff
@@ -24,6 +26,7 @@ import mpmath
 import numpy as np
 
 from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
+from numerics.flow.piece_orders import PieceOrderRule
 from numerics.population.quantities import loss_gradient_hessian_gauss_legendre
 from numerics.precision import InputError
 from numerics.processes import parent_watching_pool
@@ -50,12 +53,20 @@ class PopulationFlowFieldMP:
     ``rounding_bound``) or the generated mpmath code (``rhs="mpmath"``:
     :func:`numerics.population.quantities.loss_gradient_hessian_gauss_legendre`). Values
     are rounded back to the caller's precision.
+
+    ``piece_digits`` (Arb only): instead of ``order`` on every piece, each piece's own order, accepted
+    when its contributions at that order and at 1.5× it differ by at most 10^−piece_digits of the
+    totals over the number of pieces, chosen at a step's start (each :meth:`linearization`) and frozen
+    for the following evaluations (:class:`numerics.flow.piece_orders.PieceOrderRule`, kept in
+    ``rule``); ``order`` is then the first guess and the fallback.
     """
 
     def __init__(self, estimator: str = "one-head", order: int = 20, guard: int = FIELD_GUARD_BITS, rhs: str = "arb",
-                 workers: int = 1):
+                 workers: int = 1, piece_digits: int | None = None):
         if rhs not in RHS_BACKENDS:
             raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
+        if piece_digits is not None and rhs != "arb":
+            raise InputError("per-piece quadrature orders need the arb right-hand side")
         if not (isinstance(workers, int) and workers in (1, 2)):
             raise InputError(f"workers must be 1 or 2, got {workers!r}")
         # with the Arb integrand and two workers, half of the pieces are summed in a second process
@@ -67,11 +78,26 @@ class PopulationFlowFieldMP:
         self.guard = guard
         self.rhs = rhs
         self.rounding_bound = 0.0
+        self.rule = None if piece_digits is None else PieceOrderRule(order, piece_digits, estimator)
 
-    def _moments(self, z, hessian: bool):
+    def _rule_moments(self, z, hessian: bool, step_start: bool):
+        try:
+            values, bound = self.rule.moments(z[0], z[1], hessian=hessian, step_start=step_start, pool=self._pool)
+        except (BrokenProcessPool, OSError, RuntimeError):
+            if self._pool is None:
+                raise
+            self.close()  # the second process could not run: carry on in this one
+            values, bound = self.rule.moments(z[0], z[1], hessian=hessian, step_start=step_start)
+        self.rounding_bound = max(self.rounding_bound, bound)
+        grad = (values[0], values[1])
+        return grad, (((values[2], values[3]), (values[3], values[4])) if hessian else None)
+
+    def _moments(self, z, hessian: bool, step_start: bool = False):
         if _outside_domain(z):
             raise ArithmeticError(f"state outside the domain b > 0: {z}")
         with mpmath.workprec(mpmath.mp.prec + self.guard):
+            if self.rule is not None:
+                return self._rule_moments(z, hessian, step_start)
             if self.rhs == "arb":
                 try:
                     moments = loss_gradient_hessian_arb(z[0], z[1], order=self.order, estimator=self.estimator,
@@ -100,7 +126,7 @@ class PopulationFlowFieldMP:
         return np.array([+(scale * grad[0]), +(scale * grad[1])], dtype=object)
 
     def linearization(self, s, z):
-        grad, hess = self._moments(z, True)
+        grad, hess = self._moments(z, True, step_start=True)
         scale = -mpmath.exp(s)
         value = np.array([+(scale * grad[0]), +(scale * grad[1])], dtype=object)
         jac = np.array([[+(scale * hess[i][j]) for j in range(2)] for i in range(2)], dtype=object)

@@ -42,30 +42,57 @@ def one_head_log_odds(a, b, theta, one_minus_theta=None):
 def transition_point(a, b, *, logit_range: int = 4000):
     """(θ*, 1 − θ*, width): the root of z(θ) = 0 and the switch width 1/|z'(θ*)|.
 
-    z → +∞ as θ → 0, −∞ as θ → 1, strictly decreasing; the root is found by
-    bisection in the logit s = log(θ/(1 − θ)) ∈ [−4000, 4000] (θ = 1/(1 + e^{−s}),
-    1 − θ = 1/(1 + e^{s}), both without cancellation). A root beyond that range
-    means the switch layer is narrower than e^{−4000}; the end is returned.
+    z → +∞ as θ → 0, −∞ as θ → 1, strictly decreasing; the root is found in
+    the logit s = log(θ/(1 − θ)) ∈ [−4000, 4000] (θ = 1/(1 + e^{−s}),
+    1 − θ = 1/(1 + e^{s}), both without cancellation), at 80 bits, by Newton's
+    method from s = 0 safeguarded by the bracket (a bisection step whenever a
+    Newton step leaves it), to 2⁻⁴⁰ relative in s: dz/ds = −1 − bθ(1 − θ)(1 −
+    κ₁(b(1 − θ)) − κ₁(bθ)) ≤ −1, and z is close to linear in s away from the
+    switch, so a few steps do what bisection did in about 50 (each evaluation
+    costs two Λ). A root beyond that range means the switch layer is narrower
+    than e^{−4000}; the end is returned.
     """
     with mpmath.workprec(80):
         a, b = mpmath.mpf(a), mpmath.mpf(b)
 
+        def theta_rest(s):
+            return 1 / (1 + mpmath.exp(-s)), 1 / (1 + mpmath.exp(s))
+
         def z_of_logit(s):
-            return one_head_log_odds(a, b, 1 / (1 + mpmath.exp(-s)), 1 / (1 + mpmath.exp(s)))
+            theta, rest = theta_rest(s)
+            return one_head_log_odds(a, b, theta, rest)
+
+        def slope_of_logit(s):
+            theta, rest = theta_rest(s)
+            return -1 - b * theta * rest * (1 - gen_mp.trunc_exp_cumulant(1, b * rest)
+                                            - gen_mp.trunc_exp_cumulant(1, b * theta))
 
         lo, hi = mpmath.mpf(-logit_range), mpmath.mpf(logit_range)
         if z_of_logit(lo) <= 0:
-            hi = lo
+            s = lo
         elif z_of_logit(hi) >= 0:
-            lo = hi
-        while hi - lo > mpmath.mpf(2) ** -40 * (1 + abs(lo)):
-            mid = (lo + hi) / 2
-            if z_of_logit(mid) > 0:
-                lo = mid
-            else:
-                hi = mid
-        s = (lo + hi) / 2
-        theta_star, rest = 1 / (1 + mpmath.exp(-s)), 1 / (1 + mpmath.exp(s))
+            s = hi
+        else:
+            s = mpmath.mpf(0)
+            for _ in range(200):
+                value = z_of_logit(s)
+                if value == 0:
+                    break
+                if value > 0:
+                    lo = s
+                else:
+                    hi = s
+                step = -value / slope_of_logit(s)
+                tolerance = mpmath.mpf(2) ** -40 * (1 + abs(s))
+                if lo < s + step < hi:
+                    s = s + step
+                    if abs(step) <= tolerance:
+                        break
+                else:
+                    s = (lo + hi) / 2
+                if hi - lo <= tolerance:
+                    break
+        theta_star, rest = theta_rest(s)
         slope = b + 1 / rest + 1 / theta_star - b * (
             gen_mp.trunc_exp_cumulant(1, b * rest) + gen_mp.trunc_exp_cumulant(1, b * theta_star))
         return theta_star, rest, 1 / abs(slope)
