@@ -32,8 +32,8 @@ CERTIFIED_NAMES = ("interior_error_bound", "leading_loss", "progress_direction",
 PROOF_OPTIONS = {
     # whole domain under --quick too: 4 551 boxes, about 6 s
     "interior_error_bound": {"ratio": 2.0, "max_boxes": 200_000, "quick_whole": True},
-    "leading_loss": {"ratio": 2.0, "max_boxes": 2_000},
-    "progress_direction": {"ratio": 2.0, "max_boxes": 2_000},
+    "leading_loss": {"ratio": 1.02, "max_boxes": 20_000},
+    "progress_direction": {"ratio": 1.02, "max_boxes": 20_000},
     "bulk_error": {"ratio": 1.5, "max_boxes": 50_000, "dps": 30},
     "right_layer": {"ratio": 1.5, "max_boxes": 50_000, "dps": 30},
 }
