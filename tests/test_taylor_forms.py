@@ -98,3 +98,27 @@ def test_the_stored_forms_are_what_sympy_derives():
     from theory.taylor_codegen import main
 
     assert main([str(margin_taylor.STORED_FORMS), "--check"]) == 0
+
+
+def test_a_taylor_certificate_rechecks_and_a_narrowed_ball_does_not():
+    """Prove leading_loss on b ∈ [20, 20.5] (the Taylor form), re-check its certificate at another precision
+    (the same enclosure procedure), and reject a copy whose first leaf's recorded enclosure was narrowed."""
+    import copy
+
+    from numerics.certified.domains import Domain
+    from numerics.certified.lemma_certificate import certificate, digest
+    from numerics.certified.proof import prove
+    from numerics.certified.recheck import recheck
+
+    margin, domain, _ = certified_specs()["leading_loss"]
+    part = Domain({**domain.variables, "b": ("20", "20.5")}, domain.coordinates)
+    proof = prove(margin, part, b_ratio=1.02)
+    assert proof.proved and all(leaf.form == "taylor-3" for leaf in proof.leaves)
+    document = certificate("leading_loss on b ∈ [20, 20.5]", margin, part, proof, strict=False)
+    assert recheck(document, prec_bits=proof.prec_bits + 33, points="midpoint").passed
+    forged = copy.deepcopy(document)
+    leaf = forged["leaves"][0]
+    leaf["lower"] = leaf["upper"] = str(float(leaf["upper"]) + 0.01)  # a ball that misses the margin
+    forged.pop("digest", None)
+    forged["digest"] = digest(forged)
+    assert not recheck(forged, prec_bits=proof.prec_bits + 33, points="midpoint").passed

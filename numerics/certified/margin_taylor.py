@@ -17,7 +17,12 @@ and returns the union over i of the outer expression evaluated on X_i and the ke
   contains Q^{(n)}(x) for every x ∈ X_l; a crude relative accuracy (:data:`_REMAINDER_BITS`) at a
   lower working precision suffices, since it only enters the remainder. Interval evaluation of
   the integrand over a wide ball overestimates it (by about 10·width/x relatively), hence the
-  sub-intervals of relative width :data:`SUB_WIDTH`.
+  sub-intervals, of relative width :data:`SUB_WIDTH`·(1000/x)^{1/2} (at most
+  :data:`MAX_SUB_INTERVALS` of them: a wider box is left to bisection).
+* Why the boxes must still be narrow at large b: the kernel's n-th derivative is a sum of
+  chain-rule terms (e.g. for b²(L/ℓ − 1), terms ~ 24/b) that cancel to ~1/b⁴; enclosed over a box
+  each keeps its own variation, so the remainder grows like b²·h^{n+1} (h the relative
+  half-width) and the decisive h shrinks like b^{-1/2}.
 * K^{(n)} on X_l needs the lower Q^{(m)} there too: Q^{(m)}(X_l) ⊆ Σ_{k<n−m} Q^{(m+k)}(c)·
   (X_l − c)^k/k! + Q^{(n)}(hull(c, X_l))·(X_l − c)^{n−m}/(n−m)!, and Q^{(n)} on hull(c, X_l) is
   the union of the Q^{(n)}(X_j) of the sub-intervals between c and X_l (likewise K^{(n)}).
