@@ -134,7 +134,8 @@ def test_unparsable_text_is_an_input_error():
 
 
 def test_the_taylor_form_splits_off_the_smooth_kernel():
-    """3 − b²|L/L₀ − 1|: the kernel is L/L₀ − 1, its derivatives bring in L' and L'' (θ-integrals of ∂_b q)."""
+    """3 − b²|L/L₀ − 1|: the kernel is b²(L/L₀ − 1) (the positive b² moved inside |·|), its derivatives bring
+    in L' and L'' (θ-integrals of ∂_b q)."""
     import sympy as sp
 
     from theory.margin_quantities import RealAbs, symbol_namespace
@@ -147,6 +148,32 @@ def test_the_taylor_form_splits_off_the_smooth_kernel():
     assert form.outer.has(RealAbs(kernel)) and not form.outer.has(names["L"])
     assert derivative_symbol(names["L"], 2) in form.kernel_derivatives[2][0].free_symbols
     assert set(form.integrands[1]) == {derivative_symbol(names["L"], 1)}
+    assert form.outer == 3 - RealAbs(kernel)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(min_value=1.0, max_value=1e4), st.floats(min_value=-3.0, max_value=3.0),
+       st.floats(min_value=-3.0, max_value=3.0))
+def test_absorbing_positive_factors_keeps_the_value(b_value, x_value, y_value):
+    """p·|x| = |p·x| and p·min(x, y) = min(p·x, p·y) for p > 0: the rewritten margin has the same value."""
+    import sympy as sp
+
+    from theory.margin_quantities import RealAbs, RealMin
+    from theory.margin_taylor import absorb_positive_factors
+
+    b = sp.Symbol("b", positive=True)
+    x, y = sp.symbols("x y", real=True)
+    expr = 5 - b**2 * RealAbs(x - 1) + b * RealMin(-RealAbs(x * b), -RealAbs(y + 1)) - 2 * b * RealAbs(y)
+    rewritten = absorb_positive_factors(expr)
+    assert not any(isinstance(f, sp.Mul) and f.has(RealAbs) and any(g == b for g in f.args)
+                   for f in sp.preorder_traversal(rewritten))
+
+    def value(e):
+        e = e.replace(lambda n: isinstance(n, RealAbs), lambda n: sp.Abs(n.args[0]))
+        e = e.replace(lambda n: isinstance(n, RealMin), lambda n: sp.Min(*n.args))
+        return float(e.subs({b: b_value, x: x_value, y: y_value}))
+
+    assert value(rewritten) == pytest.approx(value(expr), rel=1e-12, abs=1e-9)
 
 
 @pytest.mark.slow

@@ -67,9 +67,39 @@ def _kernels(body: sp.Expr, integrals) -> list:
     return found
 
 
+def absorb_positive_factors(expr: sp.Expr) -> sp.Expr:
+    """The same expression with positive smooth factors moved into the non-smooth functions they multiply:
+    p·|x| = |p·x| and p·min(x, y) = min(p·x, p·y) for p > 0 (SymPy must prove p positive).
+
+    So that a kernel is the whole smooth quantity the margin bounds (b²·(L/ℓ − 1) rather than
+    L/ℓ − 1, which is ~1/b²): its Taylor form then follows a slowly varying quantity, and the outer
+    ball arithmetic no longer multiplies two independently enclosed factors (b² and the kernel),
+    each of which moves across the box.
+    """
+    if not expr.args:
+        return expr
+    expr = expr.func(*(absorb_positive_factors(arg) for arg in expr.args))
+    if not isinstance(expr, sp.Mul):
+        return expr
+    positive = [f for f in expr.args if not f.has(*_NONSMOOTH) and f.is_positive]
+    rest = [f for f in expr.args if f not in positive]
+    nonsmooth = [f for f in rest if isinstance(f, _NONSMOOTH)]
+    signs = [f for f in rest if f not in nonsmooth]
+    if not positive or len(nonsmooth) != 1 or not all(f.is_number and f.is_negative for f in signs):
+        return expr
+    factor, node = sp.Mul(*positive), nonsmooth[0]
+    if isinstance(node, mq.RealAbs):
+        inner = mq.RealAbs(factor * node.args[0])
+    else:
+        inner = mq.RealMin(*(absorb_positive_factors(factor * arg) for arg in node.args))
+    return sp.Mul(*signs, inner)
+
+
 def taylor_form(expr: sp.Expr, coordinates: str, variables, free: str, order: int, estimator: str) -> TaylorForm:
-    """The Taylor form of order ``order`` of the θ-integral margin ``expr`` along the variable ``free``."""
+    """The Taylor form of order ``order`` of the θ-integral margin ``expr`` along the variable ``free``
+    (positive factors first absorbed into the non-smooth functions, :func:`absorb_positive_factors`)."""
     body, _, used = mq.integral_margin(expr, coordinates, variables)
+    body = absorb_positive_factors(body)
     x = mq.symbol_namespace()[free]
     kernels = _kernels(body, set(used))
     symbols = [sp.Symbol(f"_kernel{i}", real=True) for i in range(len(kernels))]
@@ -84,14 +114,13 @@ def taylor_form(expr: sp.Expr, coordinates: str, variables, free: str, order: in
         current = [sp.diff(k, x) for k in current]
     mapping = mq.coordinate_map(coordinates, variables)
     definitions = mq._pointwise_definitions(estimator)
+    current = {q: mq.INTEGRANDS[q].xreplace(definitions).xreplace({k: w for k, w in mapping.items() if w is not None})
+               for q in used}
     integrands = []
-    for m in range(order + 1):
-        level = {}
-        for q in used:
-            integrand = mq.INTEGRANDS[q].xreplace(definitions).xreplace(
-                {k: w for k, w in mapping.items() if w is not None})
-            level[derivative_symbol(q, m)] = sp.diff(integrand, x, m) if m else integrand
-        integrands.append(level)
+    for m in range(order + 1):  # one derivative at a time: SymPy's n-th derivative of a product is far slower
+        if m:
+            current = {q: sp.diff(integrand, x) for q, integrand in current.items()}
+        integrands.append({derivative_symbol(q, m): integrand for q, integrand in current.items()})
     highest = max((int(n.args[0]) for level in integrands for e in level.values()
                    for n in e.atoms(TruncExpCumulant)), default=0)
     if highest > MAX_CUMULANT_ORDER:

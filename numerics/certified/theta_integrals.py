@@ -36,7 +36,7 @@ from numerics.population.quadrature import breakpoints, breakpoints_float64, tra
 from numerics.population.quantities import MAX_INTEGRAL_SCALE
 from numerics.precision import InputError, validate_dps
 
-__all__ = ["LOSS_INTEGRANDS", "certified_loss", "certified_loss_gradient", "certified_loss_hessian"]
+__all__ = ["LOSS_INTEGRANDS", "certified_loss", "certified_loss_gradient", "certified_loss_hessian", "ladder_pieces"]
 
 #: How many times a missed ``rel_width`` triggers a re-evaluation at a higher precision
 #: (the attempts cost far more than pointwise ones).
@@ -91,7 +91,7 @@ def _pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
 _LADDER_GROWTH = 4
 
 
-def _ladder_pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
+def ladder_pieces(a_ball: arb, b_ball: arb, estimator: str, bits: int) -> list[arb]:
     """Exact binary endpoints for the closed-form L: θ = 0, 1, the points 4^k/(4b) from each
     end and the softmax switch θ* (and 1 − θ* for the reflected head), as doubles.
 
@@ -133,7 +133,7 @@ def _midpoint_estimate(a, b, estimator: str):
             a_ball, b_ball = _parameters(a, b)
         with ctx.workprec(64 + _closed_form_bits(b_ball)):
             a_ball, b_ball = _parameters(a, b)
-            ends = _ladder_pieces(a_ball, b_ball, estimator, 64)
+            ends = ladder_pieces(a_ball, b_ball, estimator, 64)
             error = closed_form_error_ball(a_ball, b_ball, estimator=estimator)
             total = arb(0)
             for lo, hi in zip(ends, ends[1:]):
@@ -250,7 +250,7 @@ def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_widt
 
     Rigorous integration (``acb.integral``, honouring its ``analytic`` flag).
     ``integrand="closed-form"`` (one-head, reflected, averaged): the closed form of the
-    definition on the ladder pieces (:func:`_ladder_pieces`); ``"generated"``: the
+    definition on the ladder pieces (:func:`ladder_pieces`); ``"generated"``: the
     generated e on the model's breakpoint pieces; ``"auto"``: the first where it
     exists. ``rel_width`` as in :func:`certified_error`.
     """
@@ -270,7 +270,7 @@ def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_widt
                 e = error(t)
                 return (e * e / 2,)
             return components
-        pieces = _ladder_pieces
+        pieces = ladder_pieces
     else:
         error = getattr(gen_arb, f"error_{tag}")
         estimate = _float_estimate(a, b, estimator)
