@@ -45,9 +45,9 @@ PROOF_OPTIONS = {
     "interior_error_bound": {"ratio": 2.0, "max_boxes": 200_000, "quick_whole": True},
     # Taylor form of order 3 along b; the decisive boxes narrow like b^-1/2 (10 % wide at b = 20, 0.3 % at 10⁴):
     # 636 leaves (957 boxes, depth 3) over [20, 10⁴], 794 s CPU on a loaded machine (quick sub-domain: 1 box, 1.4 s)
-    "leading_loss": {"ratio": 1.02, "max_boxes": 20_000},
+    "leading_loss": {"ratio": 1.02, "max_boxes": 20_000, "parallel": True},
     # order 2: every 2 % piece is decisive: 314 leaves, depth 0, 414 s CPU on a loaded machine (quick: 1.5 s)
-    "progress_direction": {"ratio": 1.02, "max_boxes": 20_000},
+    "progress_direction": {"ratio": 1.02, "max_boxes": 20_000, "parallel": True},
     # whole domain under --quick too: the atom margins take about 100 and 13 boxes, under a second
     "bulk_error": {"ratio": 1.5, "max_boxes": 50_000, "dps": 30, "quick_whole": True},
     "right_layer": {"ratio": 1.5, "max_boxes": 50_000, "dps": 30, "quick_whole": True},
@@ -114,6 +114,14 @@ def quick_domain(name: str):
     return Domain({**domain.variables, **_QUICK[name]}, domain.coordinates)
 
 
+def _workers(name: str) -> int:
+    """Processes for lemma ``name``'s proof: up to 2 (the cores of the machine) for the θ-integral lemmas,
+    whose whole domains take minutes; one for the others, which a process start would only slow down."""
+    import os
+
+    return min(2, os.cpu_count() or 1) if PROOF_OPTIONS[name].get("parallel") else 1
+
+
 def spec_for(name: str):
     """The ``certify=`` of lemma ``name``: :func:`stumpcheck.lemmas.certified` over this module's margin and
     domain (built when first certified), with its quick sub-domain and prover options."""
@@ -129,7 +137,8 @@ def spec_for(name: str):
             return identity_for(name).record()
     return certified(lambda: certified_specs()[name][0], lambda: certified_specs()[name][1],
                      strict=name in IDENTITY_NAMES, quick_domain=quick, dps=options.get("dps", 30),
-                     identity=identity, max_boxes=options["max_boxes"], b_ratio=options["ratio"])
+                     identity=identity, max_boxes=options["max_boxes"], b_ratio=options["ratio"],
+                     workers=_workers(name))
 
 
 def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = None):
@@ -141,7 +150,7 @@ def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = N
         domain = quick_domain(name)
     options = PROOF_OPTIONS[name]
     return prove(margin, domain, strict=strict, dps=options.get("dps", 30), b_ratio=options["ratio"],
-                 max_boxes=max_boxes or options["max_boxes"])
+                 max_boxes=max_boxes or options["max_boxes"], workers=_workers(name))
 
 
 def prove_label_encoding() -> dict:

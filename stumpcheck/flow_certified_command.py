@@ -75,30 +75,3 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
         click.echo(f"stumpcheck flow --certified: validation stopped at t = {tube.t_reached:.6g} < T = {t_max:g}: "
                    f"{tube.stop_reason}", err=True)
         click.get_current_context().exit(1)
-
-
-def recheck_flow(document: dict, certificate_file, dps_text) -> None:
-    """``stumpcheck recheck`` of a flow certificate: every interval again at another precision (exit 0/1)."""
-    from numerics.certified.tube_certificate import recheck_flow_certificate
-    from numerics.precision import InputError, validate_dps
-
-    recorded = document.get("dps")
-    if dps_text is None:
-        if isinstance(recorded, bool) or not isinstance(recorded, int):
-            raise InputError(f"{certificate_file}: the certificate's 'dps' is missing or not an int")
-        dps = recorded + 10
-    else:
-        dps = validate_dps(dps_text)
-    try:
-        result = recheck_flow_certificate(document, dps)
-    except InputError as exc:
-        raise InputError(f"{certificate_file}: {exc}") from None
-    if result.passed:
-        click.echo(f"PASS {certificate_file}: {document.get('statement', '')}")
-        click.echo(f"  {result.message}; {result.seconds:.1f} s")
-    else:
-        click.echo(f"FAIL {certificate_file}: {result.message}")
-        if result.leaf_index is not None:
-            click.echo(f"  interval {result.leaf_index}: t in {result.leaf.get('t') if result.leaf else '?'}, "
-                       f"box {result.leaf.get('box') if result.leaf else '?'}")
-    click.get_current_context().exit(0 if result.passed else 1)

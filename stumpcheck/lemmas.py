@@ -116,10 +116,10 @@ class CertifiedSpec:
             raise ValueError(f"certified(): strict must be True or False, got {self.strict!r}")
         if isinstance(self.dps, bool) or not isinstance(self.dps, int) or not 15 <= self.dps <= 10_000:
             raise ValueError(f"certified(): dps must be an int in [15, 10000], got {self.dps!r}")
-        unknown = set(self.prove_options) - {"max_boxes", "max_depth", "min_width", "b_ratio"}
+        unknown = set(self.prove_options) - {"max_boxes", "max_depth", "min_width", "b_ratio", "workers"}
         if unknown:
             raise ValueError(f"certified(): unknown option {', '.join(sorted(unknown))} "
-                             "(it takes max_boxes, max_depth, min_width, b_ratio)")
+                             "(it takes max_boxes, max_depth, min_width, b_ratio, workers)")
         ratio = self.prove_options.get("b_ratio")
         if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio > 1):
             raise ValueError(f"certified(): b_ratio must be a number > 1, got {ratio!r}")

@@ -7,6 +7,10 @@ every leaf's margin is enclosed again at ``--dps`` digits (default: the certific
 working precision other than the certificate's) with lower end ≥ 0 (> 0 for a strict statement), and the
 recorded enclosures contain the margin's value at each leaf's midpoint and corners.
 
+A flow certificate of ``stumpcheck flow --certified`` (format ``stumpcheck-flow-certificate/1``) is re-checked
+by :func:`numerics.certified.tube_certificate.recheck_flow_certificate`: the intervals cover [0, T] without gaps,
+every interval's defect and log-norm bounds again at ``--dps`` digits, every box contains its recomputed radius.
+
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`numerics.certified.recheck_boxes`: its leaves cover the box, each is certainly true again).
 
@@ -65,12 +69,6 @@ def recheck(certificate_file, dps_text, points, allow_python) -> None:
     from numerics.precision import validate_dps
 
     document = read_certificate(certificate_file)
-    from numerics.certified.tube_certificate import is_flow_certificate
-
-    if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
-        from stumpcheck.flow_certified_command import recheck_flow
-
-        return recheck_flow(document, certificate_file, dps_text)
     recorded = document.get("dps")
     if dps_text is None:
         if isinstance(recorded, bool) or not isinstance(recorded, int):
@@ -78,14 +76,16 @@ def recheck(certificate_file, dps_text, points, allow_python) -> None:
         dps = recorded + 10
     else:
         dps = validate_dps(dps_text)
-    bits = _bits(document, dps)
     from numerics.certified.recheck_boxes import is_box_certificate, recheck_box_certificate
+    from numerics.certified.tube_certificate import is_flow_certificate, recheck_flow_certificate
 
     try:
-        if is_box_certificate(document):
-            result = recheck_box_certificate(document, prec_bits=bits)
+        if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
+            result = recheck_flow_certificate(document, dps)
+        elif is_box_certificate(document):
+            result = recheck_box_certificate(document, prec_bits=_bits(document, dps))
         else:
-            result = run_recheck(document, prec_bits=bits, points=points, allow_python=allow_python)
+            result = run_recheck(document, prec_bits=_bits(document, dps), points=points, allow_python=allow_python)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
     statement = str(document.get("statement") or document.get("predicate", ""))
@@ -94,9 +94,12 @@ def recheck(certificate_file, dps_text, points, allow_python) -> None:
         click.echo(f"  {result.message}; {result.seconds:.1f} s")
     else:
         click.echo(f"FAIL {certificate_file}: {result.message}")
-        if result.leaf is not None:
-            click.echo(f"  leaf {result.leaf_index}: box {result.leaf.get('box')}, recorded enclosure "
-                       f"[{result.leaf.get('lower')}, {result.leaf.get('upper')}]")
+        item = result.leaf
+        if item is not None and is_flow_certificate(document):
+            click.echo(f"  interval {result.leaf_index}: t in {item.get('t', '?')}, box {item.get('box', '?')}")
+        elif item is not None:
+            click.echo(f"  leaf {result.leaf_index}: box {item.get('box')}, recorded enclosure "
+                       f"[{item.get('lower')}, {item.get('upper')}]")
     for note in result.notes:
         click.echo(f"  note: {note}")
     click.get_current_context().exit(0 if result.passed else 1)

@@ -81,3 +81,22 @@ def test_pieces_that_do_not_tile_are_refused():
     left, _ = DOMAIN.split("b", ["22"])
     with pytest.raises(InputError):
         prove(margin, DOMAIN, pieces=[left])
+
+
+def test_two_processes_prove_the_same_leaves_as_one():
+    """workers=2 bisects the same boxes the same way: the same leaves (as exact boxes), tiling the domain."""
+    domain = Domain({"b": ("20", "200"), "lam": ("-1", "1"), "theta": ("0.25", "0.75")}, "calibration")
+    margin = Margin.from_sympy("3 - b*Abs(e)", coordinates="calibration")
+    one = prove(margin, domain, b_ratio=1.5)
+    two = prove(margin, domain, b_ratio=1.5, workers=2)
+    assert one.status == two.status == "proved"
+    assert sorted(sorted(leaf.box.items()) for leaf in one.leaves) == sorted(
+        sorted(leaf.box.items()) for leaf in two.leaves)
+    assert two.boxes == one.boxes and two.prec_bits == one.prec_bits
+    _tiles(two, domain)
+
+
+def test_a_failure_in_one_process_fails_the_whole_proof():
+    domain = Domain({"b": ("20", "80"), "lam": ("-1", "1"), "theta": ("0.25", "0.75")}, "calibration")
+    proof = prove(Margin.from_sympy("1/2 - b*Abs(e)", coordinates="calibration"), domain, b_ratio=1.5, workers=2)
+    assert proof.status == "failed" and Fraction(proof.failure.upper) < 0

@@ -128,13 +128,14 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
     return document
 
 
-def write_certificate(document: dict, path) -> Path:
-    """Write ``document`` as JSON to ``path`` (its folder created), one field and one leaf per line;
-    InputError (one line) if it cannot be written."""
+def write_certificate(document: dict, path, *, one_per_line=("leaves", "undecided")) -> Path:
+    """Write ``document`` as JSON to ``path`` (its folder created), one field a line and one item a line of the
+    lists named in ``one_per_line`` (a lemma's leaves; a flow certificate's intervals); InputError (one line) if
+    it cannot be written."""
     path = Path(path)
     parts = []
-    for key, value in document.items():  # one field per line, one leaf per line
-        if key in ("leaves", "undecided") and isinstance(value, list) and value:
+    for key, value in document.items():
+        if key in one_per_line and isinstance(value, list) and value:
             text = "[\n  " + ",\n  ".join(json.dumps(leaf, ensure_ascii=False, allow_nan=False) for leaf in value) + "\n ]"
         else:
             text = json.dumps(value, ensure_ascii=False, allow_nan=False)

@@ -127,13 +127,16 @@ def _split_variable(box: dict, gradient, min_width: float):
 
 def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
           max_depth: int = 40, min_width: float = 1e-12, pieces=None, b_ratio: float | None = 2.0,
-          prec_bits: int | None = None) -> Proof:
+          prec_bits: int | None = None, workers: int = 1) -> Proof:
     """Prove margin ≥ 0 (``strict``: > 0) on ``domain`` by bisection; see the module doc.
 
     ``pieces``: sub-domains tiling ``domain`` to start from, each at depth 0; by default a b range
     longer than a factor ``b_ratio`` is first cut geometrically (:func:`geometric_split`, b_lo·ratio^k
     rounded to 4 digits), so that bisection starts from pieces of equal relative width.
     ``prec_bits`` overrides the working precision (default from ``dps`` and the domain's size).
+    ``workers`` > 1 proves contiguous groups of the start pieces in that many fresh (spawned) processes
+    (:func:`_prove_in_processes`; SymPy margins only, which rebuild exactly from their JSON): the same boxes
+    are bisected the same way, each group with a share of ``max_boxes`` in proportion to its pieces.
     """
     if not isinstance(margin, Margin):
         raise InputError(f"margin must be a Margin, got {margin!r}")
@@ -153,6 +156,10 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
         raise InputError("pieces must tile the domain (their volumes do not add up to its volume)")
     magnitude = max(float(max(abs(lo), abs(hi))) for lo, hi in domain.variables.values())
     bits = prec_bits or working_bits(dps, magnitude, 2 * float(domain.variables["b"][1]))
+    workers = _positive_int(workers, "workers")
+    if workers > 1 and len(starts) > 1 and "sympy_srepr" in margin.source:
+        return _prove_in_processes(margin, domain, starts, workers, strict=strict, dps=dps, max_boxes=max_boxes,
+                                   max_depth=max_depth, min_width=min_width, prec_bits=bits)
     proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict)
     started = time.perf_counter()
     order = itertools.count()
@@ -221,3 +228,54 @@ def _volume(box: dict) -> Fraction:
         if hi > lo:
             out *= hi - lo
     return out
+
+
+def _group_domain(domain: Domain, group: list) -> Domain:
+    """The sub-domain tiled by ``group``, consecutive pieces of a geometric split in b."""
+    b_lo, b_hi = group[0].variables["b"][0], group[-1].variables["b"][1]
+    return Domain({**group[0].variables, "b": (b_lo, b_hi)}, domain.coordinates)
+
+
+def _prove_group(margin_json: dict, domain_json: dict, pieces_json: list, options: dict) -> Proof:
+    pieces = [Domain.from_json(p) for p in pieces_json]
+    return prove(Margin.from_json(margin_json), Domain.from_json(domain_json), pieces=pieces, **options)
+
+
+def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: int, *, max_boxes: int,
+                        prec_bits: int, **options) -> Proof:
+    """:func:`prove` on contiguous groups of ``starts`` in ``workers`` spawned processes, merged into one Proof.
+
+    Groups are consecutive in b (so each is a sub-domain); there are up to 4·workers of them, so that a slow
+    range does not leave a process idle. Each group gets ``max_boxes``·(its pieces)/(all pieces) boxes. The
+    merged status is "failed" if any group failed, "proved" if no leaf is undecided, else "undecided"; the
+    leaves are the groups' leaves in order of b, so they tile the domain as the groups do.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pieces = sorted(starts, key=lambda p: p.variables["b"][0])
+    count = min(len(pieces), 4 * workers)
+    groups = [pieces[len(pieces) * k // count:len(pieces) * (k + 1) // count] for k in range(count)]
+    if any(g[k].variables["b"][1] != g[k + 1].variables["b"][0] for g in groups for k in range(len(g) - 1)):
+        return prove(margin, domain, pieces=starts, max_boxes=max_boxes, prec_bits=prec_bits, **options)
+    started = time.perf_counter()
+    jobs = [(margin.to_json(), _group_domain(domain, g).to_json(), [p.to_json() for p in g],
+             {**options, "max_boxes": max(1, max_boxes * len(g) // len(pieces)), "prec_bits": prec_bits,
+              "b_ratio": None}) for g in groups]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(_prove_group, *zip(*jobs)))
+    proof = Proof(status="undecided", prec_bits=prec_bits, dps=options["dps"], strict=options["strict"])
+    for part in parts:
+        proof.leaves += part.leaves
+        proof.undecided += part.undecided
+        proof.boxes += part.boxes
+        proof.max_depth_reached = max(proof.max_depth_reached, part.max_depth_reached)
+        proof.notes += part.notes
+        if part.failure is not None and proof.failure is None:
+            proof.failure = part.failure
+    proof.status = "failed" if proof.failure is not None else "proved" if not proof.undecided else "undecided"
+    volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
+    proof.undecided_fraction = float(volume / domain.volume()) if domain.volume() else float(bool(proof.undecided))
+    proof.notes.append(f"proved in {len(groups)} groups of the b range on {workers} processes")
+    proof.seconds = round(time.perf_counter() - started, 3)
+    return proof

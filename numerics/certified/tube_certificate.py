@@ -30,6 +30,7 @@ from pathlib import Path
 from flint import arb, ctx
 
 from numerics.certified.balls import working_bits
+from numerics.certified.lemma_certificate import write_certificate
 from numerics.certified.recheck import RecheckResult
 from numerics.certified.tube import PADDING, Tube
 from numerics.certified.tube_interval import Node, interval_bounds, node_defect, piece_hull, radius_bound
@@ -137,20 +138,7 @@ def flow_certificate(tube: Tube) -> dict:
 
 def write_flow_certificate(document: dict, path) -> Path:
     """Write ``document`` to ``path``, one field and one interval a line; InputError if it cannot be written."""
-    path = Path(path)
-    parts = []
-    for key, value in document.items():
-        if key == "intervals" and value:
-            text = "[\n  " + ",\n  ".join(json.dumps(v, ensure_ascii=False, allow_nan=False) for v in value) + "\n ]"
-        else:
-            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-        parts.append(f" {json.dumps(key)}: {text}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None
-    return path
+    return write_certificate(document, path, one_per_line=("intervals",))
 
 
 def _fail(message, index=None, interval=None, started=0.0, bits=0, checked=0):
