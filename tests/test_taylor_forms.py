@@ -122,3 +122,20 @@ def test_a_taylor_certificate_rechecks_and_a_narrowed_ball_does_not():
     forged.pop("digest", None)
     forged["digest"] = digest(forged)
     assert not recheck(forged, prec_bits=proof.prec_bits + 33, points="midpoint").passed
+
+
+def test_the_margin_code_digest_covers_the_stored_forms(tmp_path, monkeypatch):
+    """A certificate's margin_code identifies the stored Taylor forms too: another forms file, another digest
+    for a Taylor-form margin, the same digest for a pointwise one (which does not use them)."""
+    from numerics.certified import margin_taylor
+    from numerics.certified.lemma_certificate import margin_code_identity
+    from stumpcheck.certified_builtins import certified_specs
+
+    loss, loss_domain, _ = certified_specs()["leading_loss"]
+    interior, interior_domain, _ = certified_specs()["interior_error_bound"]
+    before = [margin_code_identity(m, d)["sha256"] for m, d in ((loss, loss_domain), (interior, interior_domain))]
+    edited = tmp_path / "forms.json"
+    edited.write_text(margin_taylor.STORED_FORMS.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    monkeypatch.setattr(margin_taylor, "STORED_FORMS", edited)
+    after = [margin_code_identity(m, d)["sha256"] for m, d in ((loss, loss_domain), (interior, interior_domain))]
+    assert after[0] != before[0] and after[1] == before[1]

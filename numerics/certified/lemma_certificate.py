@@ -16,7 +16,7 @@ A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the
   and ``undecided`` (the leaves that were neither proved nor refuted);
 * what identifies the computation: ``versions`` (python, stumpcheck, python-flint, mpmath, sympy), ``dps``,
   ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module), ``margin_code`` (sha256 of the Arb
-  code the margin compiled to) and ``seconds``;
+  code the margin compiled to, and of the stored Taylor forms it uses) and ``seconds``;
 * ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate edited after it
   was written; it is not a signature (anyone can recompute it). What a re-check establishes independently of
   it is the mathematics: :func:`numerics.certified.recheck.recheck`.
@@ -86,10 +86,16 @@ def digest(document: dict) -> str:
 
 def margin_code_identity(margin, domain) -> dict:
     """The sha256 of the Arb code the margin compiles to on the domain's variables (printed from SymPy by
-    :mod:`theory.codegen_margins`); for a Python margin, of its recorded source."""
+    :mod:`theory.codegen_margins`), with the stored printed Taylor forms (numerics/generated/
+    taylor_forms_arb.json) for a θ-integral margin of Taylor order > 1; for a Python margin, of its recorded
+    source."""
     compiled = margin.compile(tuple(domain.variables)) if hasattr(margin, "compile") else None
     if compiled is not None:
         text = compiled["source"]
+        if getattr(margin, "theta_integral", False) and getattr(margin, "taylor_order", 1) > 1:
+            from numerics.certified.margin_taylor import STORED_FORMS
+
+            text += STORED_FORMS.read_text(encoding="utf-8") if STORED_FORMS.exists() else ""
     else:
         text = json.dumps(margin.to_json().get("source"), sort_keys=True)
     return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
