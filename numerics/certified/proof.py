@@ -67,6 +67,7 @@ class Proof:
     boxes: int = 0
     max_depth_reached: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     prec_bits: int = 0
     dps: int = 30
     strict: bool = False
@@ -79,7 +80,7 @@ class Proof:
     def summary(self) -> dict:
         return {"status": self.status, "boxes": self.boxes, "leaves": len(self.leaves),
                 "max_depth": self.max_depth_reached, "undecided_fraction": self.undecided_fraction,
-                "seconds": self.seconds, "prec_bits": self.prec_bits}
+                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "prec_bits": self.prec_bits}
 
 
 def _decimal(x, digits: int, rounding) -> str:
@@ -161,7 +162,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
         return _prove_in_processes(margin, domain, starts, workers, strict=strict, dps=dps, max_boxes=max_boxes,
                                    max_depth=max_depth, min_width=min_width, prec_bits=bits)
     proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     order = itertools.count()
     pending = [(0, next(order), p.box, 0) for p in starts]
     total_volume = domain.volume()
@@ -219,6 +220,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
     proof.undecided_fraction = float(volume / total_volume) if total_volume else float(bool(proof.undecided))
     proof.seconds = round(time.perf_counter() - started, 3)
+    proof.cpu_seconds = round(time.process_time() - cpu, 3)
     return proof
 
 
@@ -258,7 +260,7 @@ def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: i
     groups = [pieces[len(pieces) * k // count:len(pieces) * (k + 1) // count] for k in range(count)]
     if any(g[k].variables["b"][1] != g[k + 1].variables["b"][0] for g in groups for k in range(len(g) - 1)):
         return prove(margin, domain, pieces=starts, max_boxes=max_boxes, prec_bits=prec_bits, **options)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     jobs = [(margin.to_json(), _group_domain(domain, g).to_json(), [p.to_json() for p in g],
              {**options, "max_boxes": max(1, max_boxes * len(g) // len(pieces)), "prec_bits": prec_bits,
               "b_ratio": None}) for g in groups]
@@ -269,6 +271,7 @@ def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: i
         proof.leaves += part.leaves
         proof.undecided += part.undecided
         proof.boxes += part.boxes
+        proof.cpu_seconds += part.cpu_seconds
         proof.max_depth_reached = max(proof.max_depth_reached, part.max_depth_reached)
         proof.notes += part.notes
         if part.failure is not None and proof.failure is None:
@@ -278,4 +281,5 @@ def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: i
     proof.undecided_fraction = float(volume / domain.volume()) if domain.volume() else float(bool(proof.undecided))
     proof.notes.append(f"proved in {len(groups)} groups of the b range on {workers} processes")
     proof.seconds = round(time.perf_counter() - started, 3)
+    proof.cpu_seconds = round(proof.cpu_seconds + time.process_time() - cpu, 3)  # the processes' and this one's
     return proof
