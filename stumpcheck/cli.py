@@ -140,20 +140,12 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
         from numerics.resources import check_writable_dir
 
         check_writable_dir(out_dir, "--out")
-    from tqdm import tqdm
+    from stumpcheck.progress import fraction_bar
 
-    bar = tqdm(total=1000, desc="flow (fraction of log t_max)", disable=quiet, file=sys.stderr,
-               bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
-
-    def progress(fraction):
-        bar.update(int(fraction * 1000) - bar.n)
-
-    try:
+    with fraction_bar("flow (fraction of log t_max)", quiet=quiet) as progress:
         run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
                                   solver=solver, dps=dps, rhs=rhs, parallel_check=True,
                                   workers=int(workers) if workers else min(2, os.cpu_count() or 1))
-    finally:
-        bar.close()
     click.echo(flow_table(run))
     check_text = ("skipped (--no-check)" if no_check
                   else f"{run.a_posteriori_rel_error_b:.2e}")

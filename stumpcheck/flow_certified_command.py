@@ -9,7 +9,6 @@ valid) when validation stopped, with where and why on stderr; 2 for bad input.
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 
 import click
@@ -47,19 +46,11 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
         raise InputError(f"--time-limit must be a positive number of seconds, got {time_limit:g}")
     out_dir = out_dir or "stumpcheck-tube"
     check_writable_dir(out_dir, "--out")
-    from tqdm import tqdm
+    from stumpcheck.progress import fraction_bar
 
-    bar = tqdm(total=1000, desc="certified tube (fraction of log(1 + T))", disable=quiet, file=sys.stderr,
-               bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
-
-    def progress(fraction):
-        bar.update(int(fraction * 1000) - bar.n)
-
-    try:
+    with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
         tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit, progress=progress,
                               r0=_initial_radius(a0, b0, texts))
-    finally:
-        bar.close()
     summary = tube_summary(tube)
     for t, row in summary["relative_width_b_at"].items():
         click.echo(f"t = {t:>6}: b in [{row['b_lo']}, {row['b_hi']}], relative width {row['relative_width_b']:.2e}")
