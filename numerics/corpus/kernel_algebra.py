@@ -73,7 +73,7 @@ def set_group(G, g, count, xmin, xmax, total, near, var, beta, a, b, kappa, head
     G[g, F_TERMS + 1] = -b if head < 0 else 0.0
     G[g, F_TERMS + 2] = p_hi
     G[g, F_TERMS + 3] = p_lo
-    G[g, F_TERMS + 4] = math.log(total)
+    G[g, F_TERMS + 4] = 0.0 if empty else math.log(total)   # log 1 = 0: no libm call for an empty group
     G[g, F_LO] = near if forward else span - near
     G[g, F_HI] = span - near if forward else near
     G[g, F_VAR] = var
@@ -135,9 +135,11 @@ def mixture(G, first, count, theta, weights):
     last = first + count
     ref = -1
     top = -np.inf
+    groups = 0
     for g in range(first, last):
         if G[g, F_EMPTY] > 0.0:
             continue
+        groups += 1
         approx = 0.0
         for k in range(N_TERMS):
             approx += G[g, F_TERMS + k]
@@ -147,6 +149,10 @@ def mixture(G, first, count, theta, weights):
     for g in range(first, last):
         if G[g, F_EMPTY] > 0.0:
             weights[g - first] = 0.0
+            continue
+        if groups == 1:   # the only group: w = 1 exactly (its difference from itself is 0)
+            weights[g - first] = 1.0
+            norm = 1.0
             continue
         s = 0.0
         c = 0.0
