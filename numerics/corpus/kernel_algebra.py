@@ -145,14 +145,15 @@ def mixture(G, first, count, theta, weights):
             approx += G[g, F_TERMS + k]
         if ref < 0 or approx > top:
             ref, top = g, approx
+    if groups == 1:
+        # the only non-empty group has w = 1 exactly (its difference from itself is 0) and every pair
+        # has a factor w = 0: the same values as the general sums below, without them
+        return (0.0 + _mu(G, ref), 0.0 + _mean_minus(G, ref, theta), 0.0,
+                0.0 + (-G[ref, F_HEAD]) * G[ref, F_VAR])
     norm = 0.0
     for g in range(first, last):
         if G[g, F_EMPTY] > 0.0:
             weights[g - first] = 0.0
-            continue
-        if groups == 1:   # the only group: w = 1 exactly (its difference from itself is 0)
-            weights[g - first] = 1.0
-            norm = 1.0
             continue
         s = 0.0
         c = 0.0

@@ -56,6 +56,8 @@ def _group_sums(row, first, last, beta, c, omega):
     # on a window of 128 points, one thread)
     points = row[first:last]
     count = points.shape[0]
+    if count == 0:
+        return 0.0, 0.0, 0.0
     total = moment = 0.0
     for i in range(count):
         d = (points[i] - c) * sign
@@ -63,7 +65,7 @@ def _group_sums(row, first, last, beta, c, omega):
         omega[i] = w
         total += w
         moment += w * d
-    near = moment / total if count > 0 else 0.0
+    near = moment / total
     spread = 0.0
     for i in range(count):
         dev = (points[i] - c) * sign - near
