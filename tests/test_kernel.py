@@ -157,6 +157,30 @@ def test_results_do_not_depend_on_the_thread_count_or_on_progress_blocks():
         assert seen[-1] == 1.0 and len(seen) > 1 and seen == sorted(seen)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 70), n=st.integers(1, 300), log_b=st.floats(-1.0, 6.0),
+       ratio=st.floats(-1.5, 1.5), offset=st.floats(-20.0, 20.0), negative=st.booleans(),
+       estimator=st.sampled_from(E.ESTIMATORS), where=st.sampled_from(["random", "none above", "none below"]))
+def test_serial_and_parallel_pruned_kernels_give_the_same_bits(seed, m, n, log_b, ratio, offset, negative,
+                                                               estimator, where):
+    """pruned_tasks_serial (one thread, no parallel region) and pruned_tasks (blocks of tasks across
+    threads, each block prefetching past its end) run one task loop: every per-task output and the
+    count of touched points agree exactly, for every estimator and both signs of b."""
+    from numerics.corpus import kernel, kernel_pruned
+
+    b = (-1.0 if negative else 1.0) * 10.0 ** log_b
+    a = ratio * abs(b) + offset
+    x, theta = _tasks(seed, m, n, where)
+    sc = E.sort_corpus(x, theta)
+    code = kernel.ESTIMATOR_CODES[estimator]
+    serial, parallel = np.empty((4, m)), np.empty((4, m))
+    one = kernel_pruned.pruned_tasks_serial(sc.xs, sc.theta, sc.split, a, b, code, E.DEFAULT_WINDOW, serial)
+    many = kernel_pruned.pruned_tasks(sc.xs, sc.theta, sc.split, a, b, code, E.DEFAULT_WINDOW, parallel)
+    assert one == many and one[0]
+    assert np.array_equal(serial, parallel)
+    assert np.all(np.isfinite(serial))
+
+
 @pytest.mark.parametrize("bad", [0, -1, 10**6, 1.5, True])
 def test_bad_thread_count_is_an_input_error(bad):
     x, theta = _tasks(0, 3, 5, "random")

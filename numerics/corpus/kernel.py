@@ -41,7 +41,9 @@ import os
 # machine with few cores that spinning takes a core from whatever the caller runs next (measured:
 # a one-thread pruned call right after a two-thread dense call ran with the other thread spinning
 # through all of it, 20.8 ms of process CPU in a 12.5 ms call). The OpenMP runtime reads this when
-# it is loaded, at numba's first parallel call; it applies to the whole process.
+# it is loaded, at numba's first parallel call, and it then applies to the whole process; a runtime
+# loaded earlier (torch imported first brings its own, which numba's calls may then use) keeps its
+# policy.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
