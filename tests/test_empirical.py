@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numerics.corpus import empirical as E
-from numerics.corpus import kernel
+from numerics.corpus import kernel_pruned
 from numerics.corpus.kernel_numpy import window_bounds
 from numerics.corpus.corpora import make_corpus
 from numerics.precision import InputError
@@ -136,10 +136,10 @@ def test_pruned_window_touches_only_the_window_and_the_bound_holds_at_a_small_wi
         assert np.all(b * (kept - best[j]) <= window * (1 + 1e-12))
         assert np.all(b * (dropped - best[j]) > window * (1 - 1e-12))
         # the compiled kernel finds the same windows, for both signs of β
-        assert kernel.window(sc.xs[j], sc.split[j], 200, b, window) == (first[j], last[j])
+        assert kernel_pruned.window(sc.xs[j], sc.split[j], 200, b, window) == (first[j], last[j])
     first_n, last_n = window_bounds(sc.xs, np.zeros(40, dtype=np.int64), sc.split, -b, window)
     for j in range(40):
-        assert kernel.window(sc.xs[j], 0, sc.split[j], -b, window) == (first_n[j], last_n[j])
+        assert kernel_pruned.window(sc.xs[j], 0, sc.split[j], -b, window) == (first_n[j], last_n[j])
     bound = E.pruned_window_bound(200, window=window)
     for estimator in E.ESTIMATORS:
         dense = E._per_task(sc, None, b + 12.0, b, estimator, "dense", 2**22, window)

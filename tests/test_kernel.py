@@ -157,6 +157,61 @@ def test_results_do_not_depend_on_the_thread_count_or_on_progress_blocks():
         assert seen[-1] == 1.0 and len(seen) > 1 and seen == sorted(seen)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 70), n=st.integers(1, 300), log_b=st.floats(-1.0, 6.0),
+       ratio=st.floats(-1.5, 1.5), offset=st.floats(-20.0, 20.0), negative=st.booleans(),
+       estimator=st.sampled_from(E.ESTIMATORS), where=st.sampled_from(["random", "none above", "none below"]))
+def test_serial_and_parallel_pruned_kernels_give_the_same_bits(seed, m, n, log_b, ratio, offset, negative,
+                                                               estimator, where):
+    """pruned_tasks_serial (one thread, no parallel region) and pruned_tasks (blocks of tasks across
+    threads, each block prefetching past its end) run one task loop: every per-task output and the
+    count of touched points agree exactly, for every estimator and both signs of b."""
+    from numerics.corpus import kernel, kernel_pruned
+
+    b = (-1.0 if negative else 1.0) * 10.0 ** log_b
+    a = ratio * abs(b) + offset
+    x, theta = _tasks(seed, m, n, where)
+    sc = E.sort_corpus(x, theta)
+    code = kernel.ESTIMATOR_CODES[estimator]
+    serial, parallel = np.empty((4, m)), np.empty((4, m))
+    one = kernel_pruned.pruned_tasks_serial(sc.xs, sc.theta, sc.split, a, b, code, E.DEFAULT_WINDOW, serial)
+    many = kernel_pruned.pruned_tasks(sc.xs, sc.theta, sc.split, a, b, code, E.DEFAULT_WINDOW, parallel)
+    assert one == many and one[0]
+    assert np.array_equal(serial, parallel)
+    assert np.all(np.isfinite(serial))
+
+
+@pytest.mark.parametrize("window", [2.0, 64.0, 340.0, 360.0, 700.0])
+@pytest.mark.parametrize("scale", ["moderate", "large", "limit rounds up"])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_pruned_windows_agree_with_dense_where_their_limit_rounds_and_past_the_bounded_exp(window, scale, sign):
+    """The pruned kernel's exp skips its clamp at T ≤ 350, where every window exponent is ≥ −2T:
+    the window's limit fl(c ± T/|β|) rounds to the float next to c when T/|β| is just over half
+    its spacing, which puts a point at |β|·|x − c| ≈ 2T in the window ("limit rounds up"; at
+    T = 360 that exponent is −720, past the flush point, where the clamp is needed). Every case
+    agrees with the dense kernel, whose exponents are all clamped, to rounding plus what the
+    windows leave out."""
+    # θ = 0.5; consecutive floats from 0.5 up (P's best point for β > 0, spacing 2⁻⁵³) and from
+    # 0.5 − 2⁻⁵⁴ down (N's best point for β < 0, spacing 2⁻⁵⁴)
+    spacing = 2.0**-53 if sign > 0 else 2.0**-54
+    b = sign * {"moderate": 3e2, "large": 1e12, "limit rounds up": window / (0.5001 * spacing)}[scale]
+    x, theta = _tasks(5, 6, 300, "random")
+    x[:, :100] = 0.5 + np.arange(100) * 2.0**-53
+    x[:, 100:200] = 0.5 - np.arange(1, 101) * 2.0**-54
+    theta[:] = 0.5
+    sc = E.sort_corpus(x, theta)
+    for a in (0.6 * b, abs(b) * 0.3, -abs(b)):   # 0.6 b: the groups with those best points win
+        for estimator in E.ESTIMATORS:
+            dense = E._per_task(x, theta, a, b, estimator, "dense", E.DEFAULT_CHUNK_TOKENS, window)
+            pruned = E._per_task(sc, None, a, b, estimator, "pruned", E.DEFAULT_CHUNK_TOKENS, window)
+            assert np.all(np.isfinite(pruned))
+            # one-head and reflected: relative (every term has one sign); averaged and pooled: terms
+            # of both signs meet, so an absolute rounding allowance too
+            both_signs = 1e-15 if estimator in ("averaged", "pooled") else 0.0
+            tolerance = 1e-12 * np.abs(dense) + both_signs + E.pruned_window_bound(300, window=window) + UNDERFLOW
+            assert np.all(np.abs(pruned - dense) <= tolerance), (a, estimator, pruned, dense)
+
+
 @pytest.mark.parametrize("bad", [0, -1, 10**6, 1.5, True])
 def test_bad_thread_count_is_an_input_error(bad):
     x, theta = _tasks(0, 3, 5, "random")

@@ -176,12 +176,13 @@ def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAU
     xs, split = sorted_corpus.xs, sorted_corpus.split
     m, n = xs.shape
     if a is not None:
-        from numerics.corpus import kernel
+        from numerics.corpus import kernel, kernel_pruned
 
         a = finite_float(a, "a")
         out = np.empty((4, m))
-        _, touched = kernel.pruned_tasks(_readonly(xs, np.float64), _readonly(sorted_corpus.theta, np.float64),
-                                         _readonly(split, np.int64), a, b, kernel.ONE_HEAD, float(window), out)
+        _, touched = kernel_pruned.pruned_tasks_serial(
+            _readonly(xs, np.float64), _readonly(sorted_corpus.theta, np.float64), _readonly(split, np.int64),
+            a, b, kernel.ONE_HEAD, float(window), out)
         return {"touched": int(touched), "total": m * n, "fraction": int(touched) / (m * n)}
     from numerics.corpus.kernel_numpy import window_bounds
 
@@ -305,11 +306,15 @@ def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progre
                 raise InputError("x must be finite and lie in [0, 1]")
             out[:, rows] = block
     else:
+        from numerics.corpus import kernel_pruned
+
         xs, th, split = _readonly(sc.xs, np.float64), _readonly(sc.theta, np.float64), _readonly(sc.split, np.int64)
 
         def call(rows):
             block = np.empty((4, rows.stop - rows.start))
-            valid, _ = kernel.pruned_tasks(xs[rows], th[rows], split[rows], a, b, code, window, block)
+            # on one thread, no parallel region at all (the same bits, without its start-up and scheduling)
+            tasks = kernel_pruned.pruned_tasks_serial if wanted == 1 else kernel_pruned.pruned_tasks
+            valid, _ = tasks(xs[rows], th[rows], split[rows], a, b, code, window, block)
             if not valid:
                 raise InputError("x must be finite and lie in [0, 1]")
             out[:, rows] = block

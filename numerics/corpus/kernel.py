@@ -15,11 +15,10 @@ Per task and per head (β = b for one-head scores, −b for reflected scores), t
 3. sweeps again without exp for V_g = Σ ωᵢ (dᵢ − near_g)² / S_g, near_g = Σ ωᵢ dᵢ / S_g
    (the centred form: the uncentred Σ ω d² − near² would cancel);
 
-then combines the groups (:func:`numerics.corpus.kernel_algebra.mixture`). The dense path touches
-every point of a task; the pruned path runs the same steps on each group's window of a sorted
-task (the points with |β|·|x − c_g| ≤ T, found by a scan from the best point), one group at a
-time (:func:`_group_sums`), with the next task's windows prefetched, so its cost follows the
-touched points.
+then combines the groups (:func:`numerics.corpus.kernel_algebra.mixture`). The dense path
+(:func:`dense_tasks`) touches every point of a task; the pruned path
+(:mod:`numerics.corpus.kernel_pruned`) runs the same steps on each group's window of a sorted
+task, so its cost follows the touched points.
 
 Vectorisation (checked in the compiled machine code on an AVX2 machine): the loops of steps 1–3
 compile to 256-bit (ymm) instructions, 4 doubles at a time; the exp is branch-free arithmetic
@@ -35,20 +34,29 @@ pays the compile time once (see benchmarks/bench_empirical.py for the figure).
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange
+import os
 
-from numerics.corpus.kernel_algebra import N_FIELDS, mixture, set_group
-from numerics.corpus.kernel_exp import exp_nonpositive, float_bits, float_from_bits
-from numerics.corpus.kernel_prefetch import prefetch
+# The worker threads of numba's OpenMP layer sleep as soon as a parallel region ends, unless the
+# environment says otherwise: by default they spin for milliseconds after every call, and on a
+# machine with few cores that spinning takes a core from whatever the caller runs next (measured:
+# a one-thread pruned call right after a two-thread dense call ran with the other thread spinning
+# through all of it, 20.8 ms of process CPU in a 12.5 ms call). The OpenMP runtime reads this when
+# it is loaded, at numba's first parallel call, and it then applies to the whole process; a runtime
+# loaded earlier (torch imported first brings its own, which numba's calls may then use) keeps its
+# policy.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["ONE_HEAD", "REFLECTED", "AVERAGED", "POOLED", "ESTIMATOR_CODES", "dense_tasks", "pruned_tasks",
-           "window"]
+import numpy as np  # noqa: E402
+from numba import njit, prange  # noqa: E402
+
+from numerics.corpus.kernel_algebra import N_FIELDS, mixture, set_group  # noqa: E402
+from numerics.corpus.kernel_exp import exp_nonpositive, float_bits, float_from_bits  # noqa: E402
+
+__all__ = ["ONE_HEAD", "REFLECTED", "AVERAGED", "POOLED", "ESTIMATOR_CODES", "dense_tasks"]
 
 ONE_HEAD, REFLECTED, AVERAGED, POOLED = 0, 1, 2, 3
 ESTIMATOR_CODES = {"one-head": ONE_HEAD, "reflected": REFLECTED, "averaged": AVERAGED, "pooled": POOLED}
 _BLOCK = 16  # tasks per scheduling block (a block shares its scratch row)
-_STRIDE = 8  # points per step of the window scan (one cache line)
 
 
 _NO_POINT = np.int64(0x7FF0000000000000)   # the bits of +inf: above the bits of every x in [0, 1]
@@ -162,34 +170,6 @@ def _head(row, first, last, theta, beta, a, b, head, extremes, G, g_p, g_n, omeg
                   beta, a, b, 1 - kappa_p, head)
 
 
-@njit(cache=True, fastmath={"reassoc"})
-def _group_sums(row, first, last, beta, c, omega):
-    """(S, near, Σ ω (d − near)²) of one group whose points are row[first:last] (a window of a sorted
-    task): ωᵢ = exp(−|β| dᵢ) into omega[i − first], dᵢ = |xᵢ − c| (c the group's best point),
-    S = Σ ω, near = Σ ω d / S.
-
-    The pruned path's form of :func:`_sweep` and :func:`_spread`: one group, so no side test and two
-    accumulators instead of four, kept in the exp loop (on a window of 117 points that loop and
-    the spread take ~380 ns, against ~670 ns for :func:`_sweep` + :func:`_spread`; measured on one
-    thread). Reassociation as in :func:`_sweep`: the four sums only, the exp keeps its own order.
-    """
-    slope = -abs(beta)
-    sign = 1.0 if beta >= 0.0 else -1.0
-    total = moment = 0.0
-    for i in range(first, last):
-        d = (row[i] - c) * sign
-        w = exp_nonpositive(d * slope)
-        omega[i - first] = w
-        total += w
-        moment += w * d
-    near = moment / total if last > first else 0.0
-    spread = 0.0
-    for i in range(first, last):
-        dev = (row[i] - c) * sign - near
-        spread += dev * dev * omega[i - first]
-    return total, near, spread
-
-
 # Rows of the group table: one-head P, N; reflected N, P (the pooled softmax's order, as in groups.py).
 _ROW = ((0, 1), (3, 2))   # _ROW[h][side]: h = 0 one-head, 1 reflected; side 0 = P, 1 = N
 
@@ -231,150 +211,3 @@ def dense_tasks(x, theta, a, b, estimator, out):
                 _head(row, 0, n, theta[j], -b, a, b, -1, extremes, G, 3, 2, omega)
             out[0, j], out[1, j], out[2, j], out[3, j] = _combine(G, estimator, theta[j], scratch)
     return valid.all()
-
-
-@njit(cache=True)
-def window(row, start, stop, beta, T):
-    """[first, last) of the points of row[start:stop] (one group, sorted) with |β|·|x − c| ≤ T,
-    c the group's best point (row[start] if β > 0, row[stop − 1] if β < 0).
-
-    Found by a scan from the best point rather than a binary search: the scan reads only the
-    window (and one point past it), which the sweeps read next, where a binary search over a row
-    that is not in cache costs a memory access per probe. Its cost is O(window), like the sweeps'.
-    """
-    if beta == 0.0 or T / abs(beta) >= 1.0 or stop <= start:
-        return start, stop
-    if beta > 0.0:
-        limit = row[start] + T / beta
-        last = start + 1
-        while last + _STRIDE <= stop and not row[last + _STRIDE - 1] > limit:   # sorted: a stride at a time
-            last += _STRIDE
-        while last < stop and not row[last] > limit:
-            last += 1
-        return start, last
-    limit = row[stop - 1] - T / -beta
-    first = stop - 1
-    while first - _STRIDE >= start and row[first - _STRIDE] >= limit:
-        first -= _STRIDE
-    while first > start and row[first - 1] >= limit:
-        first -= 1
-    return first, stop
-
-
-@njit(cache=True)
-def _negligible_groups(row, split, a, b, estimator, T, keep, best, upper):
-    """keep[g] = False for each group g of the task whose whole softmax weight is below e^{−T}.
-
-    With s_g = K_g − β c_g the score of the group's best point and n_g its size, Z_g ≤ n_g e^{s_g}
-    and the softmax's largest Z_h ≥ e^{max_h s_h}; so w_g < e^{−T} once s_g + log n_g < max_h s_h − T
-    (one more unit of margin covers the rounding of the scores). Groups compete within a softmax:
-    one-head (rows 0, 1), reflected (rows 2, 3), pooled (all four); averaged has two softmaxes.
-    ``best`` and ``upper`` are scratch of length 4 (s_g and s_g + log n_g). Only the estimator's
-    heads are read (the other head's best points are cache lines the kernel would not touch).
-    """
-    n = row.shape[0]
-    for h in range(2):
-        beta = b if h == 0 else -b
-        unused = (h == 0 and estimator == REFLECTED) or (h == 1 and estimator == ONE_HEAD)
-        for side in range(2):
-            g = _ROW[h][side]
-            start, stop = (split, n) if side == 0 else (0, split)
-            keep[g] = stop > start and not unused
-            if not keep[g]:
-                best[g] = -np.inf
-                upper[g] = -np.inf
-                continue
-            c = row[start] if beta >= 0.0 else row[stop - 1]
-            kappa = (1.0 if side == 0 else 0.0) if h == 0 else (1.0 if side == 1 else 0.0)
-            best[g] = a * kappa - (b if h == 1 else 0.0) - beta * c
-            upper[g] = best[g] + np.log(stop - start)
-    for first, count in ((0, 4), (0, 2), (2, 2)):
-        if (count == 4) != (estimator == POOLED):
-            continue
-        top = -np.inf
-        for g in range(first, first + count):
-            top = max(top, best[g])
-        for g in range(first, first + count):
-            if upper[g] < top - T - 1.0:
-                keep[g] = False
-
-
-@njit(cache=True, inline="always")
-def _group_range(n, split, h, side):
-    """(start, stop, β's sign) of group (head h, side) of a sorted task: P = [split, n), N = [0, split)."""
-    start, stop = (split, n) if side == 0 else (0, split)
-    return start, stop, 1 if h == 0 else -1
-
-
-@njit(cache=True)
-def _prefetch_windows(row, split, b, estimator, extent):
-    """Prefetch the cache lines of a sorted task's windows, guessed as the previous task's window
-    sizes ``extent[g]`` (a hint only: see :mod:`numerics.corpus.kernel_prefetch`)."""
-    n = row.shape[0]
-    for h in range(2):
-        if (h == 0 and estimator == REFLECTED) or (h == 1 and estimator == ONE_HEAD):
-            continue
-        for side in range(2):
-            start, stop, sign = _group_range(n, split, h, side)
-            size = min(extent[_ROW[h][side]], stop - start)
-            if size <= 0:
-                continue
-            first = start if b * sign >= 0.0 else stop - size   # a window starts at its best point
-            for i in range(first, first + size, _STRIDE):
-                prefetch(row, i)
-            prefetch(row, first + size - 1)
-
-
-@njit(cache=True, parallel=True)
-def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
-    """As :func:`dense_tasks` on sorted tasks (N = xs[j, :split[j]], P = xs[j, split[j]:]), each group
-    restricted to its window (:func:`window`), and a group whose whole weight is below e^{−T} left out
-    (:func:`_negligible_groups`). Returns (valid, points touched).
-
-    Each task's windows are short runs of a row that is not in cache; while a task is computed the
-    next task's windows are prefetched (:func:`_prefetch_windows`, sized as this task's), which took
-    the window scans from 3.1 to 2.2 ms per 10⁴ tasks at b = 500 (measured on one thread).
-    """
-    m, n = xs.shape
-    blocks = (m + _BLOCK - 1) // _BLOCK
-    valid = np.ones(blocks, dtype=np.bool_)
-    touched = np.zeros(blocks, dtype=np.int64)
-    for k in prange(blocks):
-        omega = np.empty(n)
-        G = np.zeros((4, N_FIELDS))
-        scratch = np.empty(4)
-        best = np.empty(4)
-        upper = np.empty(4)
-        keep = np.empty(4, dtype=np.bool_)
-        extent = np.zeros(4, dtype=np.int64)
-        for j in range(k * _BLOCK, min(m, (k + 1) * _BLOCK)):
-            row = xs[j]
-            if j + 1 < m:   # the next block's first task too: a hint, whichever thread computes it
-                _prefetch_windows(xs[j + 1], split[j + 1], b, estimator, extent)
-            _negligible_groups(row, split[j], a, b, estimator, T, keep, best, upper)
-            for h in range(2):
-                if (h == 0 and estimator == REFLECTED) or (h == 1 and estimator == ONE_HEAD):
-                    continue
-                for side in range(2):
-                    start, stop, sign = _group_range(n, split[j], h, side)
-                    beta = b * sign
-                    g = _ROW[h][side]
-                    if keep[g]:
-                        first, last = window(row, start, stop, beta, T)
-                    else:
-                        first, last = start, start
-                    count = last - first
-                    extent[g] = count
-                    touched[k] += count
-                    # a sorted window's extremes are its ends (sort_corpus checked every point; this
-                    # rejects a window of a hand-made SortedCorpus whose ends are not in [0, 1])
-                    lo = row[first] if count > 0 else 0.0
-                    hi = row[last - 1] if count > 0 else 0.0
-                    if count > 0 and not (lo >= 0.0 and hi <= 1.0):
-                        valid[k] = False
-                    total, near, spread = _group_sums(row, first, last, beta, lo if beta >= 0.0 else hi, omega)
-                    kappa = (1 if side == 0 else 0) if sign > 0 else (1 if side == 1 else 0)
-                    set_group(G, g, count, lo, hi, total, near, spread / total if count > 0 else 0.0,
-                              beta, a, b, kappa, sign)
-            out[0, j], out[1, j], out[2, j], out[3, j] = _combine(G, estimator, theta[j], scratch)
-    return valid.all(), touched.sum()

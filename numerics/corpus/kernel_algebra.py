@@ -73,7 +73,7 @@ def set_group(G, g, count, xmin, xmax, total, near, var, beta, a, b, kappa, head
     G[g, F_TERMS + 1] = -b if head < 0 else 0.0
     G[g, F_TERMS + 2] = p_hi
     G[g, F_TERMS + 3] = p_lo
-    G[g, F_TERMS + 4] = math.log(total)
+    G[g, F_TERMS + 4] = 0.0 if empty else math.log(total)   # log 1 = 0: no libm call for an empty group
     G[g, F_LO] = near if forward else span - near
     G[g, F_HI] = span - near if forward else near
     G[g, F_VAR] = var
@@ -135,14 +135,21 @@ def mixture(G, first, count, theta, weights):
     last = first + count
     ref = -1
     top = -np.inf
+    groups = 0
     for g in range(first, last):
         if G[g, F_EMPTY] > 0.0:
             continue
+        groups += 1
         approx = 0.0
         for k in range(N_TERMS):
             approx += G[g, F_TERMS + k]
         if ref < 0 or approx > top:
             ref, top = g, approx
+    if groups == 1:
+        # the only non-empty group has w = 1 exactly (its difference from itself is 0) and every pair
+        # has a factor w = 0: the same values as the general sums below, without them
+        return (0.0 + _mu(G, ref), 0.0 + _mean_minus(G, ref, theta), 0.0,
+                0.0 + (-G[ref, F_HEAD]) * G[ref, F_VAR])
     norm = 0.0
     for g in range(first, last):
         if G[g, F_EMPTY] > 0.0:

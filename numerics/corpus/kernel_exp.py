@@ -31,7 +31,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["exp_nonpositive", "EXP_FLUSH", "float_bits", "float_from_bits"]
+__all__ = ["exp_nonpositive", "exp_above_flush", "EXP_FLUSH", "float_bits", "float_from_bits"]
 
 EXP_FLUSH = -708.0
 _LOG2E = 1.4426950408889634
@@ -59,7 +59,14 @@ def float_bits(typingctx, value):
 @njit(cache=True, fastmath={"contract"})
 def exp_nonpositive(y):
     """exp(y) for y ≤ 0, within 2 ulps; 0 for y < −708 (see the module docstring)."""
-    z = max(y, EXP_FLUSH)
+    value = exp_above_flush(max(y, EXP_FLUSH))
+    return value if y >= EXP_FLUSH else 0.0
+
+
+@njit(cache=True, fastmath={"contract"})
+def exp_above_flush(z):
+    """exp(z) for −708 ≤ z ≤ 0 with no test of the domain: the same bits as :func:`exp_nonpositive`
+    there (which is this after clamping), for callers whose exponents are known to lie in it."""
     t = z * _LOG2E + _ROUND
     k = t - _ROUND
     r = (z - k * _LN2_HI) - k * _LN2_LO
@@ -80,4 +87,4 @@ def exp_nonpositive(y):
     # t's bits are those of 1.5·2⁵² plus k; shifting k + 1023 into the exponent field gives 2^k
     # (k ≥ −1022 since z ≥ −708: a normal number)
     scale = float_from_bits((float_bits(t) + 1023) << 52)
-    return p * scale if y >= EXP_FLUSH else 0.0
+    return p * scale

@@ -1,9 +1,10 @@
 """A software prefetch for the compiled corpus kernel: ask the cache for a row's points before they are read.
 
-The pruned path (:func:`numerics.corpus.kernel.pruned_tasks`) reads each sorted task once, in a
-few short runs (its groups' windows) that the hardware prefetcher has no time to detect, so every
-run starts with a wait on main memory. While it computes task j it names the cache lines of
-task j + 1's windows (:func:`prefetch`), so that they arrive during task j's arithmetic. A
+The pruned path (:mod:`numerics.corpus.kernel_pruned`) reads each sorted task once, in a few
+short runs (its groups' windows) that the hardware prefetcher has no time to detect, so every run
+would start with a wait on main memory. While it computes task j it names the cache lines of
+task j + 2's best points and windows (:func:`prefetch`), so that they arrive during the arithmetic
+of the tasks before. A
 prefetch is a hint: it changes no value, and a prefetch of a line that is not needed costs only
 bandwidth.
 """
