@@ -29,11 +29,17 @@ import mpmath
 from flint import arb, ctx, fmpz
 
 from numerics.certified.balls import arb_to_mpf, mpf_to_arb
+from numerics.certified.one_head_arb import exp_a, one_head_jet
 from numerics.generated import population_arb as gen_arb
 from numerics.population.quantities import _tag, check_parameters
 from numerics.population.quadrature import breakpoints, legendre_rule_mp
 
 __all__ = ["ArbMoments", "loss_gradient_hessian_arb"]
+
+#: The one-head integrand from the real-ball closed forms (:mod:`numerics.certified.one_head_arb`,
+#: about 5× fewer ball operations per node) rather than the generated complex-ball jet; the tests
+#: switch it off to compare the two.
+_CLOSED_FORM_ONE_HEAD = True
 
 
 @dataclass(frozen=True)
@@ -83,8 +89,65 @@ def _nodes(left: arb, right: arb, x, left_mpf) -> list[arb]:
     return [_exact_midpoint(middle + half * xi) for xi in x]
 
 
+def _node_pairs(left: arb, right: arb, x, left_mpf) -> tuple[list[tuple[arb, arb]], bool]:
+    """([(θ, 1 − θ)] of the rule's nodes on [left, right], True if the piece is in [½, 1]).
+
+    The nodes are placed as by :func:`_nodes`, as exact balls (θ, or the distance 1 − θ from 1 on
+    pieces in [½, 1]); the complement is formed at twice the working precision plus 16 bits (exact
+    for a node above 2^−(prec + 16), and a ball that encloses it otherwise).
+    """
+    upper = left_mpf >= 0.5
+    if upper:
+        near, far = 1 - right, 1 - left  # exact: Sterbenz
+        half, middle = (far - near) / 2, (far + near) / 2
+        nodes = [_exact_midpoint(middle - half * xi) for xi in x]
+    else:
+        half, middle = (right - left) / 2, (right + left) / 2
+        nodes = [_exact_midpoint(middle + half * xi) for xi in x]
+    prec = ctx.prec
+    try:
+        ctx.prec = 2 * prec + 16
+        complements = [1 - node for node in nodes]
+    finally:
+        ctx.prec = prec
+    if upper:
+        return list(zip(complements, nodes)), True
+    return list(zip(nodes, complements)), False
+
+
+def _piece_sums_one_head(a: arb, b: arb, points: list, order: int, prec: int, hessian: bool) -> list[arb]:
+    """:func:`_piece_sums` of the one-head estimator with the real-ball closed forms
+    (:func:`numerics.certified.one_head_arb.one_head_jet`): the same sums, enclosed."""
+    x, w = _rule_arb(order, prec)
+    count = 6 if hessian else 3
+    sums = [arb(0)] * count
+    with ctx.workprec(prec):
+        factors = exp_a(a, b)
+        ends = [mpf_to_arb(mpmath.mpf(p)) for p in points]
+        for k, (left, right) in enumerate(zip(ends[:-1], ends[1:])):
+            half = (right - left) / 2
+            piece = [arb(0)] * count
+            nodes, upper = _node_pairs(left, right, x, points[k])
+            for (theta, rest), wi in zip(nodes, w):
+                jet = one_head_jet(b, factors, theta, rest, hessian, upper)
+                e = jet[0]
+                we = wi * e
+                piece[0] += we * e
+                piece[1] += we * jet[1]
+                piece[2] += we * jet[2]
+                if hessian:
+                    ga, gb = jet[1], jet[2]
+                    piece[3] += wi * (ga * ga) + we * jet[3]
+                    piece[4] += wi * (ga * gb) + we * jet[4]
+                    piece[5] += wi * (gb * gb) + we * jet[5]
+            sums = [s + half * p for s, p in zip(sums, piece)]
+    return sums
+
+
 def _piece_sums(a: arb, b: arb, points: list, order: int, prec: int, estimator: str, hessian: bool) -> list[arb]:
     """Σ over the pieces of ``points`` of the rule's sums of ½e²·2, e∇e (and ∇e∇eᵀ + e∇²e), as balls."""
+    if estimator == "one-head" and _CLOSED_FORM_ONE_HEAD:
+        return _piece_sums_one_head(a, b, points, order, prec, hessian)
     function = getattr(gen_arb, f"error_jet_{_tag(estimator)}" if hessian else f"error_and_gradient_{_tag(estimator)}")
     x, w = _rule_arb(order, prec)
     count = 6 if hessian else 3

@@ -41,7 +41,7 @@ import mpmath
 from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
 from numerics.population.quadrature import _features, _points_from_features, transition_point
 
-__all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "labelled_breakpoints", "piece_values",
+__all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "switch_point", "labelled_breakpoints", "piece_values",
            "select_orders", "group_sum", "rule_agreement", "PieceOrderRule"]
 
 #: Fewest nodes on a piece.
@@ -56,22 +56,51 @@ COMPONENTS = 5
 LONGER = 1.1
 
 
+#: The logit range of :func:`numerics.population.quadrature.transition_point`: a switch beyond it is
+#: placed by that function (at the end it returns), as ``breakpoints`` places it.
+_LOGIT_RANGE = 4000
+
+
+def switch_point(a, b) -> tuple:
+    """(θ*, 1 − θ*, width) of the one-head switch z(θ*) = 0 in closed form, at 80 bits (as
+    :func:`numerics.population.quadrature.transition_point`, whose Newton iteration it replaces here).
+
+    z(θ) = a − bθ + log(1 − e^{−bu}) − log(1 − e^{−bθ}), u = 1 − θ, vanishes where
+    e^{bu} − 1 = e^{b − a}(1 − e^{−bθ}); with θ + u = 1 that is
+
+        bu* = log(1 + (e^b − 1)/(1 + e^a)),   bθ* = log(1 + (e^b − 1)/(1 + e^{b − a})),
+
+    both positive and without cancellation, and the width 1/|z′(θ*)| = 1/(b(1 + 1/(e^{bu*} − 1) +
+    1/(e^{bθ*} − 1))) (:mod:`numerics.population.one_head_float64` derives the same forms). A root
+    whose logit log(θ*/u*) is beyond ±4000 is left to ``transition_point`` (it returns that end).
+    """
+    with mpmath.workprec(80):
+        a, b = mpmath.mpf(a), mpmath.mpf(b)
+        grown = mpmath.expm1(b)
+        b_rest = mpmath.log1p(grown / (1 + mpmath.exp(a)))
+        b_theta = mpmath.log1p(grown / (1 + mpmath.exp(b - a)))
+        if not (b_rest > 0 and b_theta > 0) or abs(mpmath.log(b_theta / b_rest)) >= _LOGIT_RANGE:
+            return transition_point(a, b)
+        width = 1 / (b * (1 + 1 / mpmath.expm1(b_rest) + 1 / mpmath.expm1(b_theta)))
+        return b_theta / b, b_rest / b, width
+
+
 def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, list]:
-    """(points, labels): :func:`numerics.population.quadrature.breakpoints` at (a, b) on [0, 1], each
-    point with a label that follows it as the state moves.
+    """(points, labels): the breakpoints of :func:`numerics.population.quadrature.breakpoints` at (a, b)
+    on [0, 1] (with the switch from :func:`switch_point`), each point with a label that follows it as
+    the state moves.
 
     Every breakpoint is an end of [0, 1], a feature's centre, or a rung of a feature's ladder
-    (centre ± 2ᵏ·scale/4, ladders built one feature at a time as ``breakpoints`` builds them
-    together): labelled ("end", 0 | 1), ("centre", f) or (f, side, k), k counted from the centre
-    outward on that side, f the feature's index (θ = 0, θ = 1, the switch, …). A ladder rung keeps
-    its label while its feature moves and scales, so a piece between two labelled points is the
-    same piece of the model's geometry at the next state.
+    (centre ± 2ᵏ·scale/4, ladders built one feature at a time, whose union is the set
+    ``breakpoints`` builds): labelled ("end", 0 | 1), ("centre", f) or (f, side, k), k counted from
+    the centre outward on that side, f the feature's index (θ = 0, θ = 1, the switch, …). A ladder
+    rung keeps its label while its feature moves and scales, so a piece between two labelled points
+    is the same piece of the model's geometry at the next state.
     """
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     zero, one = mpmath.mpf(0), mpmath.mpf(1)
-    _, rest, width = transition_point(a, b)
+    _, rest, width = switch_point(a, b)
     features = _features(estimator, a, b, rest, width, zero, one)
-    points = _points_from_features(features, zero, one, one)
     labels: dict = {zero: ("end", 0), one: ("end", 1)}
     for index, feature in enumerate(features):
         centre = feature[0]
@@ -82,7 +111,8 @@ def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, li
                 labels.setdefault(p, (index, side, k))
         if centre in own:
             labels.setdefault(centre, ("centre", index))
-    return points, [labels.get(p, ("unlabelled", p)) for p in points]
+    points = sorted(labels)
+    return points, [labels[p] for p in points]
 
 
 def finer_order(order: int) -> int:
