@@ -1,4 +1,5 @@
-"""The one-head jet in real Arb balls (numerics.certified.one_head_arb) against the generated complex-ball jet."""
+"""The one-head jet in real Arb balls (numerics.certified.one_head_arb) against the generated complex-ball jet,
+and the per-piece Arb quadrature (numerics.certified.arb_quadrature.piece_moments_arb)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import numerics.certified.arb_quadrature as arb_quadrature
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
+from numerics.certified.arb_quadrature import loss_gradient_hessian_arb, piece_moments_arb
 from numerics.certified.one_head_arb import exp_a, one_head_jet, segment_cumulants
 from numerics.generated import population_arb as gen_arb
+from numerics.population.quadrature import breakpoints
 
 PREC = 150
 
@@ -79,3 +81,30 @@ def test_quadrature_with_the_closed_forms_is_the_generated_one(a, b):
         for x, y in pairs:
             assert abs(x - y) <= 1e-40 * abs(y)
         assert ours.rounding_bound <= max(reference.rounding_bound, 1e-40)
+
+
+@pytest.mark.parametrize("estimator", ["one-head", "reflected"])
+def test_piece_moments_sum_to_the_whole_rule(estimator):
+    """piece_moments_arb with one order on every piece sums to loss_gradient_hessian_arb's ∇L, ∇²L (to
+    the rounding), each radius encloses that rounding, and pieces at other orders are the same call on
+    each piece alone."""
+    with mpmath.workprec(PREC):
+        a, b = mpmath.mpf("109.21"), mpmath.mpf(100)
+        points = breakpoints(a, b, estimator=estimator)
+        pieces = list(zip(points[:-1], points[1:]))
+        found = piece_moments_arb(a, b, pieces, [10] * len(pieces), estimator=estimator)
+        whole = loss_gradient_hessian_arb(a, b, order=10, estimator=estimator)
+        reference = list(whole.gradient) + [whole.hessian[0][0], whole.hessian[0][1], whole.hessian[1][1]]
+        for c, y in enumerate(reference):
+            total = sum((values[c] for values, _ in found), mpmath.mpf(0))
+            radius = sum(radii[c] for _, radii in found)
+            assert abs(total - y) <= 1e-40 * abs(y) and radius <= 1e-40 * abs(float(y))
+        orders = [4 + k % 7 for k in range(len(pieces))]
+        mixed = piece_moments_arb(a, b, pieces, orders, estimator=estimator, hessian=False)
+        for k in (0, len(pieces) // 2, len(pieces) - 1):
+            alone = loss_gradient_hessian_arb(a, b, order=orders[k], estimator=estimator, hessian=False,
+                                              points=list(pieces[k]))
+            for x, y in zip(mixed[k][0], alone.gradient):
+                assert abs(x - y) <= 1e-40 * abs(y)
+        with pytest.raises(ValueError):
+            piece_moments_arb(a, b, pieces, orders[:-1])

@@ -34,7 +34,7 @@ from numerics.generated import population_arb as gen_arb
 from numerics.population.quantities import _tag, check_parameters
 from numerics.population.quadrature import breakpoints, legendre_rule_mp
 
-__all__ = ["ArbMoments", "loss_gradient_hessian_arb"]
+__all__ = ["ArbMoments", "loss_gradient_hessian_arb", "piece_moments_arb"]
 
 #: The one-head integrand from the real-ball closed forms (:mod:`numerics.certified.one_head_arb`,
 #: about 5× fewer ball operations per node) rather than the generated complex-ball jet; the tests
@@ -115,33 +115,72 @@ def _node_pairs(left: arb, right: arb, x, left_mpf) -> tuple[list[tuple[arb, arb
     return list(zip(nodes, complements)), False
 
 
+def _one_head_piece(b: arb, factors: tuple, left: arb, right: arb, left_mpf, x, w, hessian: bool) -> list[arb]:
+    """The rule's sums of e², e∇e (and ∇e∇eᵀ + e∇²e) on one piece [left, right], one-head closed forms."""
+    piece = [arb(0)] * (6 if hessian else 3)
+    nodes, upper = _node_pairs(left, right, x, left_mpf)
+    for (theta, rest), wi in zip(nodes, w):
+        jet = one_head_jet(b, factors, theta, rest, hessian, upper)
+        e = jet[0]
+        we = wi * e
+        piece[0] += we * e
+        piece[1] += we * jet[1]
+        piece[2] += we * jet[2]
+        if hessian:
+            ga, gb = jet[1], jet[2]
+            piece[3] += wi * (ga * ga) + we * jet[3]
+            piece[4] += wi * (ga * gb) + we * jet[4]
+            piece[5] += wi * (gb * gb) + we * jet[5]
+    half = (right - left) / 2
+    return [half * p for p in piece]
+
+
 def _piece_sums_one_head(a: arb, b: arb, points: list, order: int, prec: int, hessian: bool) -> list[arb]:
     """:func:`_piece_sums` of the one-head estimator with the real-ball closed forms
     (:func:`numerics.certified.one_head_arb.one_head_jet`): the same sums, enclosed."""
     x, w = _rule_arb(order, prec)
-    count = 6 if hessian else 3
-    sums = [arb(0)] * count
+    sums = [arb(0)] * (6 if hessian else 3)
     with ctx.workprec(prec):
         factors = exp_a(a, b)
         ends = [mpf_to_arb(mpmath.mpf(p)) for p in points]
         for k, (left, right) in enumerate(zip(ends[:-1], ends[1:])):
-            half = (right - left) / 2
-            piece = [arb(0)] * count
-            nodes, upper = _node_pairs(left, right, x, points[k])
-            for (theta, rest), wi in zip(nodes, w):
-                jet = one_head_jet(b, factors, theta, rest, hessian, upper)
-                e = jet[0]
-                we = wi * e
-                piece[0] += we * e
-                piece[1] += we * jet[1]
-                piece[2] += we * jet[2]
-                if hessian:
-                    ga, gb = jet[1], jet[2]
-                    piece[3] += wi * (ga * ga) + we * jet[3]
-                    piece[4] += wi * (ga * gb) + we * jet[4]
-                    piece[5] += wi * (gb * gb) + we * jet[5]
-            sums = [s + half * p for s, p in zip(sums, piece)]
+            piece = _one_head_piece(b, factors, left, right, points[k], x, w, hessian)
+            sums = [s + p for s, p in zip(sums, piece)]
     return sums
+
+
+def piece_moments_arb(a, b, pieces, orders, *, estimator: str = "one-head", hessian: bool = True) -> list:
+    """[(values, radii)] of each piece: its share of ∇L (and ∇²L's upper triangle, ``hessian``) by
+    Gauss–Legendre at that piece's own order, in one call.
+
+    ``pieces``: (left, right) pairs of breakpoints (mpf) in [0, 1]; ``orders``: one order per piece.
+    At the current mpmath precision, integrand in Arb as :func:`loss_gradient_hessian_arb` (the same
+    balls as that function on each piece alone, without its per-call conversions): ``values`` are the
+    balls' midpoints (mpf: ∂L/∂a, ∂L/∂b, then ∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²), ``radii`` their radii
+    (floats: the rounding enclosed, not the rule's truncation error).
+    """
+    check_parameters(a, b)
+    if len(pieces) != len(orders) or any(not (isinstance(n, int) and n >= 1) for n in orders):
+        raise ValueError("need one positive integer order per piece")
+    prec = mpmath.mp.prec
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    out = []
+    with ctx.workprec(prec):
+        a_ball, b_ball = mpf_to_arb(a), mpf_to_arb(b)
+        closed = estimator == "one-head" and _CLOSED_FORM_ONE_HEAD
+        factors = exp_a(a_ball, b_ball) if closed else None
+        for (left, right), order in zip(pieces, orders):
+            left, right = mpmath.mpf(left), mpmath.mpf(right)
+            if closed:
+                x, w = _rule_arb(order, prec)
+                sums = _one_head_piece(b_ball, factors, mpf_to_arb(left), mpf_to_arb(right), left, x, w, hessian)
+            else:
+                sums = _piece_sums(a_ball, b_ball, [left, right], order, prec, estimator, hessian)
+            for s in sums:
+                if not s.is_finite():
+                    raise ArithmeticError(f"non-finite Arb integrand at a={a}, b={b}")
+            out.append(([arb_to_mpf(s.mid()) for s in sums[1:]], [float(s.rad()) for s in sums[1:]]))
+    return out
 
 
 def _piece_sums(a: arb, b: arb, points: list, order: int, prec: int, estimator: str, hessian: bool) -> list[arb]:

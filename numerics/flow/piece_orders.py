@@ -3,7 +3,7 @@
 The D-digit field (:class:`numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L over the
 pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`numerics.population.quadrature.breakpoints`),
 each by Gauss–Legendre with the integrand from the generated Arb code
-(:func:`numerics.certified.arb_quadrature.loss_gradient_hessian_arb`). One order for every piece is
+(:func:`numerics.certified.arb_quadrature.piece_moments_arb`). One order for every piece is
 the order of the hardest piece: the ladder about the softmax switch near θ = 1, whose integrand has a
 pole one piece width beyond each piece (Bernstein parameter ρ ≈ 3 + √8, about 1.5 digits per node).
 Pieces in the bulk, where the integrand is a polynomial up to terms below 10^−D, and pieces that
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import mpmath
 
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
+from numerics.certified.arb_quadrature import piece_moments_arb
 from numerics.population.quadrature import _features, _points_from_features, transition_point
 
 __all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "switch_point", "labelled_breakpoints", "piece_values",
@@ -121,35 +121,24 @@ def finer_order(order: int) -> int:
 
 
 def _moments(a, b, piece, order: int, estimator: str, hessian: bool) -> tuple[list, list]:
-    """(values, radius bounds) of ∇L (and ∇²L's upper triangle) on one run of pieces at one order."""
-    found = loss_gradient_hessian_arb(a, b, order=order, estimator=estimator, hessian=hessian, points=list(piece))
-    values = list(found.gradient)
-    if hessian:
-        values += [found.hessian[0][0], found.hessian[0][1], found.hessian[1][1]]
-    return values, [found.rounding_bound * abs(v) for v in values]
+    """(values, radii) of ∇L (and ∇²L's upper triangle) on one piece (l, r) at one order."""
+    return piece_moments_arb(a, b, [piece], [order], estimator=estimator, hessian=hessian)[0]
 
 
 def piece_values(a, b, pieces, orders, prec: int, estimator: str, hessian: bool = True) -> list:
     """[(values, radii)] of each piece (l, r) at its order, at ``prec`` bits (runs in a worker too)."""
     with mpmath.workprec(prec):
-        return [_moments(a, b, piece, n, estimator, hessian) for piece, n in zip(pieces, orders)]
+        return piece_moments_arb(a, b, pieces, orders, estimator=estimator, hessian=hessian)
 
 
 def group_sum(a, b, pieces, orders, prec: int, estimator: str, hessian: bool) -> tuple[list, list]:
-    """(Σ values, Σ radii) over ``pieces`` at their orders: each run of equal orders in one call."""
+    """(Σ values, Σ radii) over ``pieces`` at their orders, in one call (runs in a worker too)."""
     count = COMPONENTS if hessian else 2
     with mpmath.workprec(prec):
         total, radii = [mpmath.mpf(0)] * count, [0.0] * count
-        start = 0
-        while start < len(pieces):
-            end = start
-            while end + 1 < len(pieces) and orders[end + 1] == orders[start]:
-                end += 1
-            points = [pieces[start][0]] + [piece[1] for piece in pieces[start:end + 1]]
-            values, rads = _moments(a, b, points, orders[start], estimator, hessian)
+        for values, rads in piece_moments_arb(a, b, pieces, orders, estimator=estimator, hessian=hessian):
             total = [t + v for t, v in zip(total, values)]
-            radii = [r + float(x) for r, x in zip(radii, rads)]
-            start = end + 1
+            radii = [r + x for r, x in zip(radii, rads)]
     return total, radii
 
 
