@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import mpmath
 
 from numerics.certified.arb_quadrature import piece_moments_arb
-from numerics.population.quadrature import _features, _points_from_features, transition_point
+from numerics.population.quadrature import _features, transition_point
 
 __all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "switch_point", "labelled_breakpoints", "piece_values",
            "select_orders", "group_sum", "rule_agreement", "PieceOrderRule"]
@@ -85,6 +85,34 @@ def switch_point(a, b) -> tuple:
         return b_theta / b, b_rest / b, width
 
 
+def _feature_rungs(feature, zero, one) -> tuple[object, list, list]:
+    """(centre θ or None, rungs below, rungs above) of one feature's ladder, each side in θ and ordered
+    from the centre outward: the points ``_split_points_from_features`` builds for this feature alone,
+    with the same arithmetic (a feature in [½, 1] laddered in u = 1 − θ, θ = 1 − u rounded)."""
+    centre, rest, scale = feature
+    smallest = min(scale, one / 4)
+    for distance in (centre, rest):
+        if 0 < distance < smallest:
+            smallest = distance / 2
+    step = smallest / 4
+    below, above = [], []
+    upper = centre >= one / 2
+    origin = rest if upper else centre
+    while True:
+        added = False
+        for offset, side in ((origin - step, -1), (origin + step, 1)):
+            if zero < offset < one:
+                added = True
+                if upper:  # u below the centre's u is θ above the centre
+                    above.append(one - offset) if side < 0 else below.append(one - offset)
+                else:
+                    (below if side < 0 else above).append(offset)
+        if not added:
+            break
+        step *= 2
+    return (centre if zero < origin < one else None), below, above
+
+
 def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, list]:
     """(points, labels): the breakpoints of :func:`numerics.population.quadrature.breakpoints` at (a, b)
     on [0, 1] (with the switch from :func:`switch_point`), each point with a label that follows it as
@@ -93,9 +121,10 @@ def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, li
     Every breakpoint is an end of [0, 1], a feature's centre, or a rung of a feature's ladder
     (centre ± 2ᵏ·scale/4, ladders built one feature at a time, whose union is the set
     ``breakpoints`` builds): labelled ("end", 0 | 1), ("centre", f) or (f, side, k), k counted from
-    the centre outward on that side, f the feature's index (θ = 0, θ = 1, the switch, …). A ladder
-    rung keeps its label while its feature moves and scales, so a piece between two labelled points
-    is the same piece of the model's geometry at the next state.
+    the centre outward on that side (distinct points only), f the feature's index (θ = 0, θ = 1, the
+    switch, …); a point two features share keeps the first feature's label. A ladder rung keeps its
+    label while its feature moves and scales, so a piece between two labelled points is the same
+    piece of the model's geometry at the next state.
     """
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     zero, one = mpmath.mpf(0), mpmath.mpf(1)
@@ -103,15 +132,18 @@ def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, li
     features = _features(estimator, a, b, rest, width, zero, one)
     labels: dict = {zero: ("end", 0), one: ("end", 1)}
     for index, feature in enumerate(features):
-        centre = feature[0]
-        own = [p for p in _points_from_features([feature], zero, one, one) if p not in (zero, one)]
-        for side in (-1, 1):
-            rungs = sorted((p for p in own if (p - centre) * side > 0), key=lambda p: abs(p - centre))
-            for k, p in enumerate(rungs):
+        centre, below, above = _feature_rungs(feature, zero, one)
+        for side, rungs in ((-1, below), (1, above)):
+            k, previous = 0, None
+            for p in rungs:
+                if p == previous or p == zero or p == one or p == centre:
+                    continue  # rounded onto the previous rung, an end or the centre
                 labels.setdefault(p, (index, side, k))
-        if centre in own:
+                k, previous = k + 1, p
+        if centre is not None and centre != zero and centre != one:
             labels.setdefault(centre, ("centre", index))
-    points = sorted(labels)
+    # sorted by float first: the mpf comparisons decide only between points one double apart
+    points = sorted(labels, key=lambda p: (float(p), p))
     return points, [labels[p] for p in points]
 
 
