@@ -7,15 +7,21 @@ The right-hand side of the high-precision population flow. The θ-integrals
 are taken by the ``order``-point Gauss–Legendre rule on each piece of the
 model's breakpoints (:func:`numerics.population.quadrature.breakpoints`), exactly as
 :func:`numerics.population.quantities.loss_gradient_hessian_gauss_legendre` does with
-mpmath, but each node's e, ∇e, ∇²e comes from the generated python-flint
-module (one pass, :mod:`numerics.generated.population_arb`), which is about
-15 times faster per node than the generated mpmath code at 30 digits.
+mpmath, but each node's e, ∇e, ∇²e comes from python-flint balls: for the
+one-head estimator the real-ball closed forms of :mod:`numerics.certified.one_head_arb`
+(one exponential per segment; about 4 times faster per node than the generated
+Arb code at 30 digits, measured at b ≈ 1200, which is itself about 15 times faster
+than the generated mpmath code),
+for the others the generated module (one pass, :mod:`numerics.generated.population_arb`).
+:func:`piece_moments_arb` gives each piece's share at that piece's own order in one
+call (the per-piece rule of :mod:`numerics.flow.piece_orders`). The rules come from
+Arb's Legendre roots, cached per (order, precision).
 
 Evidence: the ball sums enclose the rounding errors of the integrand and of
 the sum for the rule's nodes (rounded to the working precision, which
 changes the rule by far less than its truncation error); the truncation
 error of the rule itself is not enclosed: choose ``order`` by comparing two
-orders (:func:`numerics.flow.population_flow.quadrature_order_for`). Values are
+orders (:func:`numerics.flow.quadrature_order.quadrature_order_for`). Values are
 returned as the balls' midpoints (mpf), with the largest radius relative to
 its value as ``rounding_bound``.
 """

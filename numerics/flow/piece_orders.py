@@ -1,8 +1,9 @@
 """Per-piece Gauss–Legendre orders of the D-digit flow field, each piece accepted by its own two-order check.
 
 The D-digit field (:class:`numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L over the
-pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`numerics.population.quadrature.breakpoints`),
-each by Gauss–Legendre with the integrand from the generated Arb code
+pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`numerics.population.quadrature.breakpoints`;
+here with the switch in closed form, :func:`switch_point`), each by Gauss–Legendre with the
+integrand in Arb balls, all pieces at their own orders in one call
 (:func:`numerics.certified.arb_quadrature.piece_moments_arb`). One order for every piece is
 the order of the hardest piece: the ladder about the softmax switch near θ = 1, whose integrand has a
 pole one piece width beyond each piece (Bernstein parameter ρ ≈ 3 + √8, about 1.5 digits per node).
