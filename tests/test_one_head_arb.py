@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import numerics.certified.arb_quadrature as arb_quadrature
 from numerics.certified.arb_quadrature import loss_gradient_hessian_arb, piece_moments_arb
+from numerics.certified.balls import arb_to_mpf
 from numerics.certified.one_head_arb import exp_a, one_head_jet, segment_cumulants
 from numerics.generated import population_arb as gen_arb
 from numerics.population.quadrature import breakpoints
@@ -47,28 +48,30 @@ def test_jet_encloses_the_generated_jet(b, gap, log10_distance, near_one, hessia
             assert x.rad() <= y.rad() + abs(y.mid()) * arb(2) ** -130
 
 
-@pytest.mark.parametrize("beta", ["1e-9", "0.001", "0.5", "3.99", "4.0", "30", "2000"])
+@pytest.mark.parametrize("beta", ["1e-400", "1e-9", "0.001", "0.5", "3.99", "4.0", "30", "2000"])
 def test_segment_cumulants_keep_their_relative_accuracy(beta):
     """κ₁, κ₂, κ₃ of the truncated exponential at an exact rate β = b·length (both with the working
     precision's bits, so that β itself needs twice as many), to 2⁻¹⁴⁰ relative on both sides of the
-    switch to extra bits at β = 4, against the same forms in mpmath at 1200 bits."""
+    switch to extra bits at β = 4 and below float64's range, against the same forms in mpmath at many more bits."""
     with ctx.workprec(PREC):
         b = arb((arb(7) / 3).mid())
         length = arb((arb(beta) / b).mid())
         found = segment_cumulants(b, length, 3)
-    with mpmath.workprec(1200):  # the closed forms, cancelling by at most ~4·log₂(1/β) bits, far above 2⁻¹⁴⁰
-        x = mpmath.mpf(b.mid().str(200, radius=False)) * mpmath.mpf(length.mid().str(200, radius=False))
+    # the same closed forms, which cancel ~4·log₂(1/β) bits, at far more bits than that
+    with mpmath.workprec(1200 + 6 * int(abs(mpmath.log(mpmath.mpf(beta), 2)))):
+        x = arb_to_mpf(b.mid()) * arb_to_mpf(length.mid())
         p = 1 / mpmath.expm1(x)
         exact = (1 / x - p, 1 / x ** 2 - p * (1 + p), 2 / x ** 3 - p * (1 + p) * (1 + 2 * p))
         for value, reference in zip(found[2:], exact):
-            assert abs(mpmath.mpf(value.mid().str(60, radius=False)) - reference) <= abs(reference) * mpmath.mpf(2) ** -140
-            assert float(value.rad()) <= abs(reference) * 2.0 ** -140
+            assert abs(arb_to_mpf(value.mid()) - reference) <= abs(reference) * mpmath.mpf(2) ** -140
+            assert arb_to_mpf(value.rad()) <= abs(reference) * mpmath.mpf(2) ** -140
 
 
-@pytest.mark.parametrize("a, b", [(10.0, 10.0), (109.21, 100.0), (1201.99, 1187.83)])
+@pytest.mark.parametrize("a, b", [(10.0, 10.0), (109.21, 100.0), (1201.99, 1187.83), (1000.0, 10.0), (-3.0, 0.5)])
 def test_quadrature_with_the_closed_forms_is_the_generated_one(a, b):
     """loss_gradient_hessian_arb (one head) with the real-ball closed forms and with the generated
-    jet: L, ∇L, ∇²L agree to 1e-40 relative (rounding), and the rounding bound is as small."""
+    jet: L, ∇L, ∇²L agree to 1e-40 relative (rounding), and the rounding bound is as small; also where
+    the switch sits at 1 − θ ≈ e⁻⁹⁹⁰, below float64's range (a = 1000, b = 10)."""
     with mpmath.workprec(PREC):
         ours = loss_gradient_hessian_arb(a, b, order=12)
         try:

@@ -54,14 +54,14 @@ def segment_cumulants(b: arb, length: arb, order: int) -> tuple:
     """
     mid = float(b) * float(length)
     if mid < _RAISE_BELOW:
-        # bits the forms cancel: log₂(2/β), log₂(12/β²), log₂(240/β⁴) for κ₁, κ₂, κ₃ (κ₃ ≈ β/120)
-        extra = int((2 * order - 2) * math.log2(_RAISE_BELOW / max(mid, 1e-300))) + 16
         prec = ctx.prec
         try:
             # (ctx.prec set directly: ctx.workprec costs more than the rest of a node)
             ctx.prec = 3 * prec + 32
             beta = b * length
-            ctx.prec = prec + extra
+            # bits the forms cancel: log₂(2/β), log₂(12/β²), log₂(240/β⁴) for κ₁, κ₂, κ₃ (κ₃ ≈ β/120)
+            log2_beta = math.log2(mid) if mid > 1e-250 else _log2_below(beta)
+            ctx.prec = prec + int((2 * order - 2) * (math.log2(_RAISE_BELOW) - log2_beta)) + 16
             rest = -(-beta).expm1()
             return _cumulants(beta, rest, 1 - rest, order)
         finally:
@@ -69,6 +69,13 @@ def segment_cumulants(b: arb, length: arb, order: int) -> tuple:
     beta = b * length
     q = (-beta).exp()
     return _cumulants(beta, 1 - q, q, order)
+
+
+def _log2_below(beta: arb) -> float:
+    """An upper bound of log₂ β for a positive exact ball β below float64's range (a node a
+    switch layer at 1 − θ ≈ 10⁻⁴⁰⁰ puts there): from its binary exponent."""
+    mantissa, exponent = beta.mid().man_exp()
+    return float(int(exponent) + int(mantissa).bit_length())
 
 
 def _cumulants(beta, rest, q, order):
