@@ -13,8 +13,8 @@ piece (``numerics.flow.piece_orders``; the baseline has one order on every piece
 steps, field evaluations, seconds per evaluation, the final b of both and their relative
 difference, the two-order quadrature agreement at the end (of the rule used: per piece for ours, and of the probe
 order on every piece as ``quadrature_check_digits_end_uniform``), the fraction of the uniform order's nodes that
-the per-piece rule used, the CPU seconds of both (with the second
-worker) and their ratio, and at t = 10¹² the difference from the recorded 30-digit result. ``quick``: to t = 10³ (about a minute each on an idle machine; the
+the per-piece rule used and its nodes per field evaluation, the CPU seconds of both (with the second
+worker), per evaluation, and their ratio, and at t = 10¹² the difference from the recorded 30-digit result. ``quick``: to t = 10³ (about a minute each on an idle machine; the
 full run to 10¹² takes about 9 minutes for the baseline alone).
 """
 
@@ -62,8 +62,13 @@ def _timed_flow(t_max, workers, scratch: Path, name: str, source=None, solver=No
         raise RuntimeError(f"{name} flow failed ({done.returncode}): {done.stderr.strip()[-400:]}")
     stats = json.loads((out / "flow.json").read_text(encoding="utf-8"))["stats"]
     evaluations = stats["gradient_evaluations"]
+    # per-piece rules (absent at the reference revision): every node summed, the choices' trial orders included
+    piece_stats = stats.get("piece_order_stats") or {}
+    nodes = piece_stats.get("nodes", 0) + piece_stats.get("selection_nodes", 0)
     return {"seconds": seconds, "cpu_seconds": cpu, "steps": stats["accepted_steps"], "rejected": stats["rejected_steps"],
             "field_evaluations": evaluations, "seconds_per_evaluation": seconds / evaluations,
+            "cpu_seconds_per_evaluation": cpu / evaluations,
+            "nodes_per_evaluation": nodes / evaluations if nodes else None,
             "final_a": stats["final_a"], "final_b": stats["final_b"], "quadrature_order": stats["quadrature_order"],
             "quadrature_check_digits_end": stats["quadrature_check_digits_end"],
             # per-piece orders (absent at the reference revision): the rule, its node count against one order on
@@ -104,8 +109,12 @@ def run(quick: bool = False, *, t_max: float | None = None, workers: int | None 
         details["recorded_final_b"] = RECORDED_FINAL_B_1E12
         details["ours_rel_difference_from_recorded"] = _relative_difference(ours["final_b"], RECORDED_FINAL_B_1E12)
     nodes = ours["nodes_fraction_of_uniform"]
+    per_node = ours["nodes_per_evaluation"]
     note = (f"steps {ours['steps']} vs {baseline['steps']}, evaluations {ours['field_evaluations']} vs "
             f"{baseline['field_evaluations']}" + (f", {nodes:.2f} of the uniform order's nodes" if nodes else "")
+            + (f" ({per_node:.0f} a field evaluation)" if per_node else "")
+            + f"; CPU per evaluation {1e3 * ours['cpu_seconds_per_evaluation']:.1f} ms vs "
+            f"{1e3 * baseline['cpu_seconds_per_evaluation']:.1f} ms"
             + f"; final b differs by {details['final_b_rel_difference']:.1e} rel.; quadrature agreement at the end "
             f"{ours['quadrature_check_digits_end']:.1f} digits ({ours['quadrature_rule'].split(' (')[0]} rule)"
             + (f"; CPU ratio {details['cpu_ratio']:.2f}, load {details['load_average'][0]:.1f}"

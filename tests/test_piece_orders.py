@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from numerics.flow.field_mp import FIELD_GUARD_BITS, PopulationFlowFieldMP
 from numerics.flow.ode import MPArithmetic
 from numerics.flow.piece_orders import (MIN_ORDER, PieceOrderRule, finer_order, labelled_breakpoints, piece_values,
-                                        rule_agreement, select_orders)
+                                        rule_agreement, select_orders, switch_point)
 from numerics.flow.run import run_population_flow
-from numerics.population.quadrature import breakpoints
+from numerics.population.quadrature import breakpoints, one_head_log_odds, transition_point
 from numerics.precision import InputError
 
 DPS = 20
@@ -97,18 +97,37 @@ def test_frozen_rule_on_moved_pieces_is_conservative(frozen_inner, orders, new_i
 @pytest.mark.parametrize("estimator", ["one-head", "reflected", "averaged", "pooled"])
 @pytest.mark.parametrize("a, b", [(10.0, 10.0), (109.21, 100.0), (1201.99, 1187.83), (-3.0, 40.0)])
 def test_labelled_breakpoints_are_the_breakpoints_and_their_labels_follow_the_state(estimator, a, b):
-    """The labelled points are exactly breakpoints(a, b), every one labelled once; on the flow's side of
-    the calibration (a ≥ b), at a state moved by a step of the flow (b by 4 %, a − b by 0.08), at least
-    half of the pieces lie between the same two labels."""
+    """The labelled points are breakpoints(a, b) (the same points, up to the ladder of the switch, whose
+    scale comes from the closed-form root rather than Newton's to 2⁻⁴⁰), every one labelled once; on the
+    flow's side of the calibration (a ≥ b), at a state moved by a step of the flow (b by 4 %, a − b by
+    0.08), at least half of the pieces lie between the same two labels."""
     with mpmath.workprec(_field_bits()):
         points, labels = labelled_breakpoints(a, b, estimator=estimator)
-        assert points == breakpoints(a, b, estimator=estimator)
+        reference = breakpoints(a, b, estimator=estimator)
+        assert len(points) == len(reference)
+        assert all(abs(p - q) <= 1e-9 * min(q, 1 - q) or p == q for p, q in zip(points, reference))
         assert len(set(labels)) == len(labels) and not any(label[0] == "unlabelled" for label in labels)
         moved_b = mpmath.mpf(b) * mpmath.mpf("1.04")
         _, moved = labelled_breakpoints(moved_b + (a - b) + mpmath.mpf("0.08"), moved_b, estimator=estimator)
         pairs = set(zip(labels[:-1], labels[1:]))
         kept = sum(1 for pair in zip(moved[:-1], moved[1:]) if pair in pairs)
         assert a < b or kept >= 0.5 * (len(moved) - 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.05, 5e3), st.floats(-30.0, 60.0))
+def test_switch_point_closed_form_is_the_root_of_the_log_odds(b, gap):
+    """switch_point's θ* zeroes the log-odds z (to 80 bits, relative to the terms of z) and matches the
+    Newton root of transition_point, θ* and 1 − θ* to 1e-9 relative and the width too."""
+    a = b + gap
+    theta, rest, width = switch_point(a, b)
+    newton = transition_point(a, b)
+    with mpmath.workprec(200):
+        z = one_head_log_odds(mpmath.mpf(a), mpmath.mpf(b), theta, rest)
+    assert abs(z) <= 1e-20 * (abs(a) + b + 1)
+    assert abs(theta + rest - 1) <= 1e-20
+    for x, y in zip((theta, rest, width), newton):
+        assert _relative(x, y) <= 1e-9
 
 
 def test_per_piece_orders_need_the_arb_integrand():

@@ -4,8 +4,8 @@ With s = log(1 + t) the flow dz/dt = −∇L(z), z = (a, b), reads dz/ds = f(s, 
 ∂f/∂z = −(1 + t)·∇²L(z), ∂f/∂s = f (docs/model.md §4; :mod:`numerics.flow.field` has the float64 field).
 
 * :class:`PopulationFlowFieldMP` — f and ∂f/∂z at the solver's mpmath precision plus
-  :data:`FIELD_GUARD_BITS`, ∇L and ∇²L by breakpoint Gauss–Legendre with the integrand from the
-  generated Arb (default) or mpmath code, one order on every piece or (Arb, ``piece_digits``)
+  :data:`FIELD_GUARD_BITS`, ∇L and ∇²L by breakpoint Gauss–Legendre with the integrand in Arb
+  balls (default; the one head's real-ball closed forms) or from the generated mpmath code, one order on every piece or (Arb, ``piece_digits``)
   an order per piece chosen by its own two-order check (:mod:`numerics.flow.piece_orders`); half
   of each Arb evaluation (by node count) can run in a second process.
 * :class:`LogScaleField` — the same flow in the coordinates w = (u, v) = (a − b, log b). Along the
@@ -47,10 +47,12 @@ class PopulationFlowFieldMP:
     """The same field at the current mpmath precision plus ``guard`` bits.
 
     ∇L and ∇²L by ``order``-point Gauss–Legendre on each breakpoint piece,
-    with the integrand from the generated Arb code (``rhs="arb"``, the
-    default: :func:`numerics.certified.arb_quadrature.loss_gradient_hessian_arb`, about
-    9× faster at 30 digits; the largest relative rounding bound seen is kept in
-    ``rounding_bound``) or the generated mpmath code (``rhs="mpmath"``:
+    with the integrand in Arb balls (``rhs="arb"``, the default:
+    :func:`numerics.certified.arb_quadrature.loss_gradient_hessian_arb`; for the one head the
+    real-ball closed forms of :mod:`numerics.certified.one_head_arb`, about 4× faster per node
+    than the generated Arb jet at 30 digits, itself about 9× faster than the mpmath code; the
+    largest relative rounding bound seen is kept in ``rounding_bound``) or the generated mpmath
+    code (``rhs="mpmath"``:
     :func:`numerics.population.quantities.loss_gradient_hessian_gauss_legendre`). Values
     are rounded back to the caller's precision.
 

@@ -1,9 +1,10 @@
 """Per-piece Gauss–Legendre orders of the D-digit flow field, each piece accepted by its own two-order check.
 
 The D-digit field (:class:`numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L over the
-pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`numerics.population.quadrature.breakpoints`),
-each by Gauss–Legendre with the integrand from the generated Arb code
-(:func:`numerics.certified.arb_quadrature.loss_gradient_hessian_arb`). One order for every piece is
+pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`numerics.population.quadrature.breakpoints`;
+here with the switch in closed form, :func:`switch_point`), each by Gauss–Legendre with the
+integrand in Arb balls, all pieces at their own orders in one call
+(:func:`numerics.certified.arb_quadrature.piece_moments_arb`). One order for every piece is
 the order of the hardest piece: the ladder about the softmax switch near θ = 1, whose integrand has a
 pole one piece width beyond each piece (Bernstein parameter ρ ≈ 3 + √8, about 1.5 digits per node).
 Pieces in the bulk, where the integrand is a polynomial up to terms below 10^−D, and pieces that
@@ -38,10 +39,10 @@ from dataclasses import dataclass, field
 
 import mpmath
 
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.population.quadrature import _features, _points_from_features, transition_point
+from numerics.certified.arb_quadrature import piece_moments_arb
+from numerics.population.quadrature import _features, transition_point
 
-__all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "labelled_breakpoints", "piece_values",
+__all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "switch_point", "labelled_breakpoints", "piece_values",
            "select_orders", "group_sum", "rule_agreement", "PieceOrderRule"]
 
 #: Fewest nodes on a piece.
@@ -56,33 +57,95 @@ COMPONENTS = 5
 LONGER = 1.1
 
 
+#: The logit range of :func:`numerics.population.quadrature.transition_point`: a switch beyond it is
+#: placed by that function (at the end it returns), as ``breakpoints`` places it.
+_LOGIT_RANGE = 4000
+
+
+def switch_point(a, b) -> tuple:
+    """(θ*, 1 − θ*, width) of the one-head switch z(θ*) = 0 in closed form, at 80 bits (as
+    :func:`numerics.population.quadrature.transition_point`, whose Newton iteration it replaces here).
+
+    z(θ) = a − bθ + log(1 − e^{−bu}) − log(1 − e^{−bθ}), u = 1 − θ, vanishes where
+    e^{bu} − 1 = e^{b − a}(1 − e^{−bθ}); with θ + u = 1 that is
+
+        bu* = log(1 + (e^b − 1)/(1 + e^a)),   bθ* = log(1 + (e^b − 1)/(1 + e^{b − a})),
+
+    both positive and without cancellation, and the width 1/|z′(θ*)| = 1/(b(1 + 1/(e^{bu*} − 1) +
+    1/(e^{bθ*} − 1))) (:mod:`numerics.population.one_head_float64` derives the same forms). A root
+    whose logit log(θ*/u*) is beyond ±4000 is left to ``transition_point`` (it returns that end).
+    """
+    with mpmath.workprec(80):
+        a, b = mpmath.mpf(a), mpmath.mpf(b)
+        grown = mpmath.expm1(b)
+        b_rest = mpmath.log1p(grown / (1 + mpmath.exp(a)))
+        b_theta = mpmath.log1p(grown / (1 + mpmath.exp(b - a)))
+        if not (b_rest > 0 and b_theta > 0) or abs(mpmath.log(b_theta / b_rest)) >= _LOGIT_RANGE:
+            return transition_point(a, b)
+        width = 1 / (b * (1 + 1 / mpmath.expm1(b_rest) + 1 / mpmath.expm1(b_theta)))
+        return b_theta / b, b_rest / b, width
+
+
+def _feature_rungs(feature, zero, one) -> tuple[object, list, list]:
+    """(centre θ or None, rungs below, rungs above) of one feature's ladder, each side in θ and ordered
+    from the centre outward: the points ``_split_points_from_features`` builds for this feature alone,
+    with the same arithmetic (a feature in [½, 1] laddered in u = 1 − θ, θ = 1 − u rounded)."""
+    centre, rest, scale = feature
+    smallest = min(scale, one / 4)
+    for distance in (centre, rest):
+        if 0 < distance < smallest:
+            smallest = distance / 2
+    step = smallest / 4
+    below, above = [], []
+    upper = centre >= one / 2
+    origin = rest if upper else centre
+    while True:
+        added = False
+        for offset, side in ((origin - step, -1), (origin + step, 1)):
+            if zero < offset < one:
+                added = True
+                if upper:  # u below the centre's u is θ above the centre
+                    above.append(one - offset) if side < 0 else below.append(one - offset)
+                else:
+                    (below if side < 0 else above).append(offset)
+        if not added:
+            break
+        step *= 2
+    return (centre if zero < origin < one else None), below, above
+
+
 def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, list]:
-    """(points, labels): :func:`numerics.population.quadrature.breakpoints` at (a, b) on [0, 1], each
-    point with a label that follows it as the state moves.
+    """(points, labels): the breakpoints of :func:`numerics.population.quadrature.breakpoints` at (a, b)
+    on [0, 1] (with the switch from :func:`switch_point`), each point with a label that follows it as
+    the state moves.
 
     Every breakpoint is an end of [0, 1], a feature's centre, or a rung of a feature's ladder
-    (centre ± 2ᵏ·scale/4, ladders built one feature at a time as ``breakpoints`` builds them
-    together): labelled ("end", 0 | 1), ("centre", f) or (f, side, k), k counted from the centre
-    outward on that side, f the feature's index (θ = 0, θ = 1, the switch, …). A ladder rung keeps
-    its label while its feature moves and scales, so a piece between two labelled points is the
-    same piece of the model's geometry at the next state.
+    (centre ± 2ᵏ·scale/4, ladders built one feature at a time, whose union is the set
+    ``breakpoints`` builds): labelled ("end", 0 | 1), ("centre", f) or (f, side, k), k counted from
+    the centre outward on that side (distinct points only), f the feature's index (θ = 0, θ = 1, the
+    switch, …); a point two features share keeps the first feature's label. A ladder rung keeps its
+    label while its feature moves and scales, so a piece between two labelled points is the same
+    piece of the model's geometry at the next state.
     """
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     zero, one = mpmath.mpf(0), mpmath.mpf(1)
-    _, rest, width = transition_point(a, b)
+    _, rest, width = switch_point(a, b)
     features = _features(estimator, a, b, rest, width, zero, one)
-    points = _points_from_features(features, zero, one, one)
     labels: dict = {zero: ("end", 0), one: ("end", 1)}
     for index, feature in enumerate(features):
-        centre = feature[0]
-        own = [p for p in _points_from_features([feature], zero, one, one) if p not in (zero, one)]
-        for side in (-1, 1):
-            rungs = sorted((p for p in own if (p - centre) * side > 0), key=lambda p: abs(p - centre))
-            for k, p in enumerate(rungs):
+        centre, below, above = _feature_rungs(feature, zero, one)
+        for side, rungs in ((-1, below), (1, above)):
+            k, previous = 0, None
+            for p in rungs:
+                if p == previous or p == zero or p == one or p == centre:
+                    continue  # rounded onto the previous rung, an end or the centre
                 labels.setdefault(p, (index, side, k))
-        if centre in own:
+                k, previous = k + 1, p
+        if centre is not None and centre != zero and centre != one:
             labels.setdefault(centre, ("centre", index))
-    return points, [labels.get(p, ("unlabelled", p)) for p in points]
+    # sorted by float first: the mpf comparisons decide only between points one double apart
+    points = sorted(labels, key=lambda p: (float(p), p))
+    return points, [labels[p] for p in points]
 
 
 def finer_order(order: int) -> int:
@@ -91,35 +154,24 @@ def finer_order(order: int) -> int:
 
 
 def _moments(a, b, piece, order: int, estimator: str, hessian: bool) -> tuple[list, list]:
-    """(values, radius bounds) of ∇L (and ∇²L's upper triangle) on one run of pieces at one order."""
-    found = loss_gradient_hessian_arb(a, b, order=order, estimator=estimator, hessian=hessian, points=list(piece))
-    values = list(found.gradient)
-    if hessian:
-        values += [found.hessian[0][0], found.hessian[0][1], found.hessian[1][1]]
-    return values, [found.rounding_bound * abs(v) for v in values]
+    """(values, radii) of ∇L (and ∇²L's upper triangle) on one piece (l, r) at one order."""
+    return piece_moments_arb(a, b, [piece], [order], estimator=estimator, hessian=hessian)[0]
 
 
 def piece_values(a, b, pieces, orders, prec: int, estimator: str, hessian: bool = True) -> list:
     """[(values, radii)] of each piece (l, r) at its order, at ``prec`` bits (runs in a worker too)."""
     with mpmath.workprec(prec):
-        return [_moments(a, b, piece, n, estimator, hessian) for piece, n in zip(pieces, orders)]
+        return piece_moments_arb(a, b, pieces, orders, estimator=estimator, hessian=hessian)
 
 
 def group_sum(a, b, pieces, orders, prec: int, estimator: str, hessian: bool) -> tuple[list, list]:
-    """(Σ values, Σ radii) over ``pieces`` at their orders: each run of equal orders in one call."""
+    """(Σ values, Σ radii) over ``pieces`` at their orders, in one call (runs in a worker too)."""
     count = COMPONENTS if hessian else 2
     with mpmath.workprec(prec):
         total, radii = [mpmath.mpf(0)] * count, [0.0] * count
-        start = 0
-        while start < len(pieces):
-            end = start
-            while end + 1 < len(pieces) and orders[end + 1] == orders[start]:
-                end += 1
-            points = [pieces[start][0]] + [piece[1] for piece in pieces[start:end + 1]]
-            values, rads = _moments(a, b, points, orders[start], estimator, hessian)
+        for values, rads in piece_moments_arb(a, b, pieces, orders, estimator=estimator, hessian=hessian):
             total = [t + v for t, v in zip(total, values)]
-            radii = [r + float(x) for r, x in zip(radii, rads)]
-            start = end + 1
+            radii = [r + x for r, x in zip(radii, rads)]
     return total, radii
 
 
