@@ -147,3 +147,23 @@ def test_the_whole_region_is_proved_and_rechecks():
     assert document["status"] == "proved", document["summary"]
     ok, message = recheck_region(document)
     assert ok, message
+
+
+@pytest.mark.parametrize("b, w", [(36.5, 0.5), (200.0, -0.5), (31.0, -0.25)])
+def test_the_margins_are_the_field_they_name(b, w):
+    """At a point the Arb margins agree with the same quantities from the float64 ∇L (sampled, independent code):
+    −w·b³·dw/dt with dw/dt = b(ȧ − calibration_a′(b)ḃ) + (w/b)ḃ, and b(1 − 2b³ḃ)."""
+    from numerics.certified.invariant_region import boundary_margin, drift_margin
+    from numerics.population.quantities import loss_and_gradient_float64
+
+    b_exact, w_exact = Fraction(b), Fraction(w)
+    a = _calibration(b) + w / b
+    _, (l_a, l_b) = loss_and_gradient_float64(a, b)
+    a_dot, b_dot = -l_a, -l_b
+    slope = 1 + 2 / b + RHO1 / b**2
+    w_dot = b * (a_dot - slope * b_dot) + (w / b) * b_dot
+    point = {"b": (b_exact, b_exact), "w": (w_exact, w_exact)}
+    inward = boundary_margin().enclose(point, 128)[0]
+    assert float(inward.mid()) == pytest.approx(-w * b**3 * w_dot, abs=2e-6 * b)
+    drift = drift_margin(DEFAULT_REGION).enclose(point, 128)[0]
+    assert float(drift.mid()) == pytest.approx(1.5 - abs(b * (1 - 2 * b**3 * b_dot) - 4), abs=2e-6 * b)

@@ -179,7 +179,10 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
                            f"{domain.to_json()['variables']}, strict={strict})")
         if progress is not None:
             progress(name)
-        result = recheck(lemma, prec_bits=_bits(lemma), points=points)
+        try:
+            result = recheck(lemma, prec_bits=_bits(lemma), points=points)
+        except (InputError, TypeError, ValueError) as exc:
+            return False, f"obligation {name}: not a readable lemma certificate: {exc}"
         if not result.passed:
             return False, f"obligation {name}: {result.message}"
         leaves += result.leaves_checked
