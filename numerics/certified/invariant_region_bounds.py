@@ -9,14 +9,15 @@ by Arb). Then z(t) ∈ R for every t ≥ T up to the first time t₁ with b(t₁
 
 Integrated (b increases, so b(s) ≥ β₋ for s ≥ T):
 
-* (U)  b(t)⁴ ≤ β₊⁴ + 2(1 − d₋/B)(t − T);
+* (U₁) b(t)⁴ ≤ β₊⁴ + 2(1 − d₋/B)(t − T) =: Y(t);
+* (U₂) b(t)⁴ ≤ β₊⁴ + 2(t − T) − (4d₋/3)/(1 − d₋/B)·(Y(t)^{3/4} − β₊³), from 1/b(s) ≥ Y(s)^{−1/4};
 * (L₁) b(t)⁴ ≥ β₋⁴ + 2(1 − δ₀)(t − T) =: X(t),  δ₀ = d₊/β₋;
 * (L₂) b(t)⁴ ≥ β₋⁴ + 2(t − T) − (4d₊/3)/(1 − δ₀)·(X(t)^{3/4} − β₋³), from 1/b(s) ≤ X(s)^{−1/4} and
   ∫_T^t X(s)^{−1/4} ds = (2/3)(X(t)^{3/4} − β₋³)/(1 − δ₀).
 
-By (U) at t₁, the horizon is t₁ ≥ t_B := T + (B⁴ − β₊⁴)/(2(1 − d₋/B)): every bound holds for t ∈ [T, t_B].
-Hence b(t)⁴/t ∈ [max(L₁, L₂)/t, U/t] there, and the band closes on 2 like t^{−1/4} (L₂) and 1/t (U)
-until t_B; nothing is said beyond t_B (b > B is not certified).
+By (U₁) at t₁, the horizon is t₁ ≥ t_B := T + (B⁴ − β₊⁴)/(2(1 − d₋/B)): every bound holds for t ∈ [T, t_B].
+Hence b(t)⁴/t ∈ [max(L₁, L₂)/t, min(U₁, U₂)/t] there: both ends approach 2 like t^{−1/4} (L₂, U₂), the band
+keeps a width of about (4/3)(d₊ − d₋)(2/t)^{1/4}; nothing is said beyond t_B (b > B is not certified).
 
 All numbers are Arb balls rounded outward to decimals (lower ends down, upper ends up).
 """
@@ -152,7 +153,7 @@ def b4_band(region, t_entry, beta_lo, beta_hi, t) -> dict:
     """Bands of b(t)⁴ and b(t)⁴/t at time t ∈ [T, t_B] from b(T) ∈ [β₋, β₊] (see the module doc).
 
     Returns {"t", "b4": [lower, upper], "b4_over_t": [lower, upper], "minus_2_scaled": t^{1/4}·(b⁴/t − 2) as
-    [lower, upper], "lower_from": "L1" or "L2"} (outward decimals); InputError for t outside [T, t_B]."""
+    [lower, upper], "lower_from": "L1" or "L2", "upper_from": "U1" or "U2"} (outward decimals); InputError for t outside [T, t_B]."""
     t_entry, beta_lo, beta_hi, t = (to_fraction(x, n) for x, n in
                                     ((t_entry, "T"), (beta_lo, "β₋"), (beta_hi, "β₊"), (t, "t")))
     if not (region.b_start <= beta_lo <= beta_hi <= region.b_max):
@@ -163,7 +164,10 @@ def b4_band(region, t_entry, beta_lo, beta_hi, t) -> dict:
             raise InputError(f"t must lie in [T, t_B] = [{float(t_entry):g}, {lower_decimal(t_b, 6)}], got {float(t):g}")
         bl, bh, d_minus, d_plus = (_ball(x) for x in (beta_lo, beta_hi, region.d_minus, region.d_plus))
         elapsed = _ball(t - t_entry)
-        upper = bh**4 + 2 * (1 - d_minus / _ball(region.b_max)) * elapsed
+        shrink = 1 - d_minus / _ball(region.b_max)
+        upper_1 = bh**4 + 2 * shrink * elapsed
+        upper_2 = bh**4 + 2 * elapsed - (4 * d_minus / 3) / shrink * (upper_1 ** (arb(3) / 4) - bh**3)
+        upper = upper_2 if upper_2.upper() < upper_1.upper() else upper_1
         delta0 = d_plus / bl
         lower_1 = bl**4 + 2 * (1 - delta0) * elapsed
         lower_2 = bl**4 + 2 * elapsed - (4 * d_plus / 3) / (1 - delta0) * (lower_1 ** (arb(3) / 4) - bl**3)
@@ -173,7 +177,8 @@ def b4_band(region, t_entry, beta_lo, beta_hi, t) -> dict:
         over_t = band / _ball(t) if t > 0 else arb.nan()
         scaled = (over_t - 2) * _ball(t) ** (arb(1) / 4) if t > 0 else arb.nan()
     return {"t": float(t), "b4": [lower_decimal(lower), upper_decimal(upper)], "b4_over_t": _outward(over_t, 10),
-            "minus_2_scaled": _outward(scaled, 6), "lower_from": "L2" if use_2 else "L1"}
+            "minus_2_scaled": _outward(scaled, 6), "lower_from": "L2" if use_2 else "L1",
+            "upper_from": "U2" if upper is upper_2 else "U1"}
 
 
 def band_table(region, t_entry, beta_lo, beta_hi, times) -> list[dict]:
