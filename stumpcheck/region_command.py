@@ -2,8 +2,8 @@
 
 Registered in :mod:`stumpcheck.cli`. The region, its obligations and what they prove are in
 :mod:`numerics.certified.invariant_region`; the certificate and its re-check in
-:mod:`numerics.certified.invariant_region_certificate`. Exit status 0 if proved (or the re-check passes),
-1 if not; bad input raises :class:`numerics.precision.InputError` (the CLI turns it into exit 2).
+:mod:`numerics.certified.invariant_region_certificate`. Exit status 0 if proved (and the entry box, if
+given, lies in the region) or if the re-check passes, 1 if not; bad input raises :class:`numerics.precision.InputError` (the CLI turns it into exit 2).
 """
 
 from __future__ import annotations
@@ -94,4 +94,5 @@ def region(b_max_text, workers, entry_t, entry_box, out_dir, recheck_file, point
         click.echo(f"  entry at t = {record['t']}: {'inside R' if check['inside'] else 'NOT inside R'}; "
                    f"w ∈ {check['w']}" + (f"; horizon t_B >= {record['horizon_t_B']}" if check["inside"] else ""))
     click.echo(f"wrote {path} ({time.perf_counter() - started:.1f} s)")
-    click.get_current_context().exit(0 if document["status"] == "proved" else 1)
+    entry_ok = record is None or record["check"]["inside"]
+    click.get_current_context().exit(0 if document["status"] == "proved" and entry_ok else 1)

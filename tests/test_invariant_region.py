@@ -167,3 +167,21 @@ def test_the_margins_are_the_field_they_name(b, w):
     assert float(inward.mid()) == pytest.approx(-w * b**3 * w_dot, abs=2e-6 * b)
     drift = drift_margin(DEFAULT_REGION).enclose(point, 128)[0]
     assert float(drift.mid()) == pytest.approx(1.5 - abs(b * (1 - 2 * b**3 * b_dot) - 4), abs=2e-6 * b)
+
+
+def test_the_region_command_reports_bad_input_and_a_forged_certificate(short_certificate, tmp_path, capsys):
+    import json
+
+    from stumpcheck.cli import main
+
+    for args in (["--b-max", "20"], ["--b-max", "x"], ["--entry-t", "5"], ["--recheck", str(tmp_path / "none.json")]):
+        assert main(["region", *args, "--out", str(tmp_path)]) == 2
+        captured = capsys.readouterr()
+        assert len(captured.err.strip().splitlines()) == 1 and "error" in captured.err, captured.err
+    forged = copy.deepcopy(short_certificate)
+    forged["region"]["delta"] = "0.1"
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(_redigest(forged)), encoding="utf-8")
+    assert main(["region", "--recheck", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL") and "δ" in out
