@@ -181,6 +181,7 @@ COMMAND_MODULES = (
     "stumpcheck.certify_command:certify",
     "stumpcheck.verify_command:verify",
     "stumpcheck.recheck_command:recheck",
+    "stumpcheck.region_command:region",
     "stumpcheck.corpus_command:corpus",
     "stumpcheck.corpus_command:grad",
     "stumpcheck.train_command:train",

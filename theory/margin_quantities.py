@@ -4,7 +4,8 @@ A margin is a SymPy expression in the model's symbols and named quantities:
 
 * coordinates: ``a``, ``b``, ``theta`` (:mod:`theory.symbols`), ``lam`` (the offset from the
   calibration relation, a = calibration_a(b) + lam), ``excess`` (a − b, the λ of
-  :mod:`theory.symbols`, which is also accepted), ``v`` = b(1 − θ), ``u`` = bθ, ``r`` = e^{b−a};
+  :mod:`theory.symbols`, which is also accepted), ``w`` (the offset scaled by b, a = calibration_a(b) + w/b,
+  so w = b·lam), ``v`` = b(1 − θ), ``u`` = bθ, ``r`` = e^{b−a};
 * pointwise quantities of the chosen estimator: ``e`` = θ̂∞ − θ, ``theta_hat``, ``e_a``, ``e_b``,
   ``e_theta``, ``e_aa``, ``e_ab``, ``e_bb`` (derivatives of e);
 * θ-integrals (prior Uniform[0, 1]): ``L``, ``L_a``, ``L_b``, ``L_aa``, ``L_ab``, ``L_bb``;
@@ -37,6 +38,8 @@ __all__ = ["COORDINATES", "POINTWISE", "INTEGRALS", "RELATIONS", "lam", "excess"
            "coordinate_map", "pointwise_margin", "integral_margin", "relation_expression"]
 
 lam = sp.Symbol("lam", real=True)
+#: the scaled offset w = b·lam of the "scaled" coordinates (a = calibration_a(b) + w/b)
+w = sp.Symbol("w", real=True)
 excess = sp.Symbol("excess", real=True)
 e, theta_hat, e_a, e_b, e_theta, e_aa, e_ab, e_bb = sp.symbols(
     "e theta_hat e_a e_b e_theta e_aa e_ab e_bb", real=True)
@@ -117,6 +120,7 @@ def _real_abs(expr: sp.Expr) -> sp.Expr:
 COORDINATES = {
     "abtheta": ("a", "b", "theta"),
     "calibration": ("b", "lam", "theta"),
+    "scaled": ("b", "w", "theta"),
     "excess": ("b", "excess", "theta"),
     "layer": ("b", "v"),  # plus one of a, lam, excess
 }
@@ -124,7 +128,7 @@ COORDINATES = {
 
 def symbol_namespace() -> dict:
     """Names → SymPy objects for parsing and for rebuilding an ``srepr`` (trusted text only)."""
-    names = {"a": a, "b": b, "theta": theta, "lam": lam, "excess": excess, "v": v, "u": u, "r": r}
+    names = {"a": a, "b": b, "theta": theta, "lam": lam, "w": w, "excess": excess, "v": v, "u": u, "r": r}
     names.update({str(s): s for s in POINTWISE + INTEGRALS})
     names.update({f.__name__: f for f in RELATIONS})
     return names
@@ -175,6 +179,8 @@ def coordinate_map(coordinates: str, variables) -> dict:
         A, T = X.get("a"), X.get("theta")
     elif coordinates == "calibration":
         A, T = cal.subs(b, B) + X["lam"], X.get("theta")
+    elif coordinates == "scaled":
+        A, T = cal.subs(b, B) + X["w"] / B, X.get("theta")
     elif coordinates == "excess":
         A, T = B + X["excess"], X.get("theta")
     elif coordinates == "layer":

@@ -8,6 +8,8 @@ floats, taken exactly). Its ``coordinates`` say how the variables give the model
 * ``"abtheta"``: a, b, theta themselves;
 * ``"calibration"``: b, lam (and theta for a pointwise margin), a = calibration_a(b) + lam with
   the derived calibration relation a = b + 2 log b − ρ₁/b;
+* ``"scaled"``: b, w (and theta), a = calibration_a(b) + w/b: the offset from the relation scaled by b
+  (w = b·lam), in which a band |lam| ≤ c/b around the relation is the box |w| ≤ c;
 * ``"excess"``: b, excess (and theta), a = b + excess (the λ = a − b of docs/model.md);
 * ``"layer"``: b, v and one of a, lam, excess, with θ = 1 − v/b (the right layer variable).
 
@@ -34,6 +36,7 @@ __all__ = ["Domain", "geometric_split", "geometric_cuts", "exact_decimal", "to_f
 COORDINATES = {
     "abtheta": ({"a", "b"}, {"a", "b", "theta"}),
     "calibration": ({"b", "lam"}, {"b", "lam", "theta"}),
+    "scaled": ({"b", "w"}, {"b", "w", "theta"}),
     "excess": ({"b", "excess"}, {"b", "excess", "theta"}),
     "layer": ({"b", "v"}, {"b", "v", "a", "lam", "excess"}),
 }

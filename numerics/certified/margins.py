@@ -19,7 +19,13 @@ box width squared). θ-integral margins (``theta_integral=True``, in L, L_a, …
 q_k ⊇ {q(a, b, θ) : (a, b) ∈ box, θ ∈ Θ_k} summed, Q ∈ Σ w_k·q_k (the pieces refined where
 w_k·rad(q_k) is largest, up to ``theta_pieces``); the mean-value form's centre values are
 rigorous ``acb.integral`` enclosures (:mod:`numerics.certified.theta_integrals`) and its
-gradient is the chain rule through ∇L and ∇²L.
+gradient is the chain rule through ∇L and ∇²L. A θ-integral margin of ``taylor_order`` > 1 is enclosed
+by its Taylor form along its one free variable (:mod:`numerics.certified.margin_taylor`); when b is
+free together with others (e.g. w in the ``"scaled"`` coordinates), along b, with the other free
+variables as parameter balls Y in every term: for each y ∈ Y the expansion in b holds with the
+coefficients K^{(j)}(c, y) and the remainder K^{(n)}(ξ, y), and each of these lies in the ball computed
+with Y (the generated integrands and ``acb.integral`` enclose their values for every point of their
+argument balls).
 """
 
 from __future__ import annotations
@@ -225,13 +231,15 @@ class Margin:
 
     def _enclose_integral(self, compiled, names, balls, centre):
         free = [n for n in names if balls[n].rad() > centre[n].rad()]
-        if self.taylor_order > 1 and len(free) <= 1:
-            along = free[0] if free else ("b" if "b" in names else names[0])
+        if self.taylor_order > 1 and (len(free) <= 1 or "b" in free):
+            along = free[0] if len(free) == 1 else ("b" if "b" in names else names[0])
+            # other free variables enter as parameter balls: the expansion in b holds for each of their values
+            expansion_centre = {n: centre[n] if n == along or n not in free else balls[n] for n in names}
             taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along, self.taylor_order,
                                     self.estimator, _namespace)
             a_c, b_c = (_real(x) for x in compiled["coords"](*(centre[n] for n in names)))
-            ball = taylor_enclosure(taylor, names, balls, centre, along, (float(a_c.mid()), float(b_c.mid())),
-                                    self.estimator, ctx.prec, point=not free)
+            ball = taylor_enclosure(taylor, names, balls, expansion_centre, along,
+                                    (float(a_c.mid()), float(b_c.mid())), self.estimator, ctx.prec, point=not free)
             if ball.is_finite():
                 return ball, f"taylor-{self.taylor_order}", None
         a_ball, b_ball = (_real(x) for x in compiled["coords"](*(balls[n] for n in names)))

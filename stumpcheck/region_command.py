@@ -1,0 +1,98 @@
+"""``stumpcheck region``: certify the forward-invariant region |λ| ≤ c/b beyond the tube, or re-check its certificate.
+
+Registered in :mod:`stumpcheck.cli`. The region, its obligations and what they prove are in
+:mod:`numerics.certified.invariant_region`; the certificate and its re-check in
+:mod:`numerics.certified.invariant_region_certificate`. Exit status 0 if proved (and the entry box, if
+given, lies in the region) or if the re-check passes, 1 if not; bad input raises :class:`numerics.precision.InputError` (the CLI turns it into exit 2).
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import click
+
+from numerics.precision import InputError, parse_decimal
+from stumpcheck.options import shown
+
+__all__ = ["region"]
+
+
+def _entry(t_text, box_text):
+    if t_text is None and box_text is None:
+        return None
+    if t_text is None or box_text is None:
+        raise InputError("--entry-t and --entry-box go together")
+    parts = [p.strip() for p in str(box_text).split(",")]
+    if len(parts) != 4 or not all(parts):
+        raise InputError(f"--entry-box must be A_LO,A_HI,B_LO,B_HI (four decimals), got {shown(box_text)}")
+    for part in parts:
+        parse_decimal(part, "--entry-box")
+    t = parse_decimal(t_text, "--entry-t")
+    if not t >= 0:
+        raise InputError(f"--entry-t must be >= 0, got {shown(t_text)}")
+    return {"t": str(t_text).strip(), "box": {"a": (parts[0], parts[1]), "b": (parts[2], parts[3])}}
+
+
+def _recheck(path: str, points: str) -> None:
+    from numerics.certified.invariant_region_certificate import recheck_region
+    from numerics.certified.lemma_certificate import read_certificate
+
+    document = read_certificate(path)
+    try:
+        ok, message = recheck_region(document, points=points,
+                                     progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    click.echo(f"{'PASS' if ok else 'FAIL'} {path}: {message}")
+    click.get_current_context().exit(0 if ok else 1)
+
+
+@click.command("region")
+@click.option("--b-max", "b_max_text", default="1000", show_default=True,
+              help="Upper end B of the certified b range, b_start < B <= 10000 (time grows about like B).")
+@click.option("--workers", default="1", show_default=True, type=click.Choice(["1", "2"]),
+              help="Processes per obligation (the b range is cut into groups).")
+@click.option("--entry-t", "entry_t", default=None, help="Time T of an entry box (e.g. the tube's end).")
+@click.option("--entry-box", "entry_box", default=None,
+              help="The state's box at T: A_LO,A_HI,B_LO,B_HI; checked to lie in the region, with bands of b(t)⁴/t.")
+@click.option("--out", "out_dir", default="stumpcheck-region", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for region_certificate.json.")
+@click.option("--recheck", "recheck_file", default=None, type=click.Path(dir_okay=False),
+              help="Re-check this region certificate instead (fresh enclosures of every leaf).")
+@click.option("--points", default="midpoint", show_default=True, type=click.Choice(["midpoint", "corners"]),
+              help="With --recheck: where each recorded enclosure is tested against the margin's value.")
+def region(b_max_text, workers, entry_t, entry_box, out_dir, recheck_file, points) -> None:
+    """Certify R = {b_start <= b <= B, |a − calibration_a(b)| <= c/b}: forward invariant, with drift bounds.
+
+    The region's constants are the defaults of numerics.certified.invariant_region (b_start = 30, c = 1/2,
+    d_minus = 5/2, d_plus = 11/2); only B is chosen here. Writes OUT/region_certificate.json.
+    """
+    if recheck_file is not None:
+        _recheck(recheck_file, points)
+        return
+    from numerics.certified.invariant_region import DEFAULT_REGION
+    from numerics.certified.invariant_region_certificate import region_certificate
+    from numerics.certified.lemma_certificate import write_certificate
+
+    b_max = Fraction(parse_decimal(b_max_text, "--b-max"))
+    region_ = DEFAULT_REGION.with_b_max(b_max)
+    entry = _entry(entry_t, entry_box)
+    started = time.perf_counter()
+    document = region_certificate(region_, entry=entry, workers=int(workers),
+                                  progress=lambda name: click.echo(f"  proving {name} ...", err=True))
+    path = write_certificate(document, Path(out_dir) / "region_certificate.json", one_per_line=())
+    click.echo(f"{document['status'].upper()}: {document['statement']}")
+    for name, row in document["summary"].items():
+        click.echo(f"  {name}: {row['status']}, {row['leaves']} leaves ({row['boxes']} boxes, depth "
+                   f"{row['max_depth']}), {row['prec_bits']} bits, {row['seconds']} s")
+    record = document.get("entry")
+    if record is not None:
+        check = record["check"]
+        click.echo(f"  entry at t = {record['t']}: {'inside R' if check['inside'] else 'NOT inside R'}; "
+                   f"w ∈ {check['w']}" + (f"; horizon t_B >= {record['horizon_t_B']}" if check["inside"] else ""))
+    click.echo(f"wrote {path} ({time.perf_counter() - started:.1f} s)")
+    entry_ok = record is None or record["check"]["inside"]
+    click.get_current_context().exit(0 if document["status"] == "proved" and entry_ok else 1)
