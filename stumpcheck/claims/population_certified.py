@@ -5,8 +5,9 @@ float64 flow. The tube (docs/certified_flow.md) proves where the exact flow from
 from it this module encloses, rigorously (:mod:`numerics.certified.tube_claims_enclosures`):
 
 * at the tube's nodes nearest to 8 log-spaced times per decade in [t_start, T] (the states of
-  :func:`numerics.certified.tube_claims.node_states`): λ = a − calibration_a(b), λ·b, the residual
-  without the ρ₁/b term, b⁴/(2t), sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
+  :func:`numerics.certified.tube_claims.node_states`), and at T itself (the hull of the rows containing
+  it, :func:`~numerics.certified.tube_claims.state_at`: wider): λ = a − calibration_a(b), λ·b, the
+  residual without the ρ₁/b term, b⁴/(2t), sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
 * for every t ∈ [t_start, T] (every row of the tube that meets the window): bounds of λ and of b⁴/(2t);
 * the least-squares slopes over the nodes, as intervals (a slope is linear in the data): the order of
   |λ| in 1/b (slope of log|λ| on log b, negated), the exponent of b in t (slope of log b on log t) and the
@@ -28,7 +29,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from numerics.certified.balls import Enclosure
-from numerics.certified.tube_claims import node_states, tube_rows
+from numerics.certified.tube_claims import NodeState, node_states, state_at, tube_rows
 from numerics.certified.tube_claims_enclosures import (PRECISION_BITS, calibration_residual, exact_ball,
                                                        interior_error_sup, ols_slope, ols_slope_float,
                                                        residual_without_rho1, scale_ratio)
@@ -94,8 +95,8 @@ def _window_bounds(tube, t_start: Fraction) -> dict:
     return {"rows": len(rows), "lambda": lam, "scale_ratio": ratio}
 
 
-def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol: float = 1e-4,
-                       sup_evaluations: int = 400) -> dict:
+def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol: float = 1e-3,
+                       sup_evaluations: int = 2000) -> dict:
     """The certified figures of C2–C4 from a tube (a Tube, its folder, tube.csv or flow_certificate.json;
     see the module doc). ``t_start``: the window's start (default certified_to/10³); the window ends where
     the tube certifies the flow (T if complete). JSON-ready: balls as [lower, upper] decimal strings."""
@@ -120,6 +121,8 @@ def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol
             order = _slope(log_b, [abs(f["lambda"]).log() for f in figures])
             fits["calibration_order"] = {"ball": -order["ball"], "midpoint_fit": -order["midpoint_fit"]}
         last = figures[-1]
+        # z at t = certified_to itself (T for a complete tube): the hull of the rows containing it
+        at_end = _node_figures(NodeState(end, end, *state_at(tube, end)), sup_options)
         if not last["lambda"].contains(0):
             gain = abs(last["without_rho1"]) / abs(last["lambda"])
             fits["rho1_gain_end"] = {"ball": gain, "midpoint_fit": float(gain.mid())}
@@ -140,6 +143,7 @@ def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol
                                     "scale_ratio": None if window["scale_ratio"] is None else
                                     interval(window["scale_ratio"])},
             "end": {key: _show(value) for key, value in last.items() if key != "search"},
+            "at_certified_to": {key: _show(value) for key, value in at_end.items() if key != "search"},
         }
         document["verdicts"] = {}
         for claim, criteria in CRITERIA.items():
