@@ -256,3 +256,31 @@ def test_the_theta_derivative_of_e_matches_a_numerical_derivative(a, b, theta):
     with ctx.workprec(160):
         derivative = error_theta_derivative(arb(a), arb(b), arb(theta), arb(mpmath.nstr(value, 45)))
     assert abs(float(derivative.mid()) - float(numeric)) <= 1e-20 + 1e-15 * abs(float(numeric))
+
+
+@pytest.fixture(scope="module")
+def short_flow():
+    from numerics.flow.population_flow import run_population_flow
+
+    return run_population_flow(10.0, 10.0, 1e4, rtol=1e-8, check=False)
+
+
+def test_population_claims_carry_the_certified_reading_beside_the_sampled_verdict(monkeypatch, tmp_path, short_flow):
+    from stumpcheck.claims import population_shared as shared
+
+    shared.clear_flow_cache()
+    monkeypatch.setattr(shared, "shared_flow", lambda quick, out_dir: (short_flow, []))
+    # --quick runs no tube: the rows say so and keep their sampled evidence
+    result = shared.population_claim("C2")(quick=True, out_dir=tmp_path)
+    assert result.evidence == "sampled" and "not run under --quick" in result.details["certified_tube"]["note"]
+    # a tube mode reads the tube (here the stored T = 1 tube in place of a run)
+    monkeypatch.setitem(shared.TUBE_T, "quick", 1.0)
+    monkeypatch.setattr(shared, "_run_tube", lambda t_max, out_dir: (STORED_TUBE, "stored tube"))
+    for claim in ("C2", "C3", "C4"):
+        result = shared.population_claim(claim)(quick=True, out_dir=tmp_path)
+        certified = result.details["certified_tube"]
+        assert result.evidence == "sampled" and certified["evidence"] == "certified"
+        assert certified["covers"] == "certified on [0.001, 1]" and "certified on [0.001, 1]" in result.figure
+        assert certified["verdicts"] and all(v["verdict"] in ("proved", "refuted", "undecided")
+                                             for v in certified["verdicts"])
+    shared.clear_flow_cache()
