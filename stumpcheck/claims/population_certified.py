@@ -36,7 +36,7 @@ from numerics.certified.tube_claims_enclosures import (PRECISION_BITS, calibrati
 from numerics.certified.tube_numbers import lower_decimal, upper_decimal
 from numerics.precision import InputError
 
-__all__ = ["certified_readings", "claim_reading", "interval", "CRITERIA"]
+__all__ = ["certified_readings", "claim_reading", "claim_markdown", "interval", "CRITERIA"]
 
 #: the sampled criteria of docs/claims.md, read on the fits over the certified window: (name, figure, lo, hi)
 CRITERIA = {
@@ -184,3 +184,17 @@ def claim_reading(readings: dict, claim: str) -> tuple[str, dict]:
                "nodes": [{k: n[k] for k in ("t", *keys)} for n in readings["nodes"]],
                "fits": {k: fits[k] for k in fit_names if k in fits}, "verdicts": verdicts, **extra}
     return text, details
+
+
+def claim_markdown(details: dict) -> str:
+    """The certified part of a claim's section in report.md, from :func:`claim_reading`'s details."""
+    lines = [f"**Certified part** ({details['covers']}; {details.get('note', '')}):", "",
+             "| quantity | enclosure at the last node |", "|---|---|"]
+    lines += [f"| {key} | {value} |" for key, value in details["end"].items()]
+    lines += ["", "| fit over the window's nodes | interval | midpoints' fit |", "|---|---|---|"]
+    lines += [f"| {name} | [{fit['interval'][0]}, {fit['interval'][1]}] | {fit['midpoint_fit']:.6g} |"
+              for name, fit in details["fits"].items()]
+    lines += [""] + [f"- {v['statement']}: **{v['verdict']}**" for v in details["verdicts"]]
+    lines += ["", "These verdicts are about the exact flow on the window only; the row's verdict is the sampled "
+              "one over [10⁶, 10¹²]."]
+    return "\n".join(lines)

@@ -138,7 +138,7 @@ def population_claim(which: str):
 
     def check(*, quick: bool = True, seed: int = 0, out_dir=None):
         from stumpcheck.claims import population as claims
-        from stumpcheck.claims.population_certified import claim_reading
+        from stumpcheck.claims.population_certified import claim_markdown, claim_reading
 
         run, plots = shared_flow(quick, out_dir)
         result = getattr(claims, f"check_{which.lower()}")(run)
@@ -155,6 +155,7 @@ def population_claim(which: str):
             text, details = claim_reading(readings, which)
             details["note"] = readings["note"]
             result.details["certified_tube"] = details
+            result.details["explanation"] = claim_markdown(details)
             result.figure += f"; {text}"
         return result
 
