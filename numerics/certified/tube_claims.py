@@ -163,17 +163,16 @@ def _from_certificate(path: Path) -> TubeRows:
 
 
 def tube_rows(source) -> TubeRows:
-    """The rows of ``source``: a Tube, a :class:`TubeRows`, or a path to a tube's folder (its
-    flow_certificate.json, else tube.csv with tube.json), to a tube.csv or to a flow_certificate.json."""
+    """The rows of ``source``: a Tube, a :class:`TubeRows`, or a path to a tube's folder (its tube.csv with
+    tube.json, else its flow_certificate.json), to a tube.csv (completeness from the tube.json beside it;
+    without one the tube is read as stopping where its rows stop) or to a flow_certificate.json."""
     if isinstance(source, TubeRows):
         return source
     if hasattr(source, "intervals") and hasattr(source, "complete"):
         return _from_tube(source)
     path = Path(source)
-    if path.is_dir():
-        if (path / "flow_certificate.json").is_file():
-            return _from_certificate(path / "flow_certificate.json")
-        path = path / "tube.csv"
+    if path.is_dir():  # tube.csv (with tube.json) is the tube's stable interface; the certificate otherwise
+        path = path / "tube.csv" if (path / "tube.csv").is_file() else path / "flow_certificate.json"
     if path.suffix == ".json":
         return _from_certificate(path)
     if not path.is_file():

@@ -115,8 +115,9 @@ def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol
         figures = [_node_figures(node, sup_options) for node in nodes]
         log_t = [f["t"].log() for f in figures]
         log_b = [f["b"].log() for f in figures]
-        fits = {"scale_exponent": _slope(log_t, log_b),
-                "error_exponent": _slope(log_t, [f["sup_e"].log() for f in figures])}
+        fits = {"scale_exponent": _slope(log_t, log_b)}
+        if all(f["sup_e"] > 0 for f in figures):
+            fits["error_exponent"] = _slope(log_t, [f["sup_e"].log() for f in figures])
         if all(not f["lambda"].contains(0) for f in figures):
             order = _slope(log_b, [abs(f["lambda"]).log() for f in figures])
             fits["calibration_order"] = {"ball": -order["ball"], "midpoint_fit": -order["midpoint_fit"]}
@@ -167,12 +168,13 @@ def claim_reading(readings: dict, claim: str) -> tuple[str, dict]:
         extra = {"lambda_for_all_t": window["lambda"]}
     elif claim == "C3":
         keys = ("b", "scale_ratio")
-        text = f"{span}: b⁴/(2t) = {end['scale_ratio']} at the end, exponent {fits['scale_exponent']['ball']}"
+        text = f"{span}: b⁴/(2t) = {end['scale_ratio']} at the last node, exponent {fits['scale_exponent']['ball']}"
         fit_names = ("scale_exponent",)
         extra = {"scale_ratio_for_all_t": window["scale_ratio"]}
     elif claim == "C4":
         keys = ("sup_e", "sup_e_b")
-        text = f"{span}: sup|e|·b = {end['sup_e_b']} at the end, exponent {fits['error_exponent']['ball']}"
+        exponent = fits["error_exponent"]["ball"] if "error_exponent" in fits else "undecided (a sup ball holds 0)"
+        text = f"{span}: sup|e|·b = {end['sup_e_b']} at the last node, exponent {exponent}"
         fit_names = ("error_exponent",)
         extra = {}
     else:
