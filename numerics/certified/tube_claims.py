@@ -108,21 +108,41 @@ def rows_from_list(rows, *, t_max, complete: bool, valid_to=None) -> TubeRows:
     return TubeRows(parsed, t_max, bool(complete), certified_to)
 
 
+def _time_bounds(s0: float, s1: float) -> tuple[Fraction, Fraction]:
+    """Exact t_lo ≤ e^{s0} − 1 and t_hi ≥ e^{s1} − 1 (outward decimals, as tube.csv records them)."""
+    from flint import arb
+
+    from numerics.certified.tube_numbers import lower_decimal, upper_decimal
+
+    t_lo = Fraction(0) if s0 == 0 else _fraction(lower_decimal(arb(s0).expm1(), 15), "t_lo")
+    return t_lo, _fraction(upper_decimal(arb(s1).expm1(), 15), "t_hi")
+
+
 def _from_tube(tube) -> TubeRows:
+    """The rows of a Tube object: the tube package's own exact rows where it provides them
+    (``numerics.certified.tube_intervals.tube_rationals``), else one row per interval from its log-time
+    ends and its box."""
     from flint import ctx
 
-    from numerics.certified.tube_certificate import interval_time_bounds
     from numerics.certified.tube_numbers import arb_fraction
 
-    rows = []
-    with ctx.workprec(128):
-        for interval in tube.intervals:
-            t_lo, t_hi = interval_time_bounds(interval.n0.s, interval.n1.s)
-            rows.append((_fraction(t_lo, "t_lo"), _fraction(t_hi, "t_hi"), *(arb_fraction(x) for x in interval.box)))
-        valid_to = interval_time_bounds(0.0, tube.s_reached)[0] if tube.intervals else "0"
-    if not rows:
+    if not tube.intervals:
         raise InputError(f"the tube has no intervals ({tube.stop_reason or 'none validated'})")
-    return rows_from_list(rows, t_max=Fraction(tube.t_max), complete=tube.complete, valid_to=_fraction(valid_to, "t"))
+    try:
+        from numerics.certified.tube_intervals import tube_rationals
+    except ImportError:
+        tube_rationals = None
+    with ctx.workprec(128):
+        if tube_rationals is not None:
+            rows = [tuple(Fraction(x) for x in row) for row in tube_rationals(tube)]
+        else:
+            rows = []
+            for interval in tube.intervals:
+                s0, s1 = (interval.s0, interval.s1) if hasattr(interval, "s0") else (interval.n0.s, interval.n1.s)
+                rows.append((*_time_bounds(s0, s1), *(arb_fraction(x) for x in interval.box)))
+        valid_to = _time_bounds(0.0, tube.s_reached)[0] if not tube.complete else None
+    # an incomplete tube: certified up to a lower bound of e^{s_reached} − 1, and no further than its rows
+    return rows_from_list(rows, t_max=Fraction(tube.t_max), complete=tube.complete, valid_to=valid_to)
 
 
 def _from_csv(path: Path, summary: dict | None) -> TubeRows:

@@ -94,9 +94,17 @@ def _run_tube(t_max: float, out_dir) -> tuple[object, str]:
     folder = None if out_dir is None else Path(out_dir) / TUBE_FOLDER
     if folder is not None and _reusable(folder, t_max):
         return folder, f"reused the re-checked certificate in {TUBE_FOLDER}/"
+    import inspect
+
+    # resumable and on both cores where the tube supports it (a checkpoint file in the folder, workers)
+    options = inspect.signature(certified_tube).parameters
+    extra = {"workers": 2} if "workers" in options else {}
+    if folder is not None and "checkpoint" in options:
+        folder.mkdir(parents=True, exist_ok=True)
+        extra["checkpoint"] = folder / "tube_checkpoint.jsonl"
     with fraction_bar(f"C2-C4 certified tube to t={t_max:g}", quiet=None, leave=False) as progress:
         tube = certified_tube(10.0, 10.0, t_max, rel_goal=TUBE_REL_GOAL, time_limit=TUBE_TIME_LIMIT,
-                              progress=progress)
+                              progress=progress, **extra)
     note = f"tube from (10, 10) to T = {t_max:g}: {len(tube.intervals)} intervals, {tube.seconds:.0f} s"
     if not tube.complete:
         note += f"; stopped at t = {tube.t_reached:.6g}: {tube.stop_reason}"
