@@ -283,4 +283,7 @@ def test_population_claims_carry_the_certified_reading_beside_the_sampled_verdic
         assert certified["covers"] == "certified on [0.001, 1]" and "certified on [0.001, 1]" in result.figure
         assert certified["verdicts"] and all(v["verdict"] in ("proved", "refuted", "undecided")
                                              for v in certified["verdicts"])
+        if claim == "C4":  # sup|e|·b for every t of the window, above the value at the last node
+            lo, hi = (Fraction(x) for x in certified["sup_e_b_for_all_t"])
+            assert lo <= hi and "for every t in the window" in result.figure
     shared.clear_flow_cache()

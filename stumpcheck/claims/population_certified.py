@@ -8,7 +8,8 @@ from it this module encloses, rigorously (:mod:`numerics.certified.tube_claims_e
   :func:`numerics.certified.tube_claims.node_states`), and at T itself (the hull of the rows containing
   it, :func:`~numerics.certified.tube_claims.state_at`: wider): λ = a − calibration_a(b), λ·b, the
   residual without the ρ₁/b term, b⁴/(2t), sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
-* for every t ∈ [t_start, T] (every row of the tube that meets the window): bounds of λ and of b⁴/(2t);
+* for every t ∈ [t_start, T] (every row of the tube that meets the window): bounds of λ and of b⁴/(2t),
+  and optionally of sup|e|·b (a branch and bound per row);
 * the least-squares slopes over the nodes, as intervals (a slope is linear in the data): the order of
   |λ| in 1/b (slope of log|λ| on log b, negated), the exponent of b in t (slope of log b on log t) and the
   exponent of sup|e| in t — the fits of the sampled criteria, over the certified window instead.
@@ -79,27 +80,34 @@ def _slope(xs, ys) -> dict:
     return {"ball": ball, "midpoint_fit": mids}
 
 
-def _window_bounds(tube, t_start: Fraction) -> dict:
-    """Bounds of λ and of b⁴/(2t) for every t ∈ [t_start, certified_to] (the rows meeting the window)."""
+def _window_bounds(tube, t_start: Fraction, sup_evaluations: int | None) -> dict:
+    """Bounds of λ, of b⁴/(2t) and (with ``sup_evaluations``) of sup|e|·b for every t ∈ [t_start,
+    certified_to]: the union over the rows meeting the window (a row's box holds z(t) on all its interval)."""
     rows = [r for r in tube.rows if r.t_hi >= t_start and r.t_lo <= tube.certified_to]
-    lam = None
-    ratio = None
+    bounds = {"lambda": None, "scale_ratio": None, "sup_e_b": None}
+
+    def join(key, value):
+        bounds[key] = value if bounds[key] is None else bounds[key].union(value)
+
     for row in rows:
         box = (row.a_lo, row.a_hi, row.b_lo, row.b_hi)
-        value = calibration_residual(box)
-        lam = value if lam is None else lam.union(value)
+        join("lambda", calibration_residual(box))
         t_lo = max(row.t_lo, t_start)
         if t_lo > 0:
-            value = scale_ratio(t_lo, row.t_hi, row.b_lo, row.b_hi)
-            ratio = value if ratio is None else ratio.union(value)
-    return {"rows": len(rows), "lambda": lam, "scale_ratio": ratio}
+            join("scale_ratio", scale_ratio(t_lo, row.t_hi, row.b_lo, row.b_hi))
+        if sup_evaluations:
+            sup, _ = interior_error_sup(box, rel_tol=1e-2, max_evaluations=sup_evaluations)
+            join("sup_e_b", sup * exact_ball(row.b_lo).union(exact_ball(row.b_hi)))
+    return {"rows": len(rows), **bounds}
 
 
 def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol: float = 1e-3,
-                       sup_evaluations: int = 2000) -> dict:
+                       sup_evaluations: int = 2000, window_sup_evaluations: int | None = None) -> dict:
     """The certified figures of C2–C4 from a tube (a Tube, its folder, tube.csv or flow_certificate.json;
     see the module doc). ``t_start``: the window's start (default certified_to/10³); the window ends where
-    the tube certifies the flow (T if complete). JSON-ready: balls as [lower, upper] decimal strings."""
+    the tube certifies the flow (T if complete); ``window_sup_evaluations``: also bound sup|e|·b for every t
+    of the window, over every row's box, with that budget per row (about a second each). JSON-ready: balls
+    as [lower, upper] decimal strings."""
     started = time.perf_counter()
     tube = tube_rows(source)
     end = tube.certified_to
@@ -127,7 +135,7 @@ def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol
         if not last["lambda"].contains(0):
             gain = abs(last["without_rho1"]) / abs(last["lambda"])
             fits["rho1_gain_end"] = {"ball": gain, "midpoint_fit": float(gain.mid())}
-        window = _window_bounds(tube, t_start)
+        window = _window_bounds(tube, t_start, window_sup_evaluations)
         document = {
             "evidence": "certified",
             "tube": {"complete": tube.complete, "t_max": float(tube.t_max), "certified_to": float(end),
@@ -140,9 +148,9 @@ def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol
             "fits": {name: {"interval": interval(fit["ball"], 8), "ball": _show(fit["ball"]),
                             "midpoint_fit": fit["midpoint_fit"], "points": len(figures)}
                      for name, fit in fits.items()},
-            "for_all_t_in_window": {"rows": window["rows"], "lambda": interval(window["lambda"]),
-                                    "scale_ratio": None if window["scale_ratio"] is None else
-                                    interval(window["scale_ratio"])},
+            "for_all_t_in_window": {"rows": window["rows"]} | {
+                key: None if window[key] is None else interval(window[key])
+                for key in ("lambda", "scale_ratio", "sup_e_b")},
             "end": {key: _show(value) for key, value in last.items() if key != "search"},
             "at_certified_to": {key: _show(value) for key, value in at_end.items() if key != "search"},
         }
@@ -175,8 +183,10 @@ def claim_reading(readings: dict, claim: str) -> tuple[str, dict]:
         keys = ("sup_e", "sup_e_b")
         exponent = fits["error_exponent"]["ball"] if "error_exponent" in fits else "undecided (a sup ball holds 0)"
         text = f"{span}: sup|e|·b = {end['sup_e_b']} at the last node, exponent {exponent}"
+        if window["sup_e_b"] is not None:
+            text += f", sup|e|·b <= {window['sup_e_b'][1]} for every t in the window"
         fit_names = ("error_exponent",)
-        extra = {}
+        extra = {"sup_e_b_for_all_t": window["sup_e_b"]}
     else:
         raise InputError(f"no certified reading for {claim}")
     verdicts = readings["verdicts"][claim]

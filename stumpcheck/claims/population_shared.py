@@ -129,7 +129,7 @@ def shared_tube_readings(quick: bool, out_dir) -> dict | None:
         start = time.perf_counter()
         try:
             tube, note = _run_tube(t_max, out_dir)
-            readings = certified_readings(tube, sup_evaluations=2000)
+            readings = certified_readings(tube, sup_evaluations=2000, window_sup_evaluations=300)
         except (InputError, ArithmeticError) as exc:
             readings = {"error": f"no certified reading: {exc}"}
             note = readings["error"]
