@@ -287,3 +287,22 @@ def test_population_claims_carry_the_certified_reading_beside_the_sampled_verdic
             lo, hi = (Fraction(x) for x in certified["sup_e_b_for_all_t"])
             assert lo <= hi and "for every t in the window" in result.figure
     shared.clear_flow_cache()
+
+
+@pytest.mark.slow
+def test_verify_reuses_a_rechecked_tube_and_recomputes_a_tampered_one(tmp_path):
+    import json
+
+    from stumpcheck.claims import population_shared as shared
+
+    _, note = shared._run_tube(T_SMALL, tmp_path)
+    assert "files in" in note and (tmp_path / shared.TUBE_FOLDER / "flow_certificate.json").is_file()
+    again, note = shared._run_tube(T_SMALL, tmp_path)
+    assert note.startswith("reused the re-checked certificate")
+    assert tube_rows(again) == tube_rows(tmp_path / shared.TUBE_FOLDER)
+    path = tmp_path / shared.TUBE_FOLDER / "flow_certificate.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["intervals"][0]["box"][1] = document["intervals"][0]["box"][0]  # a narrowed box
+    path.write_text(json.dumps(document), encoding="utf-8")
+    _, note = shared._run_tube(T_SMALL, tmp_path)
+    assert not note.startswith("reused")
