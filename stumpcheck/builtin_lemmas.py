@@ -59,13 +59,13 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 
 import mpmath
 from hypothesis import strategies as st
 
 from stumpcheck import strategies as sc
 from stumpcheck.certified_builtins import prove_label_encoding, spec_for
+from stumpcheck.claims.population_shared import clear_flow_cache, population_claim
 from stumpcheck.lemmas import ClaimCheck, lemma, register, symbolic
 
 __all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "ALONG_SEEDS", "ALONG_SIZES",
@@ -87,14 +87,6 @@ ROUNDING = 1e-20
 
 # ---------------------------------------------------------------------------------------------
 # claims C1–C9
-
-_FLOW_CACHE: dict = {}
-
-
-def clear_flow_cache() -> None:
-    """Forget the shared C2–C4 flow run (``stumpcheck verify`` calls this at its start)."""
-    _FLOW_CACHE.clear()
-
 
 def _c1(*, quick: bool = True, seed: int = 0, out_dir=None):
     from stumpcheck.claims.population import check_c1
@@ -133,59 +125,11 @@ def _plot_c1(result, out_dir) -> str:
     return path.name
 
 
-def _shared_flow(quick: bool, out_dir):
-    """One population flow run for C2–C4 (cached), its plots written to out_dir once."""
-    key = ("quick" if quick else "full", str(out_dir))
-    if key not in _FLOW_CACHE:
-        import time
-
-        from tqdm import tqdm
-
-        from numerics.flow.population_flow import run_population_flow
-
-        bar = tqdm(total=1000, desc="C2-C4 flow to t=1e12", file=sys.stderr, disable=None, leave=False,
-                   bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
-        start = time.perf_counter()
-        try:
-            run = run_population_flow(10.0, 10.0, 1e12, rtol=1e-8, check=not quick,
-                                      progress=lambda f: bar.update(int(f * 1000) - bar.n))
-        finally:
-            bar.close()
-        run.stats["seconds"] = time.perf_counter() - start
-        plots = []
-        if out_dir is not None:
-            from numerics.flow.report import write_flow_outputs
-            from numerics.provenance import provenance
-
-            paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
-            plots = [p.name for p in paths if p.suffix == ".png"]
-        _FLOW_CACHE[key] = (run, plots)
-    return _FLOW_CACHE[key]
-
-
-def _population_claim(which: str):
-    plot_for = {"C2": ("calibration_residual.png",), "C3": ("scale.png", "normalised_loss.png"),
-                "C4": ("interior_error.png",)}[which]
-
-    def check(*, quick: bool = True, seed: int = 0, out_dir=None):
-        from stumpcheck.claims import population as claims
-
-        run, plots = _shared_flow(quick, out_dir)
-        result = getattr(claims, f"check_{which.lower()}")(run)
-        result.details.update({"plots": [p for p in plots if p in plot_for], "seed": None,
-                               "precision": "float64", "flow": {"a0": 10.0, "b0": 10.0, "t_max": 1e12,
-                                                                "rtol": 1e-8, "a_posteriori_check": not quick}})
-        return result
-
-    check.__name__ = check.__qualname__ = f"check_{which.lower()}_shared_flow"
-    return check
-
-
 _CLAIMS = (
     ("C1", "the closed forms of θ̂∞ and L agree with direct quadrature", _c1, ("certified", "high-precision"), False),
-    ("C2", "the flow calibrates the label/feature scores", _population_claim("C2"), ("sampled",), False),
-    ("C3", "the attention scale grows as t^{1/4}", _population_claim("C3"), ("sampled",), False),
-    ("C4", "population threshold error is O(t^{-1/4}) in the interior", _population_claim("C4"), ("sampled",),
+    ("C2", "the flow calibrates the label/feature scores", population_claim("C2"), ("sampled",), False),
+    ("C3", "the attention scale grows as t^{1/4}", population_claim("C3"), ("sampled",), False),
+    ("C4", "population threshold error is O(t^{-1/4}) in the interior", population_claim("C4"), ("sampled",),
      False),
     ("C5", "finite-corpus gradient error stays below the progress direction up to a scale growing with m ∧ n",
      "stumpcheck.claims.c5:check_c5", ("sampled",), False),

@@ -28,7 +28,9 @@ progress_along_error 4 s); a new environment first compiles the numba kernels
 (about 20 s, once; they are cached on disk). ``--full`` about 12 min under load: 40 C1
 points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
-``--scheduler``. Lemmas certified with ``certified(...)`` are proved on their
+``--scheduler``. ``--full`` also runs the certified tube to t = 10⁶ for the certified part of C2–C4
+(:mod:`stumpcheck.claims.population_shared`; at most 30 min, then read as certified up to where it
+stopped), into ``--out/certified_tube/``. Lemmas certified with ``certified(...)`` are proved on their
 ``quick_domain`` under ``--quick`` and on their whole domain under ``--full``
 (not timed here).
 

@@ -1,0 +1,248 @@
+"""C2–C4 from the certified tube, part 1: the tube as exact rational rows and the states it encloses.
+
+A row (t_lo, t_hi, a_lo, a_hi, b_lo, b_hi) of exact rationals states z(t) = (a(t), b(t)) ∈ [a_lo, a_hi] ×
+[b_lo, b_hi] for every t of the row's own time interval [τ_lo, τ_hi] ⊆ [t_lo, t_hi] (the recorded times
+are rounded outward from e^{s} − 1, the boxes outward from Arb balls). The rows' own intervals follow each
+other without gap from t = 0 (the tube's chain, which ``stumpcheck recheck`` verifies from the
+certificate); this module trusts the rows as the tube's statement and reads nothing else from it.
+
+:func:`tube_rows` is the one adapter between a tube (a :class:`~numerics.certified.tube.Tube`, its output
+folder, its ``tube.csv`` or ``flow_certificate.json``) and the readings of C2–C4: a change of the Tube
+class costs that function only. Two enclosures are read from the rows:
+
+* :func:`state_at` — at an exact time t: the hull of the boxes of every row whose recorded interval
+  contains t (the row whose own interval contains t is among them; the hull, not the intersection,
+  because a recorded interval may stick out of the row's own one by the outward rounding);
+* :func:`node_states` — at the ends shared by consecutive rows k, k + 1: there is a time τ ∈
+  [t_lo_{k+1}, t_hi_k] in both rows' own intervals (they follow each other without gap), so
+  z(τ) ∈ box_k ∩ box_{k+1}. A box is the hull of a piece of the flow plus its radius, and at a shared
+  end the two pieces leave the node on opposite sides, so the intersection is about the node ± the
+  radius: much narrower than either box. τ is known as the ball [t_lo_{k+1}, t_hi_k].
+
+Coverage: :attr:`TubeRows.certified_to` is T for a complete tube, else a lower bound of where the rows
+stop (the certificate's ``valid_to_t``, or the last row's t_lo: its own interval starts at or after it).
+A tube that stopped early is never read as covering [0, T].
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import NamedTuple
+
+from numerics.precision import InputError
+
+__all__ = ["Row", "TubeRows", "NodeState", "tube_rows", "rows_from_list", "state_at", "node_states"]
+
+
+class Row(NamedTuple):
+    """z(t) ∈ [a_lo, a_hi] × [b_lo, b_hi] for t in the row's own interval ⊆ [t_lo, t_hi]; exact rationals."""
+
+    t_lo: Fraction
+    t_hi: Fraction
+    a_lo: Fraction
+    a_hi: Fraction
+    b_lo: Fraction
+    b_hi: Fraction
+
+
+@dataclass(frozen=True)
+class TubeRows:
+    """The rows of a tube, T, whether it is complete, and the t up to which it certifies the flow."""
+
+    rows: tuple
+    t_max: Fraction
+    complete: bool
+    certified_to: Fraction
+
+
+class NodeState(NamedTuple):
+    """z(τ) ∈ [a_lo, a_hi] × [b_lo, b_hi] at some τ ∈ [t_lo, t_hi] (exact rationals)."""
+
+    t_lo: Fraction
+    t_hi: Fraction
+    a_lo: Fraction
+    a_hi: Fraction
+    b_lo: Fraction
+    b_hi: Fraction
+
+
+def _fraction(text, where: str) -> Fraction:
+    try:
+        value = Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError, TypeError):
+        raise InputError(f"{where}: not a decimal number: {str(text)[:40]!r}") from None
+    return value
+
+
+def _checked(rows: list, where: str) -> tuple:
+    """The rows, checked: boxes and time intervals the right way round, b > 0, ordered from t = 0 without gap."""
+    if not rows:
+        raise InputError(f"{where}: the tube has no intervals")
+    for k, row in enumerate(rows):
+        if not (row.t_lo <= row.t_hi and row.a_lo <= row.a_hi and 0 < row.b_lo <= row.b_hi):
+            raise InputError(f"{where}: row {k} is not a box (lo > hi, or b <= 0): {tuple(map(float, row))}")
+    if rows[0].t_lo != 0:
+        raise InputError(f"{where}: the first interval starts at t = {float(rows[0].t_lo):g}, not 0")
+    for k in range(len(rows) - 1):
+        if rows[k + 1].t_lo > rows[k].t_hi or rows[k + 1].t_lo < rows[k].t_lo:
+            raise InputError(f"{where}: intervals {k} and {k + 1} leave a gap or are out of order")
+    return tuple(rows)
+
+
+def rows_from_list(rows, *, t_max, complete: bool, valid_to=None) -> TubeRows:
+    """:class:`TubeRows` from rows of six numbers (exact: ints, Fractions, decimal strings or floats)."""
+    parsed = _checked([Row(*(Fraction(x) if not isinstance(x, str) else _fraction(x, "row") for x in row))
+                       for row in rows], "tube")
+    t_max = Fraction(t_max)
+    if complete and parsed[-1].t_hi < t_max:
+        raise InputError(f"the tube says it is complete but its last interval ends before T = {float(t_max):g}")
+    if complete:
+        certified_to = t_max
+    else:
+        certified_to = parsed[-1].t_lo if valid_to is None else min(Fraction(valid_to), parsed[-1].t_hi)
+    return TubeRows(parsed, t_max, bool(complete), certified_to)
+
+
+def _time_bounds(s0: float, s1: float) -> tuple[Fraction, Fraction]:
+    """Exact t_lo ≤ e^{s0} − 1 and t_hi ≥ e^{s1} − 1 (outward decimals, as tube.csv records them)."""
+    from flint import arb
+
+    from numerics.certified.tube_numbers import lower_decimal, upper_decimal
+
+    t_lo = Fraction(0) if s0 == 0 else _fraction(lower_decimal(arb(s0).expm1(), 15), "t_lo")
+    return t_lo, _fraction(upper_decimal(arb(s1).expm1(), 15), "t_hi")
+
+
+def _from_tube(tube) -> TubeRows:
+    """The rows of a Tube object: the tube package's own exact rows where it provides them
+    (``numerics.certified.tube_intervals.tube_rationals``), else one row per interval from its log-time
+    ends and its box."""
+    from flint import ctx
+
+    from numerics.certified.tube_numbers import arb_fraction
+
+    if not tube.intervals:
+        raise InputError(f"the tube has no intervals ({tube.stop_reason or 'none validated'})")
+    try:
+        from numerics.certified.tube_intervals import tube_rationals
+    except ImportError:
+        tube_rationals = None
+    with ctx.workprec(128):
+        if tube_rationals is not None:
+            rows = [tuple(Fraction(x) for x in row) for row in tube_rationals(tube)]
+        else:
+            rows = []
+            for interval in tube.intervals:
+                s0, s1 = (interval.s0, interval.s1) if hasattr(interval, "s0") else (interval.n0.s, interval.n1.s)
+                rows.append((*_time_bounds(s0, s1), *(arb_fraction(x) for x in interval.box)))
+        valid_to = _time_bounds(0.0, tube.s_reached)[0] if not tube.complete else None
+    # an incomplete tube: certified up to a lower bound of e^{s_reached} − 1, and no further than its rows
+    return rows_from_list(rows, t_max=Fraction(tube.t_max), complete=tube.complete, valid_to=valid_to)
+
+
+def _from_csv(path: Path, summary: dict | None) -> TubeRows:
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            table = list(csv.reader(handle))
+    except OSError as exc:
+        raise InputError(f"cannot read {path.name}: {exc.strerror}") from None
+    header = ["t_lo", "t_hi", "a_lo", "a_hi", "b_lo", "b_hi"]
+    if not table or [c.strip() for c in table[0]] != header:
+        raise InputError(f"{path.name}: expected the header {','.join(header)}")
+    rows = []
+    for n, line in enumerate(table[1:], start=2):
+        if len(line) != 6:
+            raise InputError(f"{path.name}, line {n}: expected 6 columns, got {len(line)}")
+        rows.append(tuple(_fraction(x, f"{path.name}, line {n}") for x in line))
+    if summary is None:  # no tube.json: completeness unknown, so read as stopping where its rows stop
+        return rows_from_list(rows, t_max=rows[-1][1] if rows else 0, complete=False)
+    t_max = _fraction(repr(float(summary["t_max"])), "tube.json t_max")
+    valid_to = None
+    if not summary.get("complete"):
+        # tube.json's valid_to_t is a float near e^{s_reached} − 1: keep below it by the last row's t_lo
+        valid_to = rows[-1][0] if rows else 0
+    return rows_from_list(rows, t_max=t_max, complete=bool(summary.get("complete")), valid_to=valid_to)
+
+
+def _from_certificate(path: Path) -> TubeRows:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        intervals = document["intervals"]
+        rows = [(*item["t"], *item["box"]) for item in intervals]
+        t_max, complete, valid_to = document["t_max"], bool(document["complete"]), document.get("valid_to_t")
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{path.name}: not a readable flow certificate") from None
+    return rows_from_list([tuple(_fraction(x, path.name) for x in row) for row in rows],
+                          t_max=_fraction(t_max, "t_max"), complete=complete,
+                          valid_to=None if valid_to is None else _fraction(valid_to, "valid_to_t"))
+
+
+def tube_rows(source) -> TubeRows:
+    """The rows of ``source``: a Tube, a :class:`TubeRows`, or a path to a tube's folder (its tube.csv with
+    tube.json, else its flow_certificate.json), to a tube.csv (completeness from the tube.json beside it;
+    without one the tube is read as stopping where its rows stop) or to a flow_certificate.json."""
+    if isinstance(source, TubeRows):
+        return source
+    if hasattr(source, "intervals") and hasattr(source, "complete"):
+        return _from_tube(source)
+    path = Path(source)
+    if path.is_dir():  # tube.csv (with tube.json) is the tube's stable interface; the certificate otherwise
+        path = path / "tube.csv" if (path / "tube.csv").is_file() else path / "flow_certificate.json"
+    if path.suffix == ".json":
+        return _from_certificate(path)
+    if not path.is_file():
+        raise InputError(f"no tube at {path.name}: expected a tube folder, tube.csv or flow_certificate.json")
+    summary_path = path.with_name("tube.json")
+    summary = None
+    if summary_path.is_file():
+        try:
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        except ValueError:
+            raise InputError("tube.json is not valid JSON") from None
+    return _from_csv(path, summary)
+
+
+def state_at(tube: TubeRows, t) -> tuple | None:
+    """(a_lo, a_hi, b_lo, b_hi) ⊇ z(t) for an exact t ∈ [0, certified_to]: the hull of the boxes of the
+    rows whose recorded interval contains t; None beyond ``certified_to``."""
+    t = Fraction(t)
+    if not 0 <= t <= tube.certified_to:
+        return None
+    boxes = [row for row in tube.rows if row.t_lo <= t <= row.t_hi]
+    return (min(r.a_lo for r in boxes), max(r.a_hi for r in boxes), min(r.b_lo for r in boxes),
+            max(r.b_hi for r in boxes))
+
+
+def node_states(tube: TubeRows, *, t_from=0, per_decade: int | None = None) -> list[NodeState]:
+    """The states at the ends shared by consecutive rows (module doc), for the ends in [t_from,
+    certified_to]; with ``per_decade``, only the end nearest (in log t) to each of ``per_decade`` log-spaced
+    times per decade (each end once)."""
+    t_from = Fraction(t_from)
+    nodes = []
+    for left, right in zip(tube.rows, tube.rows[1:]):
+        t_lo, t_hi = right.t_lo, left.t_hi
+        if t_lo < t_from or t_hi > tube.certified_to:
+            continue
+        box = (max(left.a_lo, right.a_lo), min(left.a_hi, right.a_hi), max(left.b_lo, right.b_lo),
+               min(left.b_hi, right.b_hi))
+        if box[0] > box[1] or box[2] > box[3]:
+            raise InputError(f"the boxes at t = {float(t_lo):.6g} do not meet: not a tube")
+        nodes.append(NodeState(t_lo, t_hi, *box))
+    if per_decade is None or not nodes:
+        return nodes
+    positive = [n for n in nodes if n.t_lo > 0]
+    if not positive:
+        return []
+    lo, hi = math.log10(float(positive[0].t_lo)), math.log10(float(positive[-1].t_hi))
+    count = max(2, math.ceil((hi - lo) * per_decade) + 1)
+    chosen = {}
+    for i in range(count):
+        target = lo + (hi - lo) * i / (count - 1)
+        best = min(positive, key=lambda n: abs(math.log10(float(n.t_lo)) - target))
+        chosen[best.t_lo] = best
+    return [chosen[key] for key in sorted(chosen)]

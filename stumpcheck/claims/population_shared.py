@@ -1,0 +1,176 @@
+"""The runs C2–C4 share in ``stumpcheck verify``: one float64 population flow and one certified tube.
+
+* The flow (sampled figures, docs/claims.md C2): from (10, 10) to t = 10¹², float64, rtol 10⁻⁸
+  (full mode: with its a-posteriori second solve at rtol/10); run once per verify, its plots in --out.
+* The tube (certified figures): :data:`TUBE_T` per mode, from (10, 10), written to
+  ``--out/certified_tube/`` (tube.csv, tube.json, flow_certificate.json, tube_width.png) with a progress
+  bar, and read by :func:`stumpcheck.claims.population_certified.certified_readings`. A
+  flow_certificate.json already in that folder for the same start and T is re-checked
+  (``stumpcheck recheck``'s check, at its digits + 10) and reused if it passes. The tube stops after
+  :data:`TUBE_TIME_LIMIT` seconds; an incomplete tube is read as certified up to where it stopped and
+  says so. Under ``--quick`` no tube is run (:data:`TUBE_T` is None there): a tube to 10² costs about a
+  minute of CPU with the present validation, far more than the few seconds --quick may add.
+
+:func:`population_claim` is the C2/C3/C4 check of the registry: the sampled check of
+:mod:`stumpcheck.claims.population` on the shared flow, with the certified reading in
+``details["certified_tube"]`` and a short certified clause at the end of its figure.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["clear_flow_cache", "population_claim", "shared_flow", "shared_tube_readings", "TUBE_T",
+           "TUBE_TIME_LIMIT", "TUBE_REL_GOAL"]
+
+#: T of the certified tube per mode (None: no tube)
+TUBE_T = {"quick": None, "full": 1e6}
+#: seconds after which the tube stops (then incomplete, and read as such)
+TUBE_TIME_LIMIT = 1800.0
+#: the tube's defect goal (that of ``stumpcheck flow --certified``)
+TUBE_REL_GOAL = 1e-4
+TUBE_FOLDER = "certified_tube"
+
+_FLOW_CACHE: dict = {}
+
+
+def clear_flow_cache() -> None:
+    """Forget the shared C2–C4 flow run and tube (``stumpcheck verify`` calls this at its start and end)."""
+    _FLOW_CACHE.clear()
+
+
+def shared_flow(quick: bool, out_dir):
+    """One population flow run for C2–C4 (cached), its plots written to out_dir once."""
+    key = ("flow", "quick" if quick else "full", str(out_dir))
+    if key not in _FLOW_CACHE:
+        import time
+
+        from numerics.flow.population_flow import run_population_flow
+        from stumpcheck.progress import fraction_bar
+
+        start = time.perf_counter()
+        with fraction_bar("C2-C4 flow to t=1e12", quiet=None, leave=False) as progress:
+            run = run_population_flow(10.0, 10.0, 1e12, rtol=1e-8, check=not quick, progress=progress)
+        run.stats["seconds"] = time.perf_counter() - start
+        plots = []
+        if out_dir is not None:
+            from numerics.flow.report import write_flow_outputs
+            from numerics.provenance import provenance
+
+            paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
+            plots = [p.name for p in paths if p.suffix == ".png"]
+        _FLOW_CACHE[key] = (run, plots)
+    return _FLOW_CACHE[key]
+
+
+def _reusable(folder: Path, t_max: float) -> bool:
+    """True if folder holds a flow certificate from (10, 10) to t_max that re-checks."""
+    from numerics.certified.tube_certificate import is_flow_certificate, recheck_flow_certificate
+
+    path = folder / "flow_certificate.json"
+    if not path.is_file():
+        return False
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    from numerics.precision import InputError
+
+    try:  # anything unexpected in the file: not reusable (the tube is recomputed)
+        if not is_flow_certificate(document) or float(document.get("t_max", "nan")) != t_max:
+            return False
+        if (float.fromhex(document["initial"]["a0"]), float.fromhex(document["initial"]["b0"])) != (10.0, 10.0):
+            return False
+        print(f"certified tube: re-checking the flow certificate in {folder.name}/ ...", file=sys.stderr)
+        return recheck_flow_certificate(document, int(document.get("dps", 20)) + 10).passed
+    except (InputError, KeyError, TypeError, ValueError, ArithmeticError):
+        return False
+
+
+def _run_tube(t_max: float, out_dir) -> tuple[object, str]:
+    """(the tube or its folder, a note): a re-checked certificate from out_dir, else a new tube written there."""
+    from numerics.certified.tube import certified_tube
+    from numerics.certified.tube_report import write_tube_outputs
+    from numerics.provenance import provenance
+    from stumpcheck.progress import fraction_bar
+
+    folder = None if out_dir is None else Path(out_dir) / TUBE_FOLDER
+    if folder is not None and _reusable(folder, t_max):
+        return folder, f"reused the re-checked certificate in {TUBE_FOLDER}/"
+    import inspect
+
+    # resumable and on both cores where the tube supports it (a checkpoint file in the folder, workers)
+    options = inspect.signature(certified_tube).parameters
+    extra = {"workers": 2} if "workers" in options else {}
+    if folder is not None and "checkpoint" in options:
+        folder.mkdir(parents=True, exist_ok=True)
+        extra["checkpoint"] = folder / "tube_checkpoint.jsonl"
+    with fraction_bar(f"C2-C4 certified tube to t={t_max:g}", quiet=None, leave=False) as progress:
+        tube = certified_tube(10.0, 10.0, t_max, rel_goal=TUBE_REL_GOAL, time_limit=TUBE_TIME_LIMIT,
+                              progress=progress, **extra)
+    note = f"tube from (10, 10) to T = {t_max:g}: {len(tube.intervals)} intervals, {tube.seconds:.0f} s"
+    if not tube.complete:
+        note += f"; stopped at t = {tube.t_reached:.6g}: {tube.stop_reason}"
+    if folder is not None and tube.intervals:
+        write_tube_outputs(tube, folder, provenance=provenance(seed=None, precision=f"Arb, {tube.dps} digits"))
+        note += f"; files in {TUBE_FOLDER}/"
+    return tube, note
+
+
+def shared_tube_readings(quick: bool, out_dir) -> dict | None:
+    """The certified readings of C2–C4 for this mode (cached; None under --quick), or {"error": ...}."""
+    t_max = TUBE_T["quick" if quick else "full"]
+    if t_max is None:
+        return None
+    key = ("tube", t_max, str(out_dir))
+    if key not in _FLOW_CACHE:
+        import time
+
+        from numerics.precision import InputError
+        from stumpcheck.claims.population_certified import certified_readings
+
+        start = time.perf_counter()
+        try:
+            tube, note = _run_tube(t_max, out_dir)
+            readings = certified_readings(tube, sup_evaluations=2000, window_sup_evaluations=300)
+        except (InputError, ArithmeticError) as exc:
+            readings = {"error": f"no certified reading: {exc}"}
+            note = readings["error"]
+        readings["note"] = note
+        readings["seconds_with_tube"] = round(time.perf_counter() - start, 1)
+        _FLOW_CACHE[key] = readings
+    return _FLOW_CACHE[key]
+
+
+def population_claim(which: str):
+    """The registry's check of C2, C3 or C4: the sampled check on the shared flow, plus the certified reading."""
+    plot_for = {"C2": ("calibration_residual.png",), "C3": ("scale.png", "normalised_loss.png"),
+                "C4": ("interior_error.png",)}[which]
+
+    def check(*, quick: bool = True, seed: int = 0, out_dir=None):
+        from stumpcheck.claims import population as claims
+        from stumpcheck.claims.population_certified import claim_markdown, claim_reading
+
+        run, plots = shared_flow(quick, out_dir)
+        result = getattr(claims, f"check_{which.lower()}")(run)
+        result.details.update({"plots": [p for p in plots if p in plot_for], "seed": None,
+                               "precision": "float64", "flow": {"a0": 10.0, "b0": 10.0, "t_max": 1e12,
+                                                                "rtol": 1e-8, "a_posteriori_check": not quick}})
+        readings = shared_tube_readings(quick, out_dir)
+        if readings is None:
+            result.details["certified_tube"] = {"note": "not run under --quick: run verify --full"}
+        elif "error" in readings:
+            result.details["certified_tube"] = readings
+            result.figure += f"; {readings['error']}"
+        else:
+            text, details = claim_reading(readings, which)
+            details["note"] = readings["note"]
+            result.details["certified_tube"] = details
+            result.details["explanation"] = claim_markdown(details)
+            result.figure += f"; {text}"
+        return result
+
+    check.__name__ = check.__qualname__ = f"check_{which.lower()}_shared_flow"
+    return check
