@@ -232,9 +232,9 @@ def test_readings_of_the_stored_tube():
     for name, fit in readings["fits"].items():
         lo, hi = (Fraction(x) for x in fit["interval"])
         assert lo <= Fraction(fit["midpoint_fit"]) <= hi, name
-    # b decreases from 10 during calibration: the exponent of b in t is negative, and C3's 1/4 is refuted there
+    # b decreases from 10 during calibration: the exponent of b in t is negative, and C3's 1/4 is not met there
     assert Fraction(readings["fits"]["scale_exponent"]["interval"][1]) < 0
-    assert readings["verdicts"]["C3"][0]["verdict"] == "refuted"
+    assert readings["verdicts"]["C3"][0]["verdict"] == "not met"
     for claim in ("C2", "C3", "C4"):
         text, details = claim_reading(readings, claim)
         assert text.startswith("certified on [0.01, 1]") and details["evidence"] == "certified"
@@ -281,7 +281,7 @@ def test_population_claims_carry_the_certified_reading_beside_the_sampled_verdic
         certified = result.details["certified_tube"]
         assert result.evidence == "sampled" and certified["evidence"] == "certified"
         assert certified["covers"] == "certified on [0.001, 1]" and "certified on [0.001, 1]" in result.figure
-        assert certified["verdicts"] and all(v["verdict"] in ("proved", "refuted", "undecided")
+        assert certified["verdicts"] and all(v["verdict"] in ("met", "not met", "undecided")
                                              for v in certified["verdicts"])
         if claim == "C4":  # sup|e|·b for every t of the window, above the value at the last node
             lo, hi = (Fraction(x) for x in certified["sup_e_b_for_all_t"])

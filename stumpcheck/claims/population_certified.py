@@ -15,8 +15,8 @@ from it this module encloses, rigorously (:mod:`numerics.certified.tube_claims_e
   exponent of sup|e| in t — the fits of the sampled criteria, over the certified window instead.
 
 A verdict is given only for a statement the enclosures decide, and it says which: the sampled
-criterion's inequality *for the fit over the certified window* is ``proved`` when the whole interval
-satisfies it, ``refuted`` when none of it does, ``undecided`` otherwise. That is a statement about the
+criterion's inequality *for the fit over the certified window* is ``met`` when the whole interval
+satisfies it, ``not met`` when none of it does (on this window: not a refutation of the claim), ``undecided`` otherwise. That is a statement about the
 exact flow on [t_start, T], not the asymptotic claim: the claim rows keep their sampled verdicts over
 [10⁶, 10¹²] beside it. Default window: the last three decades below T (as C2's sampled fit).
 """
@@ -60,7 +60,7 @@ def _show(x: arb) -> str:
 def _decide(ball: arb, lo: float, hi: float) -> str:
     inside = (math.isinf(lo) or ball >= arb(lo)) and (math.isinf(hi) or ball <= arb(hi))
     outside = (not math.isinf(lo) and ball < arb(lo)) or (not math.isinf(hi) and ball > arb(hi))
-    return "proved" if inside else "refuted" if outside else "undecided"
+    return "met" if inside else "not met" if outside else "undecided"
 
 
 def _node_figures(node, sup_options: dict) -> dict:
