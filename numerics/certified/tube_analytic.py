@@ -90,13 +90,18 @@ def _q(x: Fraction) -> arb:
     return arb(x.numerator) / x.denominator
 
 
-def ellipse_defect_bound(piece: ChebyshevPiece, rho: Fraction, nx: int = CELLS_X, ny: int = CELLS_Y):
-    """(M_a, M_b): upper bounds (exact arb) of |d_a|, |d_b| on the closed Bernstein ellipse E_ρ of the piece.
+def ellipse_defect_bound(piece: ChebyshevPiece, rho: Fraction, widen: arb, nx: int = CELLS_X,
+                         ny: int = CELLS_Y):
+    """(M_a, M_b, G): upper bounds (exact arb) of |d_a|, |d_b| on the closed Bernstein ellipse E_ρ of the piece,
+    and G ≥ max(|∂L/∂a|, |∂L/∂b|) at every z̃(x) + ζ, x ∈ E_ρ, |ζ_a|, |ζ_b| ≤ ``widen`` (the rectangles of
+    z̃ over each cell, widened by ``widen`` in both coordinates, real and imaginary: ∇L is enclosed over
+    them, which serves both bounds; with the mirror image they cover that set).
 
     ArithmeticError if an enclosure is not finite (then d may not be analytic on E_ρ)."""
     half = (arb(piece.s1) - arb(piece.s0)) / 2
     middle = (arb(piece.s1) + arb(piece.s0)) / 2
-    bound_a, bound_b = arb(0), arb(0)
+    pad = acb(arb(0, widen), arb(0, widen))
+    bound_a, bound_b, gradient = arb(0), arb(0), arb(0)
     for x_lo, x_hi, y_lo, y_hi in ellipse_cells(rho, nx, ny):
         cx, cy = (x_lo + x_hi) / 2, (y_lo + y_hi) / 2
         radius = _q(((x_hi - x_lo) ** 2 + (y_hi - y_lo) ** 2) / 4).sqrt().upper()
@@ -104,13 +109,14 @@ def ellipse_defect_bound(piece: ChebyshevPiece, rho: Fraction, nx: int = CELLS_X
         (za, zb), (dza, dzb) = disk_enclosure(piece, center, radius)
         cell = acb(_q(cx) + arb(0, _q((x_hi - x_lo) / 2)), _q(cy) + arb(0, _q((y_hi - y_lo) / 2)))
         scale = (middle + half * cell).exp()
-        ga, gb = complex_gradient(za, zb)
+        ga, gb = complex_gradient(za + pad, zb + pad)
         da, db = dza + scale * ga, dzb + scale * gb
         if not (da.is_finite() and db.is_finite()):
             raise ArithmeticError("the defect is not finite on a cell of the Bernstein ellipse")
         bound_a = bound_a.max(abs(da).upper())
         bound_b = bound_b.max(abs(db).upper())
-    return arb(bound_a.upper()), arb(bound_b.upper())
+        gradient = gradient.max(abs(ga).upper()).max(abs(gb).upper())
+    return arb(bound_a.upper()), arb(bound_b.upper()), arb(gradient.upper())
 
 
 def interpolation_error(bound: arb, rho: Fraction, degree: int) -> arb:

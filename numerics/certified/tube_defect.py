@@ -9,7 +9,9 @@ at the Chebyshev points of the second kind x_j = cos(jπ/n), j = 0..n:
   (:func:`numerics.certified.theta_integrals.certified_loss_gradient`; low digits suffice, d is ~1e-11 of F);
 * p = Σ_k c_k T_k with c_k = (2/n) Σ″_j d(x_j) cos(kjπ/n) (Σ″: the end terms halved, and c₀, c_n halved),
   computed in ball arithmetic from those balls, so |p| ≤ Σ_k |c_k| on [−1, 1];
-* ‖d − p‖_∞ ≤ 4Mρ^{−n}/(ρ − 1) with M ≥ sup |d| on E_ρ (:mod:`numerics.certified.tube_analytic`).
+* ‖d − p‖_∞ ≤ 4Mρ^{−n}/(ρ − 1) with M ≥ sup |d| on E_ρ (:mod:`numerics.certified.tube_analytic`; its
+  rectangles are widened by R, which only makes M cruder, so that the same integrals give the bound G of
+  ∇L used by the logarithmic norm).
 
 Hence, per component, sup_S |d_i| ≤ P_i + E_i and δ = √((P_a + E_a)² + (P_b + E_b)²) ≥ sup_S ‖d‖₂.
 """
@@ -41,6 +43,7 @@ class DefectBound:
     e_a: arb
     e_b: arb
     delta: arb
+    gradient_sup: arb  # G of :func:`numerics.certified.tube_analytic.ellipse_defect_bound` (for the log norm)
 
 
 def _chebyshev_point(j: int, n: int) -> arb:
@@ -78,13 +81,13 @@ def interpolant_bound(values: list) -> arb:
     return arb(total.upper())
 
 
-def defect_bound(piece: ChebyshevPiece, n: int, rho: Fraction, dps: int, points=None) -> DefectBound:
+def defect_bound(piece: ChebyshevPiece, n: int, rho: Fraction, widen: arb, dps: int, points=None) -> DefectBound:
     """The bound of the module doc; ``points`` (from :func:`point_defects`) may be passed if already computed.
     ArithmeticError if a rigorous integral fails or is not finite on the ellipse."""
     points = point_defects(piece, n, dps) if points is None else points
     p_a = interpolant_bound([d[0] for d in points])
     p_b = interpolant_bound([d[1] for d in points])
-    m_a, m_b = ellipse_defect_bound(piece, rho)
+    m_a, m_b, gradient = ellipse_defect_bound(piece, rho, widen)
     e_a, e_b = interpolation_error(m_a, rho, n), interpolation_error(m_b, rho, n)
     delta = (((p_a + e_a) ** 2 + (p_b + e_b) ** 2).sqrt()).upper()
-    return DefectBound(p_a, p_b, m_a, m_b, e_a, e_b, arb(delta))
+    return DefectBound(p_a, p_b, m_a, m_b, e_a, e_b, arb(delta), gradient)

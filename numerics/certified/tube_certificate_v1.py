@@ -1,4 +1,7 @@
-"""The certificate of a certified tube (format ``stumpcheck-flow-certificate/1``) and its re-check.
+"""The re-check of a first-version tube certificate (format ``stumpcheck-flow-certificate/1``, cubic Hermite pieces).
+
+New tubes are written in format /2 (:mod:`numerics.certified.tube_certificate`); this module keeps the
+re-check of /1 certificates written by earlier versions.
 
 The document records the initial disk (a₀, b₀, radius), T, and per interval k: the nodes (s, a, b and the
 slopes of z̃, as exact float64 hex strings), the a-priori radius ρ_k, the radii r_start ≥ ‖z − z̃‖ at s_k
@@ -21,25 +24,19 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import platform
 import time
 from fractions import Fraction
-from importlib import metadata
-from pathlib import Path
 
 from flint import arb, ctx
 
 from numerics.certified.balls import working_bits
-from numerics.certified.lemma_certificate import write_certificate
 from numerics.certified.recheck import RecheckResult
-from numerics.certified.tube import PADDING, Tube
 from numerics.certified.tube_interval import Node, interval_bounds, node_defect, piece_hull, radius_bound
 from numerics.certified.tube_numbers import (arb_fraction, exact_fraction, lower_decimal, parse_lower, parse_upper,
                                              upper_decimal)
 from numerics.precision import InputError
 
-__all__ = ["FORMAT", "flow_certificate", "write_flow_certificate", "recheck_flow_certificate",
-           "is_flow_certificate", "interval_time_bounds"]
+__all__ = ["FORMAT", "recheck_flow_certificate", "is_flow_certificate", "interval_time_bounds", "digest"]
 
 FORMAT = "stumpcheck-flow-certificate/1"
 _BOX_DIGITS = 15
@@ -79,66 +76,11 @@ def _node_from(data, where: str) -> Node:
     return Node(*(_from_hex(data.get(k), f"{where}.{k}") for k in ("s", "a", "b", "fa", "fb")))
 
 
-def interval_json(interval) -> dict:
-    # outward by 1e-11 relative more: room for the hull a re-check computes at another precision (Arb's
-    # radii are rounded to 30 bits, so the ends of a hull move by ~1e-13 relative between precisions)
-    a_lo, a_hi, b_lo, b_hi = (x + abs(x) * arb(sign * 1e-11) for x, sign in zip(interval.box, (-1, 1, -1, 1)))
-    t_lo, t_hi = interval_time_bounds(interval.n0.s, interval.n1.s)
-    return {"start": _node_json(interval.n0), "end": _node_json(interval.n1), "rho": interval.rho,
-            "r_start": interval.r_start, "r_end": interval.r_end, "r_sup": interval.r_sup,
-            "delta": interval.delta, "mu": interval.mu,
-            "box": [lower_decimal(a_lo, _BOX_DIGITS), upper_decimal(a_hi, _BOX_DIGITS),
-                    lower_decimal(b_lo, _BOX_DIGITS), upper_decimal(b_hi, _BOX_DIGITS)],
-            "t": [t_lo, t_hi]}
-
-
-def _versions() -> dict:
-    versions = {"python": platform.python_version()}
-    for package in ("stumpcheck", "python-flint", "mpmath", "numpy", "scipy"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = "unknown"
-    return versions
-
-
 def digest(document: dict) -> str:
     """sha256 of the canonical JSON (sorted keys, no spaces) of ``document`` without its ``digest``."""
     body = {k: v for k, v in document.items() if k != "digest"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def flow_certificate(tube: Tube) -> dict:
-    """The certificate of ``tube`` (a JSON-ready dict)."""
-    from numerics.certified.certificate import generated_code_identity
-
-    document = {
-        "format": FORMAT,
-        "statement": (f"the population flow dz/dt = -grad L(z) from the disk of radius {tube.r0} about "
-                      f"(a, b) = ({tube.a0!r}, {tube.b0!r}) stays in box k for t in [t_lo_k, t_hi_k]"),
-        "initial": {"a0": _hex(tube.a0), "b0": _hex(tube.b0), "radius": tube.r0},
-        "t_max": repr(float(tube.t_max)),
-        "complete": bool(tube.complete),
-        "valid_to_t": interval_time_bounds(0.0, tube.s_reached)[0] if tube.intervals else "0",
-        "stop_reason": tube.stop_reason,
-        "method": "a-posteriori validation of a cubic Hermite interpolant: node defects and defect derivative "
-                  "by rigorous theta-integrals, Euclidean logarithmic norm -e^s lambda_min(Hessian), Gronwall",
-        "estimator": "one-head",
-        "dps": int(tube.dps),
-        "padding": PADDING,
-        "intervals": [interval_json(iv) for iv in tube.intervals],
-        "seconds": round(float(tube.seconds), 3),
-        "versions": _versions(),
-        "generated_code": generated_code_identity(),
-    }
-    document["digest"] = digest(document)
-    return document
-
-
-def write_flow_certificate(document: dict, path) -> Path:
-    """Write ``document`` to ``path``, one field and one interval a line; InputError if it cannot be written."""
-    return write_certificate(document, path, one_per_line=("intervals",))
 
 
 def _fail(message, index=None, interval=None, started=0.0, bits=0, checked=0):
