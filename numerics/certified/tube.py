@@ -364,4 +364,4 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
 def _cell_count(settings: Settings) -> int:
     from numerics.certified.tube_analytic import ellipse_cells
 
-    return len(ellipse_cells(settings.rho_ellipse))
+    return len(ellipse_cells(settings.rho_ellipse, *settings.cells))

@@ -81,13 +81,14 @@ def interpolant_bound(values: list) -> arb:
     return arb(total.upper())
 
 
-def defect_bound(piece: ChebyshevPiece, n: int, rho: Fraction, widen: arb, dps: int, points=None) -> DefectBound:
+def defect_bound(piece: ChebyshevPiece, n: int, rho: Fraction, widen: arb, dps: int, points=None,
+                 cells=(6, 2)) -> DefectBound:
     """The bound of the module doc; ``points`` (from :func:`point_defects`) may be passed if already computed.
     ArithmeticError if a rigorous integral fails or is not finite on the ellipse."""
     points = point_defects(piece, n, dps) if points is None else points
     p_a = interpolant_bound([d[0] for d in points])
     p_b = interpolant_bound([d[1] for d in points])
-    m_a, m_b, gradient = ellipse_defect_bound(piece, rho, widen)
+    m_a, m_b, gradient = ellipse_defect_bound(piece, rho, widen, *cells)
     e_a, e_b = interpolation_error(m_a, rho, n), interpolation_error(m_b, rho, n)
     delta = (((p_a + e_a) ** 2 + (p_b + e_b) ** 2).sqrt()).upper()
     return DefectBound(p_a, p_b, m_a, m_b, e_a, e_b, arb(delta), gradient)

@@ -99,6 +99,13 @@ def series_hull(coefficients: list, x_lo, x_hi) -> arb:
         return q[0] + arb(0, tail.upper())
 
 
+def _sqrt_nonnegative(x: arb) -> arb:
+    """A ball containing √y for every y ≥ 0 in the ball x (√ is increasing: from the ends, the lower one
+    clipped at 0)."""
+    low, high = x.lower(), x.upper()
+    return (arb(0) if low <= 0 else low.sqrt()).union(high.sqrt())
+
+
 def _q(x: Fraction) -> arb:
     return arb(x.numerator) / x.denominator
 
@@ -117,7 +124,8 @@ def log_norms(piece: ChebyshevPiece, hessians: list, gradient_sup: arb, cauchy_r
     for i in range(subdivisions):
         x_lo, x_hi = Fraction(-1) + Fraction(2 * i, subdivisions), Fraction(-1) + Fraction(2 * (i + 1), subdivisions)
         p, q, r = (series_hull(c, _q(x_lo), _q(x_hi)) + arb(0, error) for c in coefficients)
-        lam = (p + r) / 2 - (((p - r) / 2) ** 2 + q * q).sqrt()
+        # the discriminant is ≥ 0 for every symmetric matrix in the balls: clip the ball's negative part
+        lam = (p + r) / 2 - _sqrt_nonnegative(((p - r) / 2) ** 2 + q * q)
         lam_lo = lam.lower()
         at = middle + half * _q(x_lo if lam_lo >= 0 else x_hi)
         mus.append(arb((-(at.exp()) * lam_lo).upper()))

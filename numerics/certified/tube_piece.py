@@ -34,23 +34,33 @@ class Settings:
     Chebyshev points of the defect and of the Hessian, the Cauchy radius R, the sub-intervals of the log norm."""
 
     def __init__(self, rho_ellipse=Fraction(3), defect_points=24, hessian_points=12, cauchy_radius=Fraction(1, 20),
-                 subdivisions=8, dps=15):
+                 subdivisions=8, dps=15, cells=(6, 2)):
         self.rho_ellipse = Fraction(rho_ellipse)
         self.defect_points = int(defect_points)
         self.hessian_points = int(hessian_points)
         self.cauchy_radius = Fraction(cauchy_radius)
         self.subdivisions = int(subdivisions)
         self.dps = int(dps)
+        self.cells = (int(cells[0]), int(cells[1]))
+        if not (self.rho_ellipse > 1 and 2 <= self.defect_points <= 200 and 2 <= self.hessian_points <= 200
+                and 0 < self.cauchy_radius <= 1 and 1 <= self.subdivisions <= 256
+                and 1 <= self.cells[0] <= 64 and 1 <= self.cells[1] <= 64):
+            raise ValueError("the tube's settings are out of range")
 
     def as_json(self) -> dict:
         return {"rho_ellipse": str(self.rho_ellipse), "defect_points": self.defect_points,
                 "hessian_points": self.hessian_points, "cauchy_radius": str(self.cauchy_radius),
-                "subdivisions": self.subdivisions, "rho_max": str(RHO_MAX), "dps": self.dps}
+                "subdivisions": self.subdivisions, "rho_max": str(RHO_MAX), "dps": self.dps, "cells": list(self.cells)}
 
     @classmethod
     def from_json(cls, data: dict) -> "Settings":
         return cls(Fraction(data["rho_ellipse"]), data["defect_points"], data["hessian_points"],
-                   Fraction(data["cauchy_radius"]), data["subdivisions"], data["dps"])
+                   Fraction(data["cauchy_radius"]), data["subdivisions"], data["dps"], tuple(data["cells"]))
+
+    def at_dps(self, dps: int) -> "Settings":
+        data = self.as_json()
+        data["dps"] = int(dps)
+        return Settings.from_json(data)
 
 
 def _q(x: Fraction) -> arb:
@@ -76,7 +86,8 @@ def interval_bounds(piece: ChebyshevPiece, settings: Settings, bits: int) -> dic
     Chebyshev points (exact arb values, serialised by :func:`ball_to_json`). ArithmeticError if one fails."""
     with ctx.workprec(bits):
         widen = 2 * _q(settings.cauchy_radius) + _q(RHO_MAX)
-        bound = defect_bound(piece, settings.defect_points, settings.rho_ellipse, widen, settings.dps)
+        bound = defect_bound(piece, settings.defect_points, settings.rho_ellipse, widen, settings.dps,
+                             cells=settings.cells)
         hessians = point_hessians(piece, settings.hessian_points, settings.dps)
         return {"p": [bound.p_a, bound.p_b], "m": [bound.m_a, bound.m_b], "e": [bound.e_a, bound.e_b],
                 "delta": bound.delta, "g": bound.gradient_sup, "hessians": hessians}
