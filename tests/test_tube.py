@@ -23,13 +23,19 @@ from stumpcheck.cli import main
 T_SMALL = 0.05
 #: fewer Chebyshev points and cells than the defaults (a few seconds per interval; cruder δ and μ, still
 #: valid bounds)
-LIGHT = Settings(defect_points=10, hessian_points=4, subdivisions=2, cells=(4, 1))
+LIGHT = Settings(defect_points=8, hessian_points=3, subdivisions=2, cells=(3, 1))
 
 
 @pytest.fixture(scope="module")
-def small_tube():
+def checkpoint(tmp_path_factory):
+    """One checkpoint file for the module's tubes: the incomplete tube's first interval is the small one's."""
+    return tmp_path_factory.mktemp("tube") / "tube_checkpoint.jsonl"
+
+
+@pytest.fixture(scope="module")
+def small_tube(checkpoint):
     """(10, 10) to t = 0.05 in two intervals (max_step 0.03 in s)."""
-    return certified_tube(10.0, 10.0, T_SMALL, settings=LIGHT, max_step=0.03)
+    return certified_tube(10.0, 10.0, T_SMALL, settings=LIGHT, max_step=0.03, checkpoint=checkpoint)
 
 
 @pytest.fixture(scope="module")
@@ -101,21 +107,29 @@ def test_small_tube_is_complete_contiguous_and_contains_an_independent_solve(sma
         assert 0 < radius < 1e-6  # |F| ~ 1e-2 and δ ~ 1e-7 with these light settings: a thin tube
 
 
-def test_tube_rows_and_box_at_are_exact_and_contain_the_interval_boxes(small_tube, tmp_path):
+def test_tube_rows_and_box_at_are_exact_and_contain_the_interval_boxes(small_tube, tmp_path, capsys):
     from numerics.certified.tube_intervals import box_at, tube_rationals
-    from numerics.certified.tube_report import write_tube_outputs
+    from numerics.certified.tube_report import enclosure_at, write_tube_outputs
 
     rows = tube_rationals(small_tube)
     write_tube_outputs(small_tube, tmp_path, provenance={})
     assert tube_rationals(tmp_path) == rows == tube_rationals(tmp_path / "flow_certificate.json")
     box = box_at(rows, Fraction(1, 100))
     assert box is not None and box[0] < box[1] and box[2] < box[3] and box_at(rows, 1) is None
-    a_lo, a_hi, b_lo, b_hi = (Fraction(str(x.mid())) for x in small_tube.intervals[0].box)
-    assert a_lo <= box[0] and box[1] <= a_hi and b_lo <= box[2] and box[3] <= b_hi
+    inner = [Fraction(x) for x in enclosure_at(small_tube, Fraction(1, 100))]  # z̃(s) ± r_sup at t = 0.01
+    assert box[0] <= inner[0] <= inner[1] <= box[1] and box[2] <= inner[2] <= inner[3] <= box[3]
+    # the recheck command dispatches a /2 certificate, and refuses the certificate's own precision
+    capsys.readouterr()
+    assert main(["recheck", str(tmp_path / "flow_certificate.json"), "--dps", "15"]) == 2
 
 
-def test_recheck_accepts_the_certificate_and_rejects_a_narrowed_box(small_certificate):
-    assert recheck_flow_certificate(small_certificate, dps=25).passed
+def test_recheck_accepts_the_certificate_and_rejects_a_narrowed_box(small_certificate, tmp_path, capsys):
+    from numerics.certified.tube_certificate import write_flow_certificate
+
+    path = write_flow_certificate(small_certificate, tmp_path / "flow_certificate.json")
+    capsys.readouterr()
+    assert main(["recheck", str(path)]) == 0  # in this process, at the certificate's digits + 10
+    assert capsys.readouterr().out.startswith("PASS")
     tampered = copy.deepcopy(small_certificate)
     row = tampered["intervals"][1]["rows"][0]
     row[5] = row[4]  # b_hi down to b_lo
@@ -157,8 +171,8 @@ def test_recheck_rejects_lowered_bounds_a_dropped_interval_and_a_changed_coeffic
     assert not result.passed and result.leaf_index == 1, result.message
 
 
-def test_an_incomplete_tube_says_so_and_is_rechecked_as_incomplete():
-    tube = certified_tube(10.0, 10.0, 100.0, settings=LIGHT, max_step=0.03, max_intervals=1)
+def test_an_incomplete_tube_says_so_and_is_rechecked_as_incomplete(small_tube, checkpoint):
+    tube = certified_tube(10.0, 10.0, 100.0, settings=LIGHT, max_step=0.03, max_intervals=1, checkpoint=checkpoint)
     assert not tube.complete and "max_intervals" in tube.stop_reason and 0 < tube.t_reached < 100
     document = flow_certificate(tube)
     assert document["complete"] is False and float(document["valid_to_t"]) >= tube.t_reached
@@ -181,7 +195,7 @@ def test_certified_flow_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argum
     assert not (tmp_path / "out" / "tube.csv").exists()
 
 
-def test_certified_flow_cli_writes_the_tube_resumes_and_recheck_passes(tmp_path, capsys):
+def test_certified_flow_cli_writes_the_tube_and_resumes(tmp_path):
     out = tmp_path / "tube"
     command = ["flow", "--certified", "--quiet", "--t-max", "0.01", "--workers", "1", "--out", str(out)]
     assert main(command) == 0
@@ -193,10 +207,6 @@ def test_certified_flow_cli_writes_the_tube_resumes_and_recheck_passes(tmp_path,
     first = (out / "flow_certificate.json").read_text()
     assert main(command) == 0  # resumed from the checkpoint: the same intervals
     assert json.loads((out / "flow_certificate.json").read_text())["intervals"] == json.loads(first)["intervals"]
-    capsys.readouterr()
-    assert main(["recheck", str(out / "flow_certificate.json")]) == 0
-    assert capsys.readouterr().out.startswith("PASS")
-    assert main(["recheck", str(out / "flow_certificate.json"), "--dps", "15"]) == 2  # the certificate's own
 
 
 def test_a_decimal_start_that_is_not_a_float_widens_the_initial_disk():

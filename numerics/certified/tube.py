@@ -43,7 +43,7 @@ from numerics.certified.tube_chebyshev import ChebyshevPiece
 from numerics.certified.tube_float import collocation_piece, plan_pieces
 from numerics.certified.tube_numbers import lower_decimal, padded_upper, parse_upper, upper_decimal
 from numerics.certified.tube_piece import (RHO_MAX, Settings, ball_from_json, ball_to_json, gronwall_step,
-                                           interval_bounds, jump, sub_interval_s)
+                                           delta_from, interval_bounds, jump, sub_interval_s)
 from numerics.precision import InputError
 
 __all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "check_tube_arguments", "PADDING",
@@ -226,7 +226,9 @@ def _outward(x: arb, sign: int) -> arb:
 
 def _chain_interval(piece, record_bounds, settings, r_start_text):
     """The recorded interval (TubeInterval) from its bounds and the radius at its start, or a reason."""
-    delta_text = padded_upper(ball_from_json(record_bounds["delta"]), PADDING, 6)
+    p_texts = [upper_decimal(ball_from_json(x), 4) for x in record_bounds["p"]]
+    m_texts = [padded_upper(ball_from_json(x), BOUND_PADDING, 4) for x in record_bounds["m"]]
+    delta_text = padded_upper(delta_from(p_texts, m_texts, settings), 1e-6, 6)
     g_text = padded_upper(ball_from_json(record_bounds["g"]), BOUND_PADDING, 4)
     hessians = [tuple(ball_from_json(x) for x in h) for h in record_bounds["hessians"]]
     delta, g, r_start = parse_upper(delta_text), parse_upper(g_text), parse_upper(r_start_text)
@@ -269,9 +271,7 @@ def _chain_interval(piece, record_bounds, settings, r_start_text):
         ends.append(end_text)
         sups.append(sup_text)
         r = parse_upper(end_text)
-    record = {"piece": piece_json(piece), "p": [upper_decimal(ball_from_json(x), 4) for x in record_bounds["p"]],
-              "m": [padded_upper(ball_from_json(x), BOUND_PADDING, 4) for x in record_bounds["m"]],
-              "delta": delta_text, "g": g_text, "rho": rho_text, "r_start": r_start_text, "mu": mu_texts,
+    record = {"piece": piece_json(piece), "p": p_texts, "m": m_texts, "delta": delta_text, "g": g_text, "rho": rho_text, "r_start": r_start_text, "mu": mu_texts,
               "r_end": ends, "r_sup": sups, "rows": [list(row) for row in rows]}
     union = (min((b[0] for b in boxes), key=float), max((b[1] for b in boxes), key=float),
              min((b[2] for b in boxes), key=float), max((b[3] for b in boxes), key=float))

@@ -33,13 +33,13 @@ from numerics.certified import tube_certificate_v1 as v1
 from numerics.certified.lemma_certificate import write_certificate
 from numerics.certified.recheck import RecheckResult
 from numerics.certified.tube import PADDING, Tube, piece_from_json
-from numerics.certified.tube_analytic import ellipse_defect_bound, interpolation_error
+from numerics.certified.tube_analytic import ellipse_defect_bound
 from numerics.certified.tube_chebyshev import segment_hull
 from numerics.certified.tube_defect import interpolant_bound, point_defects
 from numerics.certified.tube_interval import radius_bound
 from numerics.certified.tube_lognorm import log_norms, point_hessians
 from numerics.certified.tube_numbers import exact_fraction, parse_lower, parse_upper
-from numerics.certified.tube_piece import RHO_MAX, Settings, jump, sub_interval_s
+from numerics.certified.tube_piece import RHO_MAX, Settings, delta_from, jump, sub_interval_s
 from numerics.precision import InputError
 
 __all__ = ["FORMAT", "flow_certificate", "write_flow_certificate", "recheck_flow_certificate",
@@ -128,12 +128,6 @@ def _parse(document: dict):
     return a0, b0, radius, t_max, settings, parsed
 
 
-def _delta_formula(item, settings: Settings) -> arb:
-    p_a, p_b = (parse_upper(x) for x in item["p"])
-    e_a, e_b = (interpolation_error(parse_upper(x), settings.rho_ellipse, settings.defect_points) for x in item["m"])
-    return ((p_a + e_a) ** 2 + (p_b + e_b) ** 2).sqrt()
-
-
 def _cheap_checks(document, a0, b0, radius, t_max, settings, parsed):
     """The first fault (index, message) found without θ-integrals, or (None, None)."""
     if not parsed:
@@ -150,7 +144,7 @@ def _cheap_checks(document, a0, b0, radius, t_max, settings, parsed):
             return k, "a gap: the interval does not start where the previous one ends"
         if not parse_lower(item["r_start"]) >= r_previous + jump(previous, piece, a0, b0):
             return k, "r_start is below the previous radius plus the jump between the pieces"
-        if not _delta_formula(item, settings) <= parse_lower(item["delta"]):
+        if not delta_from(item["p"], item["m"], settings) <= parse_lower(item["delta"]):
             return k, "the defect bound delta is below what the recorded P and M give"
         rho = exact_fraction(item["rho"])
         if not 0 < rho <= RHO_MAX:

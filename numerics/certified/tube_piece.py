@@ -23,7 +23,7 @@ from numerics.certified.tube_defect import defect_bound
 from numerics.certified.tube_interval import radius_bound
 from numerics.certified.tube_lognorm import log_norms, point_hessians
 
-__all__ = ["Settings", "interval_bounds", "gronwall_step", "jump", "RHO_MAX", "ball_to_json", "ball_from_json"]
+__all__ = ["Settings", "interval_bounds", "gronwall_step", "jump", "delta_from", "RHO_MAX", "ball_to_json", "ball_from_json"]
 
 #: the largest a-priori radius ρ; the ellipse's rectangles are widened by 2R + RHO_MAX for the Cauchy estimates
 RHO_MAX = Fraction(1, 10**4)
@@ -91,6 +91,17 @@ def interval_bounds(piece: ChebyshevPiece, settings: Settings, bits: int) -> dic
         hessians = point_hessians(piece, settings.hessian_points, settings.dps)
         return {"p": [bound.p_a, bound.p_b], "m": [bound.m_a, bound.m_b], "e": [bound.e_a, bound.e_b],
                 "delta": bound.delta, "g": bound.gradient_sup, "hessians": hessians}
+
+
+def delta_from(p_texts, m_texts, settings: Settings) -> arb:
+    """δ = √((P_a + E_a)² + (P_b + E_b)²) from the recorded P and M (decimals, read as upper bounds),
+    E = 4Mρ^{−n}/(ρ − 1): what the certificate's δ must be at least."""
+    from numerics.certified.tube_analytic import interpolation_error
+    from numerics.certified.tube_numbers import parse_upper
+
+    p_a, p_b = (parse_upper(x) for x in p_texts)
+    e_a, e_b = (interpolation_error(parse_upper(x), settings.rho_ellipse, settings.defect_points) for x in m_texts)
+    return arb((((p_a + e_a) ** 2 + (p_b + e_b) ** 2).sqrt()).upper())
 
 
 def sub_interval_s(piece: ChebyshevPiece, i: int, count: int) -> tuple[arb, arb]:
