@@ -197,22 +197,29 @@ def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end
     if workers > 1 and len(todo) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {}
-            queue = list(todo)
-            while queue or futures:
-                while queue and len(futures) < 2 * workers and time.perf_counter() < deadline:
-                    piece = queue.pop(0)
-                    futures[pool.submit(compute_bounds, piece_json(piece), settings.as_json())] = piece
-                if not futures:
-                    break
-                future = next(as_completed(futures))
-                piece = futures.pop(future)
-                checkpoint.add(_key(piece, settings), future.result())
-                report(piece)
-    else:
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {}
+                queue = list(todo)
+                while queue or futures:
+                    while queue and len(futures) < 2 * workers and time.perf_counter() < deadline:
+                        piece = queue.pop(0)
+                        futures[pool.submit(compute_bounds, piece_json(piece), settings.as_json())] = piece
+                    if not futures:
+                        break
+                    future = next(as_completed(futures))
+                    piece = futures.pop(future)
+                    checkpoint.add(_key(piece, settings), future.result())
+                    report(piece)
+        except BrokenProcessPool:  # a worker died (memory?): the rest in this process
+            todo = [p for p in todo if _key(p, settings) not in checkpoint.done]
+            workers = 1
+    if workers <= 1 or len(todo) <= 1:
         for piece in todo:
+            if _key(piece, settings) in checkpoint.done:
+                continue
             if time.perf_counter() >= deadline:
                 break
             checkpoint.add(_key(piece, settings), compute_bounds(piece_json(piece), settings.as_json()))
