@@ -73,7 +73,8 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
                        f"{rel_goal:g} (the tube is valid; it is not that narrow)")
     click.echo(f"{len(tube.intervals)} intervals ({summary['rows']} rows, {tube.rejected} split), "
                f"{tube.rigorous_integrals} rigorous θ-integrals at {tube.dps} digits, {tube.seconds:.1f} s wall, "
-               f"{tube.cpu_seconds:.1f} s CPU on {tube.workers} process(es); evidence: {summary['evidence']}")
+               f"{tube.cpu_seconds:.1f} s CPU on {tube.workers} process(es) (the intervals' integrals: "
+               f"{tube.integral_cpu_seconds:.1f} s CPU, resumed ones included); evidence: {summary['evidence']}")
     paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=f"Arb, {dps} digits"))
     click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
     if not tube.complete:

@@ -95,6 +95,7 @@ class Tube:
     dps: int = 15
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    integral_cpu_seconds: float = 0.0  # the CPU of all the tube's intervals' integrals (also those resumed)
     rigorous_integrals: int = 0
     rejected: int = 0
     settings: Settings = field(default_factory=Settings)
@@ -323,8 +324,10 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
         return tube
     deadline = math.inf if time_limit is None else started + time_limit
     store = _Checkpoint(checkpoint)
+    resumed = set(store.done)
     _run_bounds(pieces, settings, store, workers, deadline, progress, s_end)
-    cpu_workers = sum(store.done.get(_key(p, settings), {}).get("cpu", 0.0) for p in pieces)
+    cpu_workers = sum(store.done.get(_key(p, settings), {}).get("cpu", 0.0) for p in pieces
+                      if _key(p, settings) not in resumed)
     with ctx.workprec(_bits(settings)):
         r_text = r0_text
         previous = None
@@ -356,6 +359,7 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                 tube.stop_reason = reason
                 break
             tube.intervals.append(interval)
+            tube.integral_cpu_seconds += bounds.get("cpu", 0.0)
             tube.rigorous_integrals += (settings.defect_points + settings.hessian_points + 2
                                         + 2 * _cell_count(settings))
             r_text = interval.record["r_end"][-1]

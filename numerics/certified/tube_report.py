@@ -77,6 +77,7 @@ def tube_summary(tube: Tube) -> dict:
         "dps": tube.dps,
         "seconds": round(tube.seconds, 2),
         "cpu_seconds": round(tube.cpu_seconds, 2),
+        "integral_cpu_seconds": round(tube.integral_cpu_seconds, 2),
         "workers": tube.workers,
         "method": "Chebyshev pieces, Bernstein-ellipse defect bounds (format stumpcheck-flow-certificate/2)",
         "relative_width_b_at": widths,
