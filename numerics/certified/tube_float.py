@@ -121,11 +121,13 @@ def next_step(s0: float, z0, *, rho: float, imag_budget: float, max_step: float,
 
 def plan_pieces(a0: float, b0: float, s_end: float, *, degree: int, rho: float, imag_budget: float,
                 max_step: float, s_start: float = 0.0, max_pieces: int = 100_000) -> list:
-    """Consecutive collocation pieces from (s_start, (a0, b0)) to s_end (each starts at the float end of the last)."""
+    """Consecutive collocation pieces from (s_start, (a0, b0)) to s_end (each starts at the float end of the last);
+    ``imag_budget`` a number or a function of the piece's start s."""
     pieces = []
     s, z = float(s_start), np.array([a0, b0], dtype=float)
     while s < s_end and len(pieces) < max_pieces:
-        h = next_step(s, z, rho=rho, imag_budget=imag_budget, max_step=max_step, s_end=s_end)
+        budget = imag_budget(s) if callable(imag_budget) else imag_budget
+        h = next_step(s, z, rho=rho, imag_budget=budget, max_step=max_step, s_end=s_end)
         piece = collocation_piece(s, z, h, degree)
         pieces.append(piece)
         s = piece.s1
