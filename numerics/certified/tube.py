@@ -51,9 +51,11 @@ __all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "check_tube_a
 
 #: The largest T accepted (s_T = log(1 + T) ≈ 27.6).
 MAX_TUBE_T = 1e12
-#: relative padding of the recorded δ, μ (and 50 % of M, G): a re-check at another precision stays below them
+#: relative padding of the recorded δ, μ (50 % of M, 10 % of G: G enters μ linearly, M only δ's tiny ellipse
+#: term): a re-check at another precision stays below them
 PADDING = 0.05
 BOUND_PADDING = 0.5
+G_PADDING = 0.1
 #: imaginary offset of z̃ on the Bernstein ellipse aimed at by the step (see numerics.certified.tube_float):
 #: 0.25 for pieces starting before t = 3.5e4, 0.75 after. Measured along the flow from (10, 10): at t ~ 1e2
 #: the bound G of |∇L| on the widened ellipse is already ~100 × |∇L| with 0.25 (the continuation's
@@ -247,11 +249,12 @@ def _chain_interval(piece, record_bounds, settings, r_start_text):
     p_texts = [upper_decimal(ball_from_json(x), 4) for x in record_bounds["p"]]
     m_texts = [padded_upper(ball_from_json(x), BOUND_PADDING, 4) for x in record_bounds["m"]]
     delta_text = padded_upper(delta_from(p_texts, m_texts, settings), 1e-6, 6)
-    g_text = padded_upper(ball_from_json(record_bounds["g"]), BOUND_PADDING, 4)
+    g_text = padded_upper(ball_from_json(record_bounds["g"]), G_PADDING, 4)
     hessians = [tuple(ball_from_json(x) for x in h) for h in record_bounds["hessians"]]
     delta, g, r_start = parse_upper(delta_text), parse_upper(g_text), parse_upper(r_start_text)
     h = float(piece.s1 - piece.s0)
-    rho = max(8 * (float(r_start.mid()) + float(delta.mid()) * h), 1e-13)
+    # the smallest ρ that is confirmed, within a factor 2: μ grows with ρ (the Cauchy term √2ρG/R²)
+    rho = max(1.25 * (float(r_start.mid()) + float(delta.mid()) * h), 1e-13)
     while True:
         rho_text = upper_decimal(arb(min(rho, float(RHO_MAX))), 3)
         step = gronwall_step(piece, settings, delta, g, hessians, r_start, parse_upper(rho_text))
@@ -260,7 +263,7 @@ def _chain_interval(piece, record_bounds, settings, r_start_text):
         if rho >= float(RHO_MAX):
             return None, (f"the a-priori radius was not confirmed on s in [{piece.s0:.6g}, {piece.s1:.6g}] "
                           f"(rho up to {float(RHO_MAX):g}; delta <= {delta_text})")
-        rho *= 8
+        rho *= 2
     mus, _, _, hulls = step
     mu_texts = [padded_upper(mu, PADDING, 6, absolute=1e-9) for mu in mus]
     # the chain with the recorded (rounded-up) μ: what a re-check recomputes
