@@ -86,7 +86,8 @@ def _decimal_float(text: str, name: str) -> float:
 @click.option("--rhs", default="arb", show_default=True, type=click.Choice(["arb", "mpmath"]),
               help="Integrand code of a --dps solve: generated Arb (python-flint) or mpmath.")
 @click.option("--workers", default=None, type=click.Choice(["1", "2"]),
-              help="Processes for a --dps solve with the Arb integrand (default: 2 if this machine has 2 cores).")
+              help="Processes for a --dps solve with the Arb integrand, or for --certified (default: 2 if this "
+                   "machine has 2 cores).")
 @click.option("--solver", default=None,
               help="float64: lsoda (default; scipy LSODA with the exact Jacobian, at rtol/100), bdf or radau; "
                    "either precision: extrapolation (the default with --dps; linearly implicit Euler extrapolated "
@@ -102,9 +103,9 @@ def _decimal_float(text: str, name: str) -> float:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--certified", is_flag=True,
               help="Compute a certified tube around the flow to --t-max instead (tube.csv, tube.json, "
-                   "flow_certificate.json; --dps: digits of its θ-integrals, default 20).")
+                   "flow_certificate.json; --dps: digits of its θ-integrals, default 15).")
 @click.option("--rel-goal", "rel_goal_text", default="1e-4", show_default=True,
-              help="With --certified: the goal of the tube's relative width in b (sets the defect per step).")
+              help="With --certified: the goal of the tube's relative width in b at T (checked and reported).")
 @click.option("--time-limit", "time_limit_text", default=None,
               help="With --certified: stop after this many seconds (the tube is then incomplete and says so).")
 def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_check,
@@ -131,7 +132,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
         return certified_flow(a0, b0, t_max, out_dir=out_dir, dps=dps, quiet=quiet,
                               rel_goal=_decimal_float(rel_goal_text, "rel-goal"),
                               time_limit=None if time_limit_text is None
-                              else _decimal_float(time_limit_text, "time-limit"), texts=(a0_text, b0_text))
+                              else _decimal_float(time_limit_text, "time-limit"), texts=(a0_text, b0_text),
+                              workers=workers)
     rtol = _decimal_float(rtol_text, "rtol")
     delta = _decimal_float(delta_text, "delta")
     # checked again by run_population_flow; here so that no progress bar precedes the error

@@ -1,5 +1,6 @@
 """The certified tube around the population flow (numerics.certified.tube): a small-T tube, its
-certificate and re-check, a tampered certificate, bounds of the recorded decimals, the CLI's errors."""
+certificate (format /2) and re-check, tampered certificates, the Chebyshev enclosures and the ellipse
+cover, the rows for the claims built on the tube, the CLI's errors."""
 
 from __future__ import annotations
 
@@ -8,22 +9,33 @@ import json
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
-from flint import arb, ctx, fmpq
+from flint import acb, arb, ctx, fmpq
 from hypothesis import given, settings, strategies as st
 
 from numerics.certified.tube import certified_tube
 from numerics.certified.tube_certificate import digest, flow_certificate, recheck_flow_certificate
 from numerics.certified.tube_numbers import exact_fraction, lower_decimal, upper_decimal
+from numerics.certified.tube_piece import Settings
 from stumpcheck.cli import main
 
-T_SMALL = 0.2
+T_SMALL = 0.05
+#: fewer Chebyshev points and cells than the defaults (a few seconds per interval; cruder δ and μ, still
+#: valid bounds)
+LIGHT = Settings(defect_points=8, hessian_points=3, subdivisions=2, cells=(3, 1))
 
 
 @pytest.fixture(scope="module")
-def small_tube():
-    """(10, 10) to t = 0.2 at a coarse goal: a few intervals, a few seconds."""
-    return certified_tube(10.0, 10.0, T_SMALL, rel_goal=1e-2)
+def checkpoint(tmp_path_factory):
+    """One checkpoint file for the module's tubes: the incomplete tube's first interval is the small one's."""
+    return tmp_path_factory.mktemp("tube") / "tube_checkpoint.jsonl"
+
+
+@pytest.fixture(scope="module")
+def small_tube(checkpoint):
+    """(10, 10) to t = 0.05 in two intervals (max_step 0.03 in s)."""
+    return certified_tube(10.0, 10.0, T_SMALL, settings=LIGHT, max_step=0.03, checkpoint=checkpoint)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +54,34 @@ def test_recorded_decimals_are_outward_bounds(value, digits):
         assert (up - down) <= 2 * abs(value) * Fraction(10) ** (1 - digits) + Fraction(1, 10**30)
 
 
+@given(st.floats(-2, 2), st.floats(-2, 2), st.floats(0, 0.5))
+@settings(max_examples=40, deadline=None)
+def test_disk_enclosure_contains_the_polynomial_and_its_slope(re, im, radius):
+    from numerics.certified.tube_chebyshev import ChebyshevPiece, disk_enclosure
+
+    piece = ChebyshevPiece(0.25, 0.75, (10.0, 0.3, -0.02, 1e-3, 4e-5), (9.0, -0.1, 0.01, -2e-4, 1e-6))
+    point = complex(re, im) + radius * complex(0.6, -0.8)  # a point of the disk's boundary
+    (a, b), (da, db) = disk_enclosure(piece, acb(re, im), arb(radius))
+    for ball, slope, coefficients in ((a, da, piece.ca), (b, db, piece.cb)):
+        value = np.polynomial.chebyshev.chebval(point, coefficients)
+        derivative = np.polynomial.chebyshev.chebval(point, np.polynomial.chebyshev.chebder(coefficients)) * 4
+        for enclosure, exact in ((ball, value), (slope, derivative)):
+            widened = enclosure + acb(arb(0, 1e-9), arb(0, 1e-9))  # float64 evaluation of the check itself
+            assert widened.contains(acb(exact.real, exact.imag))
+
+
+@given(st.floats(0, 1), st.floats(0, 1))
+@settings(max_examples=60, deadline=None)
+def test_the_cells_cover_the_upper_half_of_the_bernstein_ellipse(radius, angle):
+    from numerics.certified.tube_analytic import ellipse_cells
+
+    rho = Fraction(3)
+    big, small = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
+    x = Fraction(radius) * big * Fraction(math.cos(math.pi * angle))
+    y = Fraction(radius) * small * Fraction(math.sin(math.pi * angle))
+    assert any(x0 <= x <= x1 and y0 <= y <= y1 for x0, x1, y0, y1 in ellipse_cells(rho, 6, 2))
+
+
 def test_small_tube_is_complete_contiguous_and_contains_an_independent_solve(small_tube):
     from scipy.integrate import solve_ivp
 
@@ -49,57 +89,93 @@ def test_small_tube_is_complete_contiguous_and_contains_an_independent_solve(sma
 
     assert small_tube.complete and small_tube.stop_reason == ""
     intervals = small_tube.intervals
-    assert intervals[0].n0.s == 0 and (intervals[0].n0.a, intervals[0].n0.b) == (10.0, 10.0)
-    assert all(x.n1 == y.n0 for x, y in zip(intervals, intervals[1:]))
-    assert math.expm1(intervals[-1].n1.s) >= T_SMALL
-    # an independent float64 solve (LSODA in t, not the tube's Radau in s) lies in every box at the interval's ends
+    assert len(intervals) == 2 and intervals[0].s0 == 0 and intervals[0].s1 == intervals[1].s0
+    assert math.expm1(intervals[-1].s1) >= T_SMALL
+    rows = [row for interval in intervals for row in interval.rows]
+    assert Fraction(rows[0][0]) == 0 and all(Fraction(x[1]) >= Fraction(y[0]) for x, y in zip(rows, rows[1:]))
+    # an independent float64 solve (LSODA in t) lies in every row's box at the row's ends and middle
     field = PopulationFlowField()
-    ends = [iv.n1.s for iv in intervals]
-    solve = solve_ivp(lambda t, z: field(math.log1p(t), z) / (1 + t), (0, math.expm1(ends[-1])), [10.0, 10.0],
-                      method="LSODA", rtol=1e-11, atol=1e-13, t_eval=[math.expm1(s) for s in ends], dense_output=True)
-    for interval, a, b in zip(intervals, *solve.y):
-        a_lo, a_hi, b_lo, b_hi = (float(x) for x in interval.box)
-        assert a_lo <= a <= a_hi and b_lo <= b <= b_hi
-        radius = float(exact_fraction(interval.r_sup))
-        assert 0 < radius < 2e-2 * 10  # the coarse goal: within 1e-2 relative of b = 10, with room
-    middle = 0.5 * (intervals[0].n0.s + intervals[0].n1.s)
-    a, b = solve.sol(math.expm1(middle))
-    a_lo, a_hi, b_lo, b_hi = (float(x) for x in intervals[0].box)
-    assert a_lo <= a <= a_hi and b_lo <= b <= b_hi
+    solve = solve_ivp(lambda t, z: field(math.log1p(t), z) / (1 + t), (0, float(rows[-1][1])), [10.0, 10.0],
+                      method="LSODA", rtol=1e-12, atol=1e-14, dense_output=True)
+    for row in rows:
+        t_lo, t_hi, a_lo, a_hi, b_lo, b_hi = (float(x) for x in row)
+        for t in (t_lo, 0.5 * (t_lo + t_hi), min(t_hi, float(rows[-1][1]))):
+            a, b = solve.sol(t)
+            assert a_lo <= a <= a_hi and b_lo <= b <= b_hi
+    for interval in intervals:
+        radius = max(float(exact_fraction(r)) for r in interval.record["r_sup"])
+        assert 0 < radius < 1e-5  # |F| ~ 1e-2, δ ~ 1e-5 with these light settings (8 points): still thin
 
 
-def test_recheck_accepts_the_certificate_and_rejects_a_narrowed_box(small_certificate):
-    assert recheck_flow_certificate(small_certificate, dps=30).passed
+def test_tube_rows_and_box_at_are_exact_and_contain_the_interval_boxes(small_tube, tmp_path, capsys):
+    from numerics.certified.tube_intervals import box_at, tube_rationals
+    from numerics.certified.tube_report import enclosure_at, write_tube_outputs
+
+    rows = tube_rationals(small_tube)
+    write_tube_outputs(small_tube, tmp_path, provenance={})
+    assert tube_rationals(tmp_path) == rows == tube_rationals(tmp_path / "flow_certificate.json")
+    box = box_at(rows, Fraction(1, 100))
+    assert box is not None and box[0] < box[1] and box[2] < box[3] and box_at(rows, 1) is None
+    inner = [Fraction(x) for x in enclosure_at(small_tube, Fraction(1, 100))]  # z̃(s) ± r_sup at t = 0.01
+    assert box[0] <= inner[0] <= inner[1] <= box[1] and box[2] <= inner[2] <= inner[3] <= box[3]
+    # the recheck command dispatches a /2 certificate, and refuses the certificate's own precision
+    capsys.readouterr()
+    assert main(["recheck", str(tmp_path / "flow_certificate.json"), "--dps", "15"]) == 2
+
+
+def test_recheck_accepts_the_certificate_and_rejects_a_narrowed_box(small_certificate, tmp_path, capsys):
+    from numerics.certified.tube_certificate import write_flow_certificate
+
+    path = write_flow_certificate(small_certificate, tmp_path / "flow_certificate.json")
+    capsys.readouterr()
+    assert main(["recheck", str(path)]) == 0  # in this process, at the certificate's digits + 10
+    assert capsys.readouterr().out.startswith("PASS")
     tampered = copy.deepcopy(small_certificate)
-    interval = tampered["intervals"][1]
-    node_b = float.fromhex(interval["end"]["b"])
-    interval["box"][3] = repr(node_b)  # b_hi down to the end node's b: the disk of radius r_end sticks out
-    unsigned = recheck_flow_certificate(tampered, dps=30)
+    row = tampered["intervals"][1]["rows"][0]
+    row[5] = row[4]  # b_hi down to b_lo
+    unsigned = recheck_flow_certificate(tampered, dps=25)
     assert not unsigned.passed and "digest" in unsigned.message
     tampered["digest"] = digest(tampered)
-    result = recheck_flow_certificate(tampered, dps=30)
+    result = recheck_flow_certificate(tampered, dps=25)
+    assert not result.passed and result.leaf_index == 1 and "box" in result.message, result.message
+
+
+def _signed(document):
+    document["digest"] = digest(document)
+    return document
+
+
+def test_recheck_rejects_lowered_bounds_a_dropped_interval_and_a_changed_coefficient(small_certificate):
+    lowered = copy.deepcopy(small_certificate)
+    lowered["intervals"][0]["delta"] = upper_decimal(arb(float(exact_fraction(lowered["intervals"][0]["delta"])))
+                                                     / 1000, 6)
+    result = recheck_flow_certificate(_signed(lowered), dps=25)
+    assert not result.passed and "defect" in result.message, result.message
+    ellipse = copy.deepcopy(small_certificate)
+    ellipse["intervals"][0]["m"][1] = upper_decimal(arb(float(exact_fraction(ellipse["intervals"][0]["m"][1])))
+                                                    / 100, 4)
+    result = recheck_flow_certificate(_signed(ellipse), dps=25)
+    assert not result.passed and "ellipse" in result.message, result.message
+    dropped = copy.deepcopy(small_certificate)
+    dropped["intervals"] = dropped["intervals"][:-1]  # still says "complete": true
+    result = recheck_flow_certificate(_signed(dropped), dps=25)
+    assert not result.passed and "complete" in result.message, result.message
+    middle = copy.deepcopy(small_certificate)
+    middle["intervals"] = middle["intervals"][1:]  # the first interval dropped
+    result = recheck_flow_certificate(_signed(middle), dps=25)
+    assert not result.passed and result.leaf_index == 0, result.message
+    changed = copy.deepcopy(small_certificate)
+    coefficients = changed["intervals"][1]["piece"]["b"]
+    coefficients[1] = (float.fromhex(coefficients[1]) * (1 + 1e-6)).hex()
+    result = recheck_flow_certificate(_signed(changed), dps=25)
     assert not result.passed and result.leaf_index == 1, result.message
 
 
-def test_recheck_rejects_a_narrowed_defect_bound_and_a_false_complete(small_tube, small_certificate):
-    tampered = copy.deepcopy(small_certificate)
-    tampered["intervals"][0]["delta"] = upper_decimal(arb(float(exact_fraction(tampered["intervals"][0]["delta"]))
-                                                         / 1000), 6)
-    tampered["digest"] = digest(tampered)
-    result = recheck_flow_certificate(tampered, dps=30)
-    assert not result.passed and "defect" in result.message
-    short = flow_certificate(small_tube)
-    short["intervals"] = short["intervals"][:-1]  # drop the last interval but keep "complete": true
-    short["digest"] = digest(short)
-    result = recheck_flow_certificate(short, dps=30)
-    assert not result.passed and "complete" in result.message
-
-
-def test_an_incomplete_tube_says_so_and_is_rechecked_as_incomplete():
-    tube = certified_tube(10.0, 10.0, 100.0, rel_goal=1e-2, max_intervals=1)
+def test_an_incomplete_tube_says_so_and_is_rechecked_as_incomplete(small_tube, checkpoint):
+    tube = certified_tube(10.0, 10.0, 100.0, settings=LIGHT, max_step=0.03, max_intervals=1, checkpoint=checkpoint)
     assert not tube.complete and "max_intervals" in tube.stop_reason and 0 < tube.t_reached < 100
     document = flow_certificate(tube)
-    assert document["complete"] is False and float(document["valid_to_t"]) <= tube.t_reached
+    assert document["complete"] is False and float(document["valid_to_t"]) >= tube.t_reached
     result = recheck_flow_certificate(document, dps=25)
     assert result.passed and "incomplete" in result.message
 
@@ -119,32 +195,18 @@ def test_certified_flow_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argum
     assert not (tmp_path / "out" / "tube.csv").exists()
 
 
-def test_certified_flow_cli_writes_the_tube_and_recheck_passes(tmp_path, capsys):
+def test_certified_flow_cli_writes_the_tube_and_resumes(tmp_path):
     out = tmp_path / "tube"
-    assert main(["flow", "--certified", "--quiet", "--t-max", "0.05", "--rel-goal", "1e-2", "--out", str(out)]) == 0
+    command = ["flow", "--certified", "--quiet", "--t-max", "0.01", "--workers", "1", "--out", str(out)]
+    assert main(command) == 0
     header = (out / "tube.csv").read_text().splitlines()[0]
     assert header == "t_lo,t_hi,a_lo,a_hi,b_lo,b_hi"
     summary = json.loads((out / "tube.json").read_text())
     assert summary["complete"] is True and summary["enclosure_at_t_max"] is not None
     assert (out / "tube_width.png").stat().st_size > 0
-    capsys.readouterr()
-    assert main(["recheck", str(out / "flow_certificate.json")]) == 0
-    assert capsys.readouterr().out.startswith("PASS")
-    assert main(["recheck", str(out / "flow_certificate.json"), "--dps", "20"]) == 2  # the certificate's own
-
-
-@pytest.mark.slow
-def test_tube_to_100_contains_the_30_digit_flow():
-    """T = 100: the enclosure of b(T) contains the 30-digit solve's b(T) (minutes)."""
-    from numerics.certified.tube_report import enclosure_at
-    from numerics.flow.population_flow import run_population_flow
-
-    tube = certified_tube(10.0, 10.0, 100.0, rel_goal=1e-4)
-    assert tube.complete
-    a_lo, a_hi, b_lo, b_hi = (Fraction(x) for x in enclosure_at(tube, 100.0))
-    run = run_population_flow(10.0, 10.0, 100.0, dps=30, rtol=1e-15, check=False)
-    b_final = Fraction(str(run.stats["final_b"]))
-    assert b_lo <= b_final <= b_hi
+    first = (out / "flow_certificate.json").read_text()
+    assert main(command) == 0  # resumed from the checkpoint: the same intervals
+    assert json.loads((out / "flow_certificate.json").read_text())["intervals"] == json.loads(first)["intervals"]
 
 
 def test_a_decimal_start_that_is_not_a_float_widens_the_initial_disk():
@@ -153,3 +215,19 @@ def test_a_decimal_start_that_is_not_a_float_widens_the_initial_disk():
     assert _initial_radius(10.0, 10.0, ("10", "10.0")) == 0
     radius = _initial_radius(float("10.1"), 10.0, ("10.1", "10"))
     assert 0 < radius < 1e-15 and abs(Fraction("10.1") - Fraction(float("10.1"))) <= radius
+
+
+@pytest.mark.slow
+def test_tube_to_a_million_contains_the_30_digit_flow():
+    """T = 10⁶ from (10, 10): relative width in b ≤ 1e-6 at T, and the enclosure of b(T) contains the
+    30-digit solve's b(T) (tens of CPU minutes)."""
+    from numerics.certified.tube_report import enclosure_at
+    from numerics.flow.population_flow import run_population_flow
+
+    tube = certified_tube(10.0, 10.0, 1e6, workers=2)
+    assert tube.complete
+    a_lo, a_hi, b_lo, b_hi = (Fraction(x) for x in enclosure_at(tube, 1e6))
+    assert (b_hi - b_lo) / b_lo <= Fraction(1, 10**6)
+    run = run_population_flow(10.0, 10.0, 1e6, dps=30, rtol=1e-15, check=False)
+    b_final = Fraction(str(run.stats["final_b"]))
+    assert b_lo <= b_final <= b_hi

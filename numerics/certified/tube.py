@@ -1,72 +1,90 @@
 """A certified tube around the population flow: boxes that provably contain (a(t), b(t)) for t ∈ [0, T].
 
-Method: a-posteriori validation of a float64 solution, chosen because the field is stiff and contracting
-and each rigorous evaluation of it (a θ-integral with ``acb.integral``) costs about a second: the float64
-solver does the stepping, and only a few rigorous integrals per interval are needed (∇L at each node, ∇L
-and ∇²L over one box per interval), whatever the stiffness. A Lohner/Picard method would need rigorous
-enclosures of F over boxes at every stage and its step is limited by the stiff eigenvalue.
+Method: a-posteriori validation of a float64 solution with analytic (Bernstein-ellipse) defect bounds.
+In s = log(1 + t), dz/ds = F(s, z) = −e^s ∇L(z). The float64 flow is cut into intervals S_k, each carrying a
+Chebyshev collocation piece z̃_k of degree ≤ 24 (:mod:`numerics.certified.tube_float`; exact binary
+coefficients; the pieces need not join). For each interval, independently (so in worker processes):
 
-In s = log(1 + t) (dz/ds = F(s, z) = −e^s ∇L(z)) the float64 flow (scipy's Radau with the exact Jacobian,
-the field of the compiled one-head quadrature as in :class:`numerics.flow.field.PopulationFlowField`)
-gives nodes s_k, z_k; the node slope is the float64
-midpoint of the rigorous −e^{s_k}∇L(z_k), so the interpolant's defect at a node is tiny. On each interval
-:mod:`numerics.certified.tube_interval` bounds the defect δ_k of the cubic Hermite piece and the
-logarithmic norm μ_k of ∂F/∂z over a box of a-priori radius ρ_k around the piece, and the Gronwall bound
-gives the radius r_{k+1} ≥ ‖z(s_{k+1}) − z_{k+1}‖ from r_k and the interval's box Z_k (confirmed when the
-bound stays below ρ_k). δ_k, μ_k and r are recorded as decimals rounded up (δ, μ padded by a small relative
-margin so that a re-check at another precision reproduces them as bounds), and the next interval starts
-from the recorded r_{k+1}: the certificate is the chain of these records.
+* the defect d = z̃' − F(s, z̃) is bounded on S by its Chebyshev interpolant through rigorous point
+  defects plus 4Mρ^{−n}/(ρ − 1), M ≥ |d| on the Bernstein ellipse E_ρ from ∇L at complex (a, b) rectangles
+  (:mod:`numerics.certified.tube_defect`, :mod:`numerics.certified.tube_analytic`). This bound does not
+  pay the stiffness times a box width, as a mean-value form over the hull of z̃(S) does: d is small on
+  the whole ellipse, and the error decays geometrically in n, so intervals are long (the step is set by
+  the distance of the complex singularities of ∇L, about |F|·h ≲ 1);
+* the Euclidean logarithmic norm −e^s λ_min(∇²L) near z̃(s) on sub-intervals, from the Hessian along z̃
+  interpolated the same way, with Cauchy estimates for the distance to the true solution
+  (:mod:`numerics.certified.tube_lognorm`).
 
-Step control: δ ≈ K h² (a first-order form on each half interval), so the next h is scaled by
-√(δ_goal/δ) within [½, 2]; an interval whose δ exceeds δ_goal = rel_goal·b/s_T is recomputed with a
-smaller h. Validation stops (never a partial tube called complete) when h falls below ``min_step``, the
-radius is not confirmed after a few enlargements of ρ, or a rigorous integral fails; the result says
-where and why.
+Then the Gronwall chain (:func:`numerics.certified.tube_piece.gronwall_step`, cheap, in this process)
+adds the jumps between pieces, confirms the a-priori radius ρ_k and gives one box per sub-interval.
+Every bound is rigorous (Arb balls, ``acb.integral``); the float solve, the steps, ρ_k and the settings
+only decide how tight and how fast the tube is. The validation stops (never a partial tube called
+complete) at the first interval whose integrals fail after splitting it ``_MAX_SPLITS`` times, whose
+radius is not confirmed for ρ ≤ ``RHO_MAX``, or at the time limit; the result says where and why.
+
+Resumable: with a checkpoint file the finished intervals' integrals are appended as they come and are
+reused by a later run with the same settings (the pieces are recomputed identically and matched by content).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from dataclasses import dataclass, field
-
-import numpy as np
 from fractions import Fraction
+from pathlib import Path
 
 from flint import arb, ctx, fmpq
 
 from numerics.certified.balls import working_bits
-from numerics.certified.tube_interval import Node, gradient_balls, interval_bounds, radius_bound
-from numerics.certified.tube_numbers import exact_fraction, padded_upper, parse_upper, upper_decimal
+from numerics.certified.tube_chebyshev import ChebyshevPiece
+from numerics.certified.tube_float import collocation_piece, plan_pieces
+from numerics.certified.tube_numbers import lower_decimal, padded_upper, parse_upper, upper_decimal
+from numerics.certified.tube_piece import (RHO_MAX, Settings, ball_from_json, ball_to_json, gronwall_step,
+                                           delta_from, interval_bounds, jump, sub_interval_s)
 from numerics.precision import InputError
 
-__all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "check_tube_arguments"]
+__all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "check_tube_arguments", "PADDING",
+           "piece_json", "piece_from_json"]
 
-#: The largest T accepted (s_T = log(1 + T) ≈ 27.6); the target of this version is 10⁶.
+#: The largest T accepted (s_T = log(1 + T) ≈ 27.6).
 MAX_TUBE_T = 1e12
-#: ρ = this × the predicted radius (plus ``_RHO_FLOOR``) on the first attempt: a wider ρ widens the box of
-#: the integrals (and the rigorous integrals over wide boxes fail), a narrower one is refuted more often
-_RHO_FACTOR = 1.5
-_RHO_FLOOR = 1e-14
-_RHO_ATTEMPTS = 3
-#: relative padding of the recorded δ and μ (μ: also of e^s times the Hessian balls' radii): the balls of a
-#: re-check at another precision differ by a fraction of their widths, and must stay below the records
+#: relative padding of the recorded δ, μ (50 % of M, 10 % of G: G enters μ linearly, M only δ's tiny ellipse
+#: term): a re-check at another precision stays below them
 PADDING = 0.05
+BOUND_PADDING = 0.5
+G_PADDING = 0.1
+#: imaginary offset of z̃ on the Bernstein ellipse aimed at by the step (see numerics.certified.tube_float).
+#: Measured along the flow from (10, 10): with 0.75 instead beyond t = 3.5e4 (three times fewer intervals)
+#: the bound G of |∇L| on the widened ellipse is ~100 × larger, the Cauchy terms of the log norm make
+#: μ ≈ +1 … +4 instead of −0.6, and the radius is no longer confirmed at t ≈ 6e4. A tuning choice: any budget
+#: gives valid bounds, a split or a stop that says where.
+IMAG_BUDGET = 0.25
+MAX_STEP = 1.0
+DEGREE = 24
+_MAX_SPLITS = 3
+_BOX_DIGITS = 15
 
 
 @dataclass
 class TubeInterval:
-    """One validated interval [s0, s1] with its nodes, bounds (decimal strings, upper bounds) and box."""
+    """One validated interval: the piece, the recorded bounds (decimal strings, upper bounds), and per
+    sub-interval the time interval, μ, the radii and the box (a_lo, a_hi, b_lo, b_hi as exact arb ends)."""
 
-    n0: Node
-    n1: Node
-    rho: str
-    r_start: str
-    r_end: str
-    r_sup: str
-    delta: str
-    mu: str
-    box: tuple  # (a_lo, a_hi, b_lo, b_hi) as arb exact balls (outward ends)
+    piece: ChebyshevPiece
+    record: dict
+    rows: list  # [(t_lo, t_hi, a_lo, a_hi, b_lo, b_hi)] decimals, one per sub-interval
+    box: tuple  # (a_lo, a_hi, b_lo, b_hi) exact arb ends: the union of the rows' boxes
+
+    @property
+    def s0(self) -> float:
+        return self.piece.s0
+
+    @property
+    def s1(self) -> float:
+        return self.piece.s1
 
 
 @dataclass
@@ -80,14 +98,18 @@ class Tube:
     intervals: list = field(default_factory=list)
     complete: bool = False
     stop_reason: str = ""
-    dps: int = 20
+    dps: int = 15
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    integral_cpu_seconds: float = 0.0  # the CPU of all the tube's intervals' integrals (also those resumed)
     rigorous_integrals: int = 0
     rejected: int = 0
+    settings: Settings = field(default_factory=Settings)
+    workers: int = 1
 
     @property
     def s_reached(self) -> float:
-        return self.intervals[-1].n1.s if self.intervals else 0.0
+        return self.intervals[-1].s1 if self.intervals else 0.0
 
     @property
     def t_reached(self) -> float:
@@ -105,148 +127,264 @@ def check_tube_arguments(a0: float, b0: float, t_max: float, rel_goal: float, r0
         raise InputError(f"t-max must be in (0, {MAX_TUBE_T:g}] for the certified tube, got {t_max:g}")
     if not 1e-12 <= rel_goal < 1:
         raise InputError(f"rel-goal must be in [1e-12, 1), got {rel_goal:g}")
-    if not 0 <= r0 < 1:
-        raise InputError(f"the initial radius must be in [0, 1), got {r0:g}")
+    if not 0 <= r0 < 1e-6:
+        raise InputError(f"the initial radius must be in [0, 1e-6), got {r0:g}")
 
 
-def _float_field(s: float, z, jacobian: bool = False):
-    """F(s, z) = −e^s ∇L(z) (or ∂F/∂z = −e^s ∇²L) in float64 by the compiled one-head quadrature
-    (:mod:`numerics.population.one_head_float64`, the float64 flow's own field; not part of any proof)."""
-    from numerics.population.one_head_float64 import loss_gradient_hessian
-
-    a, b = float(z[0]), float(z[1])
-    if not (b >= 1e-3 and math.isfinite(a) and math.isfinite(b)):
-        raise ArithmeticError(f"state outside the domain b > 0: {z}")
-    _, gradient, hessian = loss_gradient_hessian(a, b, hessian=jacobian)
-    return -math.exp(s) * (hessian if jacobian else gradient)
+def piece_json(piece: ChebyshevPiece) -> dict:
+    return {"s": [piece.s0.hex(), piece.s1.hex()], "a": [c.hex() for c in piece.ca], "b": [c.hex() for c in piece.cb]}
 
 
-def _float_step(s0: float, z0, s1: float):
-    """z(s1) from z(s0) by scipy's Radau at rtol 1e-12 with the exact Jacobian (float64; not part of any proof)."""
-    from scipy.integrate import solve_ivp
-
-    solution = solve_ivp(_float_field, (s0, s1), np.asarray(z0, dtype=float), method="Radau", rtol=1e-12,
-                         atol=1e-13, jac=lambda s, z: _float_field(s, z, jacobian=True))
-    if not solution.success:
-        raise ArithmeticError(f"the float64 solve failed: {solution.message}")
-    return solution.y[:, -1]
-
-
-def _node(s: float, a: float, b: float, dps: int):
-    """The node at (s, a, b) with slope the float64 midpoint of −e^s∇L(a, b), and its defect balls."""
-    ga, gb = gradient_balls(arb(a), arb(b), dps)
-    scale = arb(s).exp()
-    node = Node(s, a, b, float((-scale * ga).mid()), float((-scale * gb).mid()))
-    return node, node_defect_from(node, ga, gb)
+def piece_from_json(data) -> ChebyshevPiece:
+    """The piece of a record; ValueError/TypeError/KeyError if malformed (callers turn it into InputError)."""
+    s0, s1 = (float.fromhex(x) for x in data["s"])
+    ca = tuple(float.fromhex(x) for x in data["a"])
+    cb = tuple(float.fromhex(x) for x in data["b"])
+    if not (len(ca) == len(cb) >= 1 and all(map(math.isfinite, (s0, s1, *ca, *cb)))):
+        raise ValueError("a piece needs finite s and equally many finite coefficients for a and b")
+    return ChebyshevPiece(s0, s1, ca, cb)
 
 
-def node_defect_from(node: Node, ga: arb, gb: arb):
-    scale = arb(node.s).exp()
-    return arb(node.fa) + scale * ga, arb(node.fb) + scale * gb
+def _key(piece: ChebyshevPiece, settings: Settings) -> str:
+    text = json.dumps([piece_json(piece), settings.as_json()], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def interval_box(hull, r_sup: arb) -> tuple:
-    """(a_lo, a_hi, b_lo, b_hi): exact arb ends of hull z̃(S) ± r_sup, rounded outward."""
-    ha, hb = hull
-    return ((ha.lower() - r_sup).lower(), (ha.upper() + r_sup).upper(),
-            (hb.lower() - r_sup).lower(), (hb.upper() + r_sup).upper())
+def _bits(settings: Settings) -> int:
+    return working_bits(settings.dps, 200, 200)
 
 
-def _validate(n0, n1, d0, d1, r0_text, rho_guess, dps):
-    """(TubeInterval, δ) for the interval, or (None, reason). Tries up to ``_RHO_ATTEMPTS`` a-priori radii."""
-    r0 = parse_upper(r0_text)
-    h = arb(n1.s) - arb(n0.s)
-    rho = rho_guess
-    for _ in range(_RHO_ATTEMPTS):
-        rho_text = upper_decimal(arb(rho), 3)
-        bounds = interval_bounds(n0, n1, d0, d1, parse_upper(rho_text), dps)
-        delta_text = padded_upper(bounds.delta, PADDING, 6)
-        spread = sum(float(x.rad()) for x in bounds.hessian) * math.exp(n1.s)
-        mu_text = padded_upper(bounds.mu, PADDING, 6, absolute=PADDING * spread)
-        r_end = radius_bound(r0, parse_upper(delta_text), parse_upper(mu_text), h)
-        r_end_text = padded_upper(r_end, 1e-9, 6)  # room for a re-check's rounding
-        r_sup = max(r0, parse_upper(r_end_text))
-        r_sup_text = upper_decimal(r_sup, 6)
-        if exact_fraction(r_sup_text) < exact_fraction(rho_text):
-            box = interval_box(bounds.hull, parse_upper(r_sup_text))
-            return TubeInterval(n0, n1, rho_text, r0_text, r_end_text, r_sup_text, delta_text, mu_text, box), bounds
-        rho = 2 * float(r_sup.mid()) + _RHO_FLOOR
-    return None, (f"the a-priori radius was not confirmed on s in [{n0.s:.6g}, {n1.s:.6g}] "
-                  f"(bound {float(r_sup.mid()):.3e} >= rho {float(rho):.3e}; mu <= {mu_text}, delta <= {delta_text})")
+def compute_bounds(piece_data: dict, settings_data: dict) -> dict:
+    """Worker entry point: the serialised :func:`interval_bounds` of one piece, or {"error": reason}."""
+    piece, settings = piece_from_json(piece_data), Settings.from_json(settings_data)
+    started = time.process_time()
+    try:
+        out = interval_bounds(piece, settings, _bits(settings))
+    except ArithmeticError as exc:
+        return {"error": str(exc)[:300], "cpu": time.process_time() - started}
+    return {"p": [ball_to_json(x) for x in out["p"]], "m": [ball_to_json(x) for x in out["m"]],
+            "delta": ball_to_json(out["delta"]), "g": ball_to_json(out["g"]),
+            "hessians": [[ball_to_json(x) for x in h] for h in out["hessians"]], "cpu": time.process_time() - started}
+
+
+class _Checkpoint:
+    """Finished intervals' integrals, one JSON line each, keyed by piece and settings."""
+
+    def __init__(self, path):
+        self.path = None if path is None else Path(path)
+        self.done = {}
+        if self.path is not None and self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    item = json.loads(line)
+                    self.done[item["key"]] = item["bounds"]
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut by an interruption
+
+    def add(self, key: str, bounds: dict) -> None:
+        self.done[key] = bounds
+        if self.path is not None and "error" not in bounds:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"key": key, "bounds": bounds}) + "\n")
+
+
+def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end):
+    """Bounds for every piece (in order; stops launching at the deadline), with the checkpoint."""
+    todo = [p for p in pieces if _key(p, settings) not in checkpoint.done]
+    done_s = [0.0]
+
+    def report(piece):
+        done_s[0] += piece.s1 - piece.s0
+        if progress is not None:
+            progress(min(1.0, done_s[0] / s_end))
+
+    for p in pieces:
+        if _key(p, settings) in checkpoint.done:
+            report(p)
+    if workers > 1 and len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {}
+                queue = list(todo)
+                while queue or futures:
+                    while queue and len(futures) < 2 * workers and time.perf_counter() < deadline:
+                        piece = queue.pop(0)
+                        futures[pool.submit(compute_bounds, piece_json(piece), settings.as_json())] = piece
+                    if not futures:
+                        break
+                    future = next(as_completed(futures))
+                    piece = futures.pop(future)
+                    checkpoint.add(_key(piece, settings), future.result())
+                    report(piece)
+        except BrokenProcessPool:  # a worker died (memory?): the rest in this process
+            todo = [p for p in todo if _key(p, settings) not in checkpoint.done]
+            workers = 1
+    if workers <= 1 or len(todo) <= 1:
+        for piece in todo:
+            if _key(piece, settings) in checkpoint.done:
+                continue
+            if time.perf_counter() >= deadline:
+                break
+            checkpoint.add(_key(piece, settings), compute_bounds(piece_json(piece), settings.as_json()))
+            report(piece)
+
+
+def _outward(x: arb, sign: int) -> arb:
+    # 1e-11 relative beyond the ball's end: room for the hull a re-check computes at another precision
+    return x + abs(x) * arb(sign * 1e-11)
+
+
+def _chain_interval(piece, record_bounds, settings, r_start_text):
+    """The recorded interval (TubeInterval) from its bounds and the radius at its start, or a reason."""
+    p_texts = [upper_decimal(ball_from_json(x), 4) for x in record_bounds["p"]]
+    m_texts = [padded_upper(ball_from_json(x), BOUND_PADDING, 4) for x in record_bounds["m"]]
+    delta_text = padded_upper(delta_from(p_texts, m_texts, settings), 1e-6, 6)
+    g_text = padded_upper(ball_from_json(record_bounds["g"]), G_PADDING, 4)
+    hessians = [tuple(ball_from_json(x) for x in h) for h in record_bounds["hessians"]]
+    delta, g, r_start = parse_upper(delta_text), parse_upper(g_text), parse_upper(r_start_text)
+    h = float(piece.s1 - piece.s0)
+    # the smallest ρ that is confirmed, within a factor 2: μ grows with ρ (the Cauchy term √2ρG/R²)
+    rho = max(1.25 * (float(r_start.mid()) + float(delta.mid()) * h), 1e-13)
+    while True:
+        rho_text = upper_decimal(arb(min(rho, float(RHO_MAX))), 3)
+        step = gronwall_step(piece, settings, delta, g, hessians, r_start, parse_upper(rho_text))
+        chained = None if step is None else _recorded_chain(piece, settings, step, delta, r_start, rho_text)
+        if chained is not None:
+            break
+        if rho >= float(RHO_MAX):
+            return None, (f"the a-priori radius was not confirmed on s in [{piece.s0:.6g}, {piece.s1:.6g}] "
+                          f"(rho up to {float(RHO_MAX):g}; delta <= {delta_text})")
+        rho *= 2
+    mu_texts, ends, sups, rows, boxes = chained
+    record = {"piece": piece_json(piece), "p": p_texts, "m": m_texts, "delta": delta_text, "g": g_text,
+              "rho": rho_text, "r_start": r_start_text, "mu": mu_texts, "r_end": ends, "r_sup": sups, "rows": [list(row) for row in rows]}
+    union = (min((b[0] for b in boxes), key=float), max((b[1] for b in boxes), key=float),
+             min((b[2] for b in boxes), key=float), max((b[3] for b in boxes), key=float))
+    return TubeInterval(piece, record, rows, union), None
+
+
+def _recorded_chain(piece, settings, step, delta, r_start, rho_text):
+    """The chain with the recorded (rounded-up, padded) μ, as a re-check recomputes it: (μ texts, r_end texts,
+    r_sup texts, rows, boxes), or None if a radius reaches ρ."""
+    from numerics.certified.tube_interval import radius_bound
+
+    mus, _, _, hulls = step
+    mu_texts = [padded_upper(mu, PADDING, 6, absolute=1e-9) for mu in mus]
+    r, ends, sups, rows, boxes = r_start, [], [], [], []
+    count = settings.subdivisions
+    for i, mu_text in enumerate(mu_texts):
+        s_lo, s_hi = sub_interval_s(piece, i, count)
+        r_next = radius_bound(r, delta, parse_upper(mu_text), arb((s_hi - s_lo).upper()))
+        end_text = padded_upper(r_next, 1e-9, 6)
+        sup_text = upper_decimal(r.max(parse_upper(end_text)), 6)
+        if not parse_upper(sup_text) < parse_upper(rho_text):
+            return None
+        ha, hb = hulls[i]
+        rs = parse_upper(sup_text)
+        box = (_outward((ha.lower() - rs).lower(), -1), _outward((ha.upper() + rs).upper(), 1),
+               _outward((hb.lower() - rs).lower(), -1), _outward((hb.upper() + rs).upper(), 1))
+        t_lo = "0" if piece.s0 == 0 and i == 0 else lower_decimal(s_lo.expm1(), _BOX_DIGITS)
+        t_hi = upper_decimal(s_hi.expm1(), _BOX_DIGITS)
+        rows.append((t_lo, t_hi, lower_decimal(box[0], _BOX_DIGITS), upper_decimal(box[1], _BOX_DIGITS),
+                     lower_decimal(box[2], _BOX_DIGITS), upper_decimal(box[3], _BOX_DIGITS)))
+        boxes.append(box)
+        ends.append(end_text)
+        sups.append(sup_text)
+        r = parse_upper(end_text)
+    return mu_texts, ends, sups, rows, boxes
+
+
+def _split(piece: ChebyshevPiece) -> list:
+    """Two collocation pieces covering the piece's interval (from its start value)."""
+    start = (math.fsum(c * (-1) ** k for k, c in enumerate(piece.ca)), math.fsum(c * (-1) ** k for k, c in enumerate(piece.cb)))
+    middle = 0.5 * (piece.s0 + piece.s1)
+    first = collocation_piece(piece.s0, start, middle - piece.s0, DEGREE)
+    end = (math.fsum(first.ca), math.fsum(first.cb))
+    second = collocation_piece(middle, end, piece.s1 - middle, DEGREE)
+    return [first, ChebyshevPiece(second.s0, piece.s1, second.ca, second.cb)]
 
 
 def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, rel_goal: float = 1e-6,
-                   r0: float = 0.0, dps: int = 20, first_step: float = 0.02, min_step: float = 1e-5,
-                   max_intervals: int = 100_000, time_limit: float | None = None, progress=None) -> Tube:
-    """The certified tube from the disk of radius r0 (a float or a Fraction) about (a0, b0) to T = t_max
-    (see the module doc).
+                   r0=0.0, dps: int = 15, time_limit: float | None = None, progress=None, workers: int = 1,
+                   checkpoint=None, settings: Settings | None = None, imag_budget=IMAG_BUDGET,
+                   max_step: float = MAX_STEP, max_intervals: int = 100_000) -> Tube:
+    """The certified tube from the disk of radius r0 (a float or a Fraction) about (a0, b0) to T = t_max.
 
-    ``rel_goal``: the defect goal per unit s is rel_goal·b/s_T (with μ ≤ 0 the radius grows by at most
-    rel_goal·b over [0, s_T]); ``progress(fraction of s_T)`` is called after each interval; after
-    ``time_limit`` seconds the tube stops (incomplete, and says so).
+    ``rel_goal`` is checked against the tube's relative width in b at T afterwards (the method has no
+    step control by the defect: its defects are ~1e-10); ``progress(fraction of s_T)`` is called as
+    intervals finish; ``workers`` processes compute the intervals' integrals; ``checkpoint`` a file to
+    resume from; after ``time_limit`` seconds no new interval is started (the tube is then incomplete).
     """
     check_tube_arguments(a0, b0, t_max, rel_goal, float(r0))
-    started = time.perf_counter()
-    # a float at or above log(1 + T) (the re-check confirms e^{s_end} - 1 >= T with Arb)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    settings = settings or Settings(dps=max(15, int(dps)))
     s_end = math.nextafter(math.nextafter(math.log1p(t_max), math.inf), math.inf)
-    r0 = Fraction(r0)  # exact (a float is its exact binary value)
+    r0 = Fraction(r0)
     with ctx.workprec(128):
         r0_text = upper_decimal(arb(fmpq(r0.numerator, r0.denominator)), 6)
-    tube = Tube(a0=float(a0), b0=float(b0), r0=r0_text, t_max=float(t_max), dps=dps)
-    bits = working_bits(dps, abs(a0) + 100, b0 + 100)
-    h = min(first_step, s_end)
-    with ctx.workprec(bits):
-        try:
-            n0, d0 = _node(0.0, float(a0), float(b0), dps)
-        except ArithmeticError as exc:
-            tube.stop_reason = f"the rigorous gradient at the start failed: {exc}"
-            return tube
-        tube.rigorous_integrals += 1
-        r_text = tube.r0
-        predicted = 0.0
-        while n0.s < s_end and len(tube.intervals) < max_intervals:
-            if time_limit is not None and time.perf_counter() - started > time_limit:
-                tube.stop_reason = f"the time limit of {time_limit:g} s was reached at t = {math.expm1(n0.s):.6g}"
+    tube = Tube(a0=float(a0), b0=float(b0), r0=r0_text, t_max=float(t_max), dps=settings.dps, settings=settings,
+                workers=workers)
+    try:
+        pieces = plan_pieces(float(a0), float(b0), s_end, degree=DEGREE, rho=float(settings.rho_ellipse),
+                             imag_budget=imag_budget, max_step=max_step, max_pieces=max_intervals)
+    except ArithmeticError as exc:
+        tube.stop_reason = f"the float64 solve failed: {exc}"
+        return tube
+    deadline = math.inf if time_limit is None else started + time_limit
+    store = _Checkpoint(checkpoint)
+    resumed = set(store.done)
+    _run_bounds(pieces, settings, store, workers, deadline, progress, s_end)
+    cpu_workers = sum(store.done.get(_key(p, settings), {}).get("cpu", 0.0) for p in pieces
+                      if _key(p, settings) not in resumed)
+    with ctx.workprec(_bits(settings)):
+        r_text = r0_text
+        previous = None
+        queue = list(pieces)
+        splits = {}
+        while queue:
+            piece = queue.pop(0)
+            bounds = store.done.get(_key(piece, settings))
+            if bounds is None:
+                tube.stop_reason = (f"the time limit of {time_limit:g} s was reached at t = {math.expm1(piece.s0):.6g}"
+                                    if time_limit is not None else "an interval was not computed")
                 break
-            s1 = min(n0.s + h, s_end)
-            if s_end - s1 < 1e-3 * h:
-                s1 = s_end
-            try:
-                z1 = _float_step(n0.s, (n0.a, n0.b), s1)
-                n1, d1 = _node(s1, float(z1[0]), float(z1[1]), dps)
-                tube.rigorous_integrals += 1
-                rho_guess = _RHO_FACTOR * max(float(parse_upper(r_text).mid()), predicted) + _RHO_FLOOR
-                interval, bounds = _validate(n0, n1, d0, d1, r_text, rho_guess, dps)
-                tube.rigorous_integrals += 3
-            except ArithmeticError as exc:
-                interval, bounds = None, f"a rigorous θ-integral failed on s in [{n0.s:.6g}, {s1:.6g}]: {exc}"
-            if interval is None:  # not validated: a shorter interval, down to min_step
-                h = 0.5 * (s1 - n0.s)
-                tube.rejected += 1
-                if h < min_step:
-                    tube.stop_reason = bounds
+            if "error" in bounds:
+                depth = splits.get((piece.s0, piece.s1), 0)
+                if depth >= _MAX_SPLITS or time.perf_counter() >= deadline:
+                    tube.stop_reason = f"a rigorous integral failed on s in [{piece.s0:.6g}, {piece.s1:.6g}]: {bounds['error']}"
                     break
-                continue
-            goal = rel_goal * max(n0.b, 1.0) / s_end
-            delta = float(parse_upper(interval.delta).mid())
-            if delta > goal and s1 - n0.s > min_step:
                 tube.rejected += 1
-                h = max(0.5, min(0.9, 0.9 * math.sqrt(goal / delta))) * (s1 - n0.s)
-                if h < min_step:
-                    tube.stop_reason = (f"the step fell below {min_step:g} at s = {n0.s:.6g} "
-                                        f"(t = {math.expm1(n0.s):.6g}): defect {delta:.3e} > goal {goal:.3e}")
-                    break
+                halves = _split(piece)
+                for half in halves:
+                    splits[(half.s0, half.s1)] = depth + 1
+                    store.add(_key(half, settings), compute_bounds(piece_json(half), settings.as_json()))
+                    cpu_workers += store.done[_key(half, settings)].get("cpu", 0.0)
+                queue = halves + queue
                 continue
+            r_text = upper_decimal(parse_upper(r_text) + jump(previous, piece, a0, b0), 6)
+            interval, reason = _chain_interval(piece, bounds, settings, r_text)
+            if interval is None:
+                tube.stop_reason = reason
+                break
             tube.intervals.append(interval)
-            # the next radius if the defect stays as it is (μ ≈ 0): r_end + δ·h_next
-            r_end = float(parse_upper(interval.r_end).mid())
-            h = min(2.0, max(0.5, 0.9 * math.sqrt(goal / max(delta, 1e-300)))) * (s1 - n0.s)
-            predicted = r_end + delta * h
-            n0, d0, r_text = n1, d1, interval.r_end
-            if progress is not None:
-                progress(min(1.0, n0.s / s_end))
-    tube.complete = bool(tube.intervals) and tube.intervals[-1].n1.s >= s_end
+            tube.integral_cpu_seconds += bounds.get("cpu", 0.0)
+            tube.rigorous_integrals += (settings.defect_points + settings.hessian_points + 2
+                                        + 2 * _cell_count(settings))
+            r_text = interval.record["r_end"][-1]
+            previous = piece
+    tube.complete = bool(tube.intervals) and tube.intervals[-1].s1 >= s_end and not tube.stop_reason
     if not tube.complete and not tube.stop_reason:
         tube.stop_reason = f"stopped after {len(tube.intervals)} intervals (max_intervals)"
     tube.seconds = time.perf_counter() - started
+    tube.cpu_seconds = time.process_time() - cpu_started + (cpu_workers if workers > 1 else 0.0)
     return tube
+
+
+def _cell_count(settings: Settings) -> int:
+    from numerics.certified.tube_analytic import ellipse_cells
+
+    return len(ellipse_cells(settings.rho_ellipse, *settings.cells))

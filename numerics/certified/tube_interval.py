@@ -1,4 +1,4 @@
-"""One interval of the certified tube: the Hermite piece, its defect, the logarithmic norm, the Gronwall radius.
+"""One interval of the first-version tube (format /1, kept for its re-check): Hermite piece, defect, log norm, radius.
 
 In log time s = log(1 + t) the population flow is dz/ds = F(s, z) = −e^s ∇L(z), z = (a, b). On an
 interval S = [s₀, s₁] (h = s₁ − s₀) the approximate solution z̃ is the cubic Hermite interpolant of two

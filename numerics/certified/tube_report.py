@@ -1,6 +1,6 @@
 """Files of a certified tube: tube.csv, tube.json, flow_certificate.json and the plot of its relative width.
 
-tube.csv has one row per interval, columns ``t_lo,t_hi,a_lo,a_hi,b_lo,b_hi`` (outward-rounded decimals
+tube.csv has one row per sub-interval of each interval, columns ``t_lo,t_hi,a_lo,a_hi,b_lo,b_hi`` (outward-rounded decimals
 from the certificate: z(t) ∈ [a_lo, a_hi] × [b_lo, b_hi] for t ∈ [t_lo, t_hi]). tube.json summarises
 the run: complete or not and up to which t it is valid, the relative width in b at chosen times, the
 enclosure of b(T), the counts and the seconds.
@@ -18,7 +18,6 @@ from flint import arb, ctx
 
 from numerics.certified.tube import Tube
 from numerics.certified.tube_certificate import flow_certificate, write_flow_certificate
-from numerics.certified.tube_interval import hermite_piece
 from numerics.certified.tube_numbers import lower_decimal, parse_upper, upper_decimal
 from numerics.json_output import finite_json
 
@@ -26,23 +25,28 @@ __all__ = ["write_tube_outputs", "tube_summary", "enclosure_at", "REPORT_TIMES"]
 
 CSV_COLUMNS = ("t_lo", "t_hi", "a_lo", "a_hi", "b_lo", "b_hi")
 #: the times at which tube.json reports the relative width in b (those the tube reaches)
-REPORT_TIMES = (1e1, 1e2, 1e3, 1e4, 1e5, 1e6)
+REPORT_TIMES = (1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e8, 1e10, 1e12)
 
 
 def enclosure_at(tube: Tube, t: float):
-    """(a_lo, a_hi, b_lo, b_hi) decimals enclosing z(t): z̃(s) ± r_sup of the interval with s = log(1 + t)
-    (s as a ball), or None if the tube does not reach t."""
+    """(a_lo, a_hi, b_lo, b_hi) decimals enclosing z(t): z̃(s) ± r_sup of the sub-interval with
+    s = log(1 + t) (s as a ball), or None if the tube does not reach t."""
+    from numerics.certified.tube_chebyshev import value_at
+    from numerics.certified.tube_piece import sub_interval_s
+
     with ctx.workprec(128):
         s = (arb(t) if isinstance(t, arb) else arb(Fraction(t).numerator) / Fraction(t).denominator).log1p()
         for interval in tube.intervals:
-            s0, s1 = arb(interval.n0.s), arb(interval.n1.s)
-            if s0 <= s and s <= s1:
-                tau = (s - s0) / (s1 - s0)
-                tau = tau.intersection(arb(0).union(arb(1))) if hasattr(tau, "intersection") else tau
-                (a, b), _, _ = hermite_piece(interval.n0, interval.n1, tau)
-                r = parse_upper(interval.r_sup)
-                return (lower_decimal(a - r, 17), upper_decimal(a + r, 17), lower_decimal(b - r, 17),
-                        upper_decimal(b + r, 17))
+            count = len(interval.rows)
+            for i in range(count):
+                s_lo, s_hi = sub_interval_s(interval.piece, i, count)
+                if s_lo.lower() <= s.upper() and s.lower() <= s_hi.upper():
+                    s0, s1 = arb(interval.piece.s0), arb(interval.piece.s1)
+                    x = (2 * s - s0 - s1) / (s1 - s0)
+                    a, b = value_at(interval.piece, x)
+                    r = parse_upper(interval.record["r_sup"][i])
+                    return (lower_decimal(a - r, 17), upper_decimal(a + r, 17), lower_decimal(b - r, 17),
+                            upper_decimal(b + r, 17))
     return None
 
 
@@ -68,9 +72,14 @@ def tube_summary(tube: Tube) -> dict:
         "initial": {"a0": tube.a0, "b0": tube.b0, "radius": tube.r0},
         "intervals": len(tube.intervals),
         "rejected_steps": tube.rejected,
+        "rows": sum(len(iv.rows) for iv in tube.intervals),
         "rigorous_integrals": tube.rigorous_integrals,
         "dps": tube.dps,
         "seconds": round(tube.seconds, 2),
+        "cpu_seconds": round(tube.cpu_seconds, 2),
+        "integral_cpu_seconds": round(tube.integral_cpu_seconds, 2),
+        "workers": tube.workers,
+        "method": "Chebyshev pieces, Bernstein-ellipse defect bounds (format stumpcheck-flow-certificate/2)",
         "relative_width_b_at": widths,
         "enclosure_at_t_max": None if final is None else {"a": [final[0], final[1]], "b": [final[2], final[3]],
                                                            "relative_width_b": _relative_width(final[2], final[3])},
@@ -86,11 +95,11 @@ def _plot(document: dict, path: Path) -> Path:
 
     t, width = [], []
     for item in document["intervals"]:
-        t_lo, t_hi = float(item["t"][0]), float(item["t"][1])
-        b_lo, b_hi = float(item["box"][2]), float(item["box"][3])
-        radius = float(item["r_sup"])
-        t.append(math.sqrt(max(t_lo, 1e-3) * t_hi))
-        width.append(2 * radius / (0.5 * (b_lo + b_hi)))
+        for row, radius in zip(item["rows"], item["r_sup"]):
+            t_lo, t_hi = float(row[0]), float(row[1])
+            b_lo, b_hi = float(row[4]), float(row[5])
+            t.append(math.sqrt(max(t_lo, 1e-3) * t_hi))
+            width.append(2 * float(radius) / (0.5 * (b_lo + b_hi)))
     figure, axis = plt.subplots(figsize=(6, 4))
     axis.loglog(t, width, marker=".", linewidth=1)
     axis.set_xlabel("t")
@@ -113,7 +122,8 @@ def write_tube_outputs(tube: Tube, out_dir, *, provenance: dict) -> list[Path]:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         for item in document["intervals"]:
-            writer.writerow([*item["t"], *item["box"]])
+            for row in item["rows"]:
+                writer.writerow(row)
     summary = tube_summary(tube)
     summary["provenance"] = provenance
     json_path = out / "tube.json"
