@@ -59,7 +59,10 @@ def _bits(document: dict, dps: int) -> int:
                    "and corners, or its midpoint only.")
 @click.option("--allow-python", is_flag=True,
               help="Run a margin recorded as Python source (it is code: read it first).")
-def recheck(certificate_file, dps_text, points, allow_python) -> None:
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Processes for a flow certificate's interval integrals (a tube to 10^6 re-checks in about "
+                   "as much CPU as it took to compute).")
+def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
 
     Exit status 0 (PASS), 1 (FAIL: the first failing leaf is printed), 2 (unreadable or corrupt file).
@@ -81,7 +84,7 @@ def recheck(certificate_file, dps_text, points, allow_python) -> None:
 
     try:
         if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
-            result = recheck_flow_certificate(document, dps)
+            result = recheck_flow_certificate(document, dps, workers=workers)
         elif is_box_certificate(document):
             result = recheck_box_certificate(document, prec_bits=_bits(document, dps))
         else:

@@ -171,6 +171,19 @@ def test_recheck_rejects_lowered_bounds_a_dropped_interval_and_a_changed_coeffic
     assert not result.passed and result.leaf_index == 1, result.message
 
 
+def test_recheck_on_two_processes_gives_the_same_verdicts(small_certificate):
+    """The intervals' integrals recomputed in spawned workers: the same PASS, and the same first failure."""
+    assert recheck_flow_certificate(small_certificate, dps=25, workers=2).passed
+    ellipse = copy.deepcopy(small_certificate)
+    last = len(ellipse["intervals"]) - 1
+    ellipse["intervals"][last]["m"][0] = upper_decimal(
+        arb(float(exact_fraction(ellipse["intervals"][last]["m"][0]))) / 100, 4)
+    one = recheck_flow_certificate(_signed(ellipse), dps=25)
+    two = recheck_flow_certificate(ellipse, dps=25, workers=2)
+    assert not one.passed and not two.passed and "ellipse" in two.message
+    assert (one.leaf_index, one.message) == (two.leaf_index, two.message) and two.leaf_index == last
+
+
 def test_an_incomplete_tube_says_so_and_is_rechecked_as_incomplete(small_tube, checkpoint):
     tube = certified_tube(10.0, 10.0, 100.0, settings=LIGHT, max_step=0.03, max_intervals=1, checkpoint=checkpoint)
     assert not tube.complete and "max_intervals" in tube.stop_reason and 0 < tube.t_reached < 100

@@ -84,7 +84,7 @@ def _reusable(folder: Path, t_max: float) -> bool:
         if (float.fromhex(document["initial"]["a0"]), float.fromhex(document["initial"]["b0"])) != (10.0, 10.0):
             return False
         print(f"certified tube: re-checking the flow certificate in {folder.name}/ ...", file=sys.stderr)
-        return recheck_flow_certificate(document, int(document.get("dps", 20)) + 10).passed
+        return recheck_flow_certificate(document, int(document.get("dps", 20)) + 10, workers=2).passed
     except (InputError, KeyError, TypeError, ValueError, ArithmeticError):
         return False
 
