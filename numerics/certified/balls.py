@@ -255,3 +255,28 @@ def _next_bits(bits: int, ball, rel_width: float) -> int:
     rel = _magnitude(ball.rad()) / _magnitude(ball)
     missing = math.ceil(math.log2(rel / rel_width)) if rel > 0 else 0
     return min(bits + max(32, missing + 32), _MAX_BITS)
+
+
+def sympy_constant_ball(expr) -> arb:
+    """An exact SymPy constant built from rationals, π and ζ(n) (n an integer) by +, × and integer powers, as
+    an Arb ball at the current precision; ArithmeticError for anything else."""
+    import sympy as sp
+
+    expr = sp.sympify(expr)
+    if expr.is_Rational:
+        return arb(fmpq(int(expr.p), int(expr.q)))
+    if expr is sp.pi:
+        return arb.pi()
+    if isinstance(expr, sp.zeta) and len(expr.args) == 1 and expr.args[0].is_Integer:
+        return arb(int(expr.args[0])).zeta()
+    if expr.is_Add:
+        return sum((sympy_constant_ball(x) for x in expr.args), arb(0))
+    if expr.is_Mul:
+        value = arb(1)
+        for x in expr.args:
+            value *= sympy_constant_ball(x)
+        return value
+    if expr.is_Pow and expr.exp.is_Integer:
+        return sympy_constant_ball(expr.base) ** int(expr.exp)
+    raise ArithmeticError(f"no exact Arb form for the constant {expr}")
+

@@ -29,6 +29,7 @@ from fractions import Fraction
 
 from flint import arb, ctx, fmpq
 
+from numerics.certified.balls import sympy_constant_ball
 from numerics.certified.domains import to_fraction
 from numerics.precision import InputError
 
@@ -91,27 +92,10 @@ def _rho1(expression, b_symbol):
 
 def _constant_ball(constant) -> arb:
     """A ball containing a SymPy constant built from rationals, ζ(3) and π."""
-    import sympy as sp
-
-    def walk(node):
-        if node.is_Rational:
-            return _ball(Fraction(int(node.p), int(node.q)))
-        if node is sp.pi:
-            return arb.pi()
-        if isinstance(node, sp.zeta) and node.args[0] == 3:
-            return arb(3).zeta()
-        if node.is_Add:
-            return sum((walk(x) for x in node.args), arb(0))
-        if node.is_Mul:
-            out = arb(1)
-            for x in node.args:
-                out *= walk(x)
-            return out
-        if node.is_Pow and node.exp.is_Integer:
-            return walk(node.base) ** int(node.exp)
-        raise InputError(f"cannot enclose the constant {node}")
-
-    return walk(sp.sympify(constant))
+    try:
+        return sympy_constant_ball(constant)
+    except ArithmeticError:
+        raise InputError(f"cannot enclose the constant {constant}") from None
 
 
 def entry_check(region, box: dict) -> dict:

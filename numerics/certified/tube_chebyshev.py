@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 from flint import acb, arb, ctx, fmpq
 
-__all__ = ["ChebyshevPiece", "chebyshev_points", "fit_coefficients", "disk_enclosure", "segment_hull",
+__all__ = ["ChebyshevPiece", "chebyshev_ball_coefficients", "chebyshev_points", "fit_coefficients", "disk_enclosure", "segment_hull",
            "value_at", "s_of_x"]
 
 
@@ -160,3 +160,17 @@ def max_slope_estimate(piece: ChebyshevPiece) -> float:
     da = np.polynomial.chebyshev.chebval(xs, np.polynomial.chebyshev.chebder(piece.ca))
     db = np.polynomial.chebyshev.chebval(xs, np.polynomial.chebyshev.chebder(piece.cb))
     return float(np.max(np.hypot(da, db))) * 2 / (piece.s1 - piece.s0) if math.isfinite(piece.s1) else math.inf
+
+
+def chebyshev_ball_coefficients(values: list) -> list:
+    """Ball coefficients c_k of the Chebyshev interpolant of the balls ``values`` at x_j = cos(jπ/n)."""
+    n = len(values) - 1
+    out = []
+    for k in range(n + 1):
+        c = arb(0)
+        for j, v in enumerate(values):
+            term = v * (arb.pi() * k * j / n).cos()
+            c += term / 2 if j in (0, n) else term
+        c = 2 * c / n
+        out.append(c / 2 if k in (0, n) else c)
+    return out

@@ -36,6 +36,7 @@ from functools import cache
 import sympy as sp
 from flint import arb, fmpq
 
+from numerics.certified.balls import sympy_constant_ball
 from numerics.precision import InputError
 
 __all__ = ["PRECISION_BITS", "rho1_expression", "rho1_ball", "exact_ball", "calibration_residual",
@@ -59,29 +60,9 @@ def rho1_expression() -> sp.Expr:
     return rho1
 
 
-def _arb_constant(expr: sp.Expr) -> arb:
-    """An exact SymPy constant built from rationals, π and ζ(n) as an Arb ball at the current precision."""
-    if expr.is_Rational:
-        return arb(fmpq(int(expr.p), int(expr.q)))
-    if expr is sp.pi:
-        return arb.pi()
-    if isinstance(expr, sp.zeta) and len(expr.args) == 1 and expr.args[0].is_Integer:
-        return arb(int(expr.args[0])).zeta()
-    if expr.is_Add:
-        return sum((_arb_constant(x) for x in expr.args), arb(0))
-    if expr.is_Mul:
-        value = arb(1)
-        for x in expr.args:
-            value *= _arb_constant(x)
-        return value
-    if expr.is_Pow and expr.exp.is_Integer:
-        return _arb_constant(expr.base) ** int(expr.exp)
-    raise ArithmeticError(f"no exact Arb form for the constant {expr}")
-
-
 def rho1_ball() -> arb:
     """ρ₁ = −3ζ(3) + 3/2 + π²/3 (as derived) as a ball; ArithmeticError unless it is certainly > 0."""
-    value = _arb_constant(rho1_expression())
+    value = sympy_constant_ball(rho1_expression())
     if not value > 0:
         raise ArithmeticError("rho1 is not certainly positive: the monotone form of the residual does not apply")
     return value

@@ -25,7 +25,7 @@ from flint import arb
 
 from numerics.certified.theta_integrals import certified_loss_gradient
 from numerics.certified.tube_analytic import ellipse_defect_bound, interpolation_error
-from numerics.certified.tube_chebyshev import ChebyshevPiece, disk_enclosure
+from numerics.certified.tube_chebyshev import ChebyshevPiece, chebyshev_ball_coefficients, disk_enclosure
 from numerics.certified.tube_interval import _ball
 
 __all__ = ["DefectBound", "point_defects", "interpolant_bound", "defect_bound"]
@@ -67,16 +67,8 @@ def point_defects(piece: ChebyshevPiece, n: int, dps: int) -> list:
 
 def interpolant_bound(values: list) -> arb:
     """Σ_k |c_k| (an upper bound, exact arb) for the Chebyshev interpolant of the balls ``values`` at x_j."""
-    n = len(values) - 1
     total = arb(0)
-    for k in range(n + 1):
-        c = arb(0)
-        for j, v in enumerate(values):
-            term = v * (arb.pi() * k * j / n).cos()
-            c += term / 2 if j in (0, n) else term
-        c = 2 * c / n
-        if k in (0, n):
-            c = c / 2
+    for c in chebyshev_ball_coefficients(values):
         total += abs(c).upper()
     return arb(total.upper())
 

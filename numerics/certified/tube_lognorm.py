@@ -27,7 +27,7 @@ from flint import arb, ctx
 
 from numerics.certified.theta_integrals import certified_loss_hessian
 from numerics.certified.tube_analytic import interpolation_error
-from numerics.certified.tube_chebyshev import ChebyshevPiece, disk_enclosure
+from numerics.certified.tube_chebyshev import ChebyshevPiece, chebyshev_ball_coefficients, disk_enclosure
 from numerics.certified.tube_interval import _ball
 
 __all__ = ["point_hessians", "chebyshev_ball_coefficients", "series_hull", "log_norms"]
@@ -42,20 +42,6 @@ def point_hessians(piece: ChebyshevPiece, n: int, dps: int) -> list:
         x = (arb.pi() * j / n).cos()
         (za, zb), _ = disk_enclosure(piece, arb(x.mid()), arb(x.rad()))
         out.append(tuple(_ball(h) for h in certified_loss_hessian(za.real, zb.real, dps=dps)))
-    return out
-
-
-def chebyshev_ball_coefficients(values: list) -> list:
-    """Ball coefficients c_k of the Chebyshev interpolant of the balls ``values`` at x_j = cos(jπ/n)."""
-    n = len(values) - 1
-    out = []
-    for k in range(n + 1):
-        c = arb(0)
-        for j, v in enumerate(values):
-            term = v * (arb.pi() * k * j / n).cos()
-            c += term / 2 if j in (0, n) else term
-        c = 2 * c / n
-        out.append(c / 2 if k in (0, n) else c)
     return out
 
 
