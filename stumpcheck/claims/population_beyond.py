@@ -78,7 +78,7 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
                       f"(1 - {constants['d_minus']}/b)/(2b^3) there, so (1 - delta)/(2b^3) <= db/dt <= "
                       f"(1 + delta)/(2b^3) with delta = {constants['delta']}"),
         "region_status": document.get("status"),
-        "region_checked": checked or "not proved or re-checked in this run",
+        "region_checked": checked or "not verified in this run",
         "t_entry": float(t_entry),
         "entry": {"box": {k: list(v) for k, v in entry_box.items()}, **check},
         "not_proved": list(document.get("not_proved") or []),
@@ -105,7 +105,7 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
 
 def beyond_markdown(part: dict) -> list[str]:
     """report.md lines of the beyond-T part."""
-    lines = [f"**Beyond T** ({part['evidence']}; region certificate {part['region_status']}, "
+    lines = [f"**Beyond T** ({part['evidence']}; the region certificate: {part['region_status']}, "
              f"{part['region_checked']}): {part['statement']}.", "",
              f"- Entry at T = {part['t_entry']:g}: w = b·λ ∈ [{part['entry']['w'][0]}, {part['entry']['w'][1]}] "
              f"over the tube's box at T, " + ("inside R" if part["entry"]["inside"] else

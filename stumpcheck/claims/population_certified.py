@@ -1,24 +1,31 @@
-"""Certified readings of C2–C4 from the certified tube, on the window [t_start, T] the tube covers.
+"""Certified readings of C2–C4 from the certified tube, on [0, T], with verdicts only for what the enclosures decide.
 
 The claims are asymptotic (docs/claims.md): their sampled criteria are fits over t ∈ [10⁶, 10¹²] of a
 float64 flow. The tube (docs/certified_flow.md) proves where the exact flow from (10, 10) is for t ≤ T;
 from it this module encloses, rigorously (:mod:`numerics.certified.tube_claims_enclosures`):
 
-* at the tube's nodes nearest to 8 log-spaced times per decade in [t_start, T] (the states of
-  :func:`numerics.certified.tube_claims.node_states`), and at T itself (the hull of the rows containing
-  it, :func:`~numerics.certified.tube_claims.state_at`: wider): λ = a − calibration_a(b), λ·b, the
-  residual without the ρ₁/b term, b⁴/(2t), sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
-* for every t ∈ [t_start, T] (every row of the tube that meets the window): bounds of λ and of b⁴/(2t),
-  and optionally of sup|e|·b (a branch and bound per row);
-* the least-squares slopes over the nodes, as intervals (a slope is linear in the data): the order of
-  |λ| in 1/b (slope of log|λ| on log b, negated), the exponent of b in t (slope of log b on log t) and the
-  exponent of sup|e| in t — the fits of the sampled criteria, over the certified window instead.
+* at the tube's nodes nearest to 8 log-spaced times per decade in the fit window [t_start, T] (the states
+  of :func:`numerics.certified.tube_claims.node_states`: the tube's own enclosure z̃(s_i) ± r_i at the
+  sub-interval ends when its pieces are at hand, else the rows' intersections), and at T itself
+  (:func:`~numerics.certified.tube_claims.state_at`: z̃(s_T) ± r_sup, or the hull of the rows containing
+  T): λ = a − calibration_a(b), λ·b, the residual without the ρ₁/b term, b⁴/(2t),
+  sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
+* for every t ∈ [0, T] (every row of the tube; b⁴/(2t) for t ≥ t₁, the end of the first row, since it is
+  infinite at t = 0), and for every t of the window: bounds of λ and of b⁴/(2t), and optionally of
+  sup|e|·b (a branch and bound per row);
+* the least-squares slopes over the window's nodes, as intervals (a slope is linear in the data): the order
+  of |λ| in 1/b (slope of log|λ| on log b, negated), the exponent of b in t (slope of log b on log t) and the
+  exponent of sup|e| in t — the fits of the sampled criteria, over the certified window instead;
+* beyond T, with a region certificate (:mod:`stumpcheck.claims.population_beyond`): z(t) ∈ R for
+  t ∈ [T, t_B], the ḃ bounds and the bands of b⁴/t, certified only when the region was proved or
+  re-checked in this run and the tube's state at T lies in R.
 
 A verdict is given only for a statement the enclosures decide, and it says which: the sampled
 criterion's inequality *for the fit over the certified window* is ``met`` when the whole interval
-satisfies it, ``not met`` when none of it does (on this window: not a refutation of the claim), ``undecided`` otherwise. That is a statement about the
-exact flow on [t_start, T], not the asymptotic claim: the claim rows keep their sampled verdicts over
-[10⁶, 10¹²] beside it. Default window: the last three decades below T (as C2's sampled fit).
+satisfies it, ``not met`` when none of it does (on this window: not a refutation of the claim),
+``undecided`` otherwise. That is a statement about the exact flow on [t_start, T], not the asymptotic
+claim: the claim rows keep their sampled verdicts over [10⁶, 10¹²] beside it. Default window: the last
+three decades below T (as C2's sampled fit).
 """
 
 from __future__ import annotations
