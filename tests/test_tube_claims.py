@@ -177,6 +177,11 @@ def test_node_states_are_the_intersections_at_shared_ends():
 
 
 def _check_against_independent_solve(tube, t_end: float):
+    """The rows' boxes against LSODA at rtol 1e-11; with the pieces (z̃ ± r, far narrower than LSODA's error),
+    the tube's own enclosures against the 30-digit flow at its saved times."""
+    if tube.pieces:
+        _check_pieces_against_the_30_digit_flow(tube, t_end)
+        tube = rows_from_list(tube.rows, t_max=tube.t_max, complete=tube.complete)
     from numerics.generated import asymptotics_numpy as derived
 
     times = [t_end * k / 16 for k in range(1, 17)]
@@ -190,6 +195,19 @@ def _check_against_independent_solve(tube, t_end: float):
     assert nodes
     for node, a, b in zip(nodes, *_independent_solve(t_end, [float(n.t_lo) for n in nodes])):
         assert _contains(node.a_lo, node.a_hi, a) and _contains(node.b_lo, node.b_hi, b)
+
+
+def _check_pieces_against_the_30_digit_flow(tube, t_end: float):
+    from numerics.flow.population_flow import run_population_flow
+
+    flow = run_population_flow(10.0, 10.0, t_end, rtol=1e-15, dps=30, check=False)
+    assert len(flow.t) >= 3
+    for t, a, b in zip(flow.t, flow.a, flow.b):
+        box = state_at(tube, Fraction(float(t)))
+        # float64 reads of the 30-digit values: within 2 ulp (the boxes are ~1e-13 wide here)
+        for lo, hi, value in ((box[0], box[1], float(a)), (box[2], box[3], float(b))):
+            pad = Fraction(abs(value)) * Fraction(1, 2**51)
+            assert Fraction(lo) <= Fraction(value) + pad and Fraction(value) - pad <= Fraction(hi)
 
 
 def test_stored_tube_enclosures_contain_an_independent_solve():
