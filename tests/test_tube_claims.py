@@ -329,7 +329,8 @@ def test_verify_reuses_a_rechecked_tube_and_recomputes_a_tampered_one(tmp_path):
     assert tube_rows(again) == tube_rows(tmp_path / shared.TUBE_FOLDER)
     path = tmp_path / shared.TUBE_FOLDER / "flow_certificate.json"
     document = json.loads(path.read_text(encoding="utf-8"))
-    document["intervals"][0]["box"][1] = document["intervals"][0]["box"][0]  # a narrowed box
+    row = document["intervals"][0]["rows"][0]  # format /2: a row per sub-interval
+    row[3] = row[2]  # a narrowed box (a_hi = a_lo)
     path.write_text(json.dumps(document), encoding="utf-8")
     _, note = shared._run_tube(T_SMALL, tmp_path)
     assert not note.startswith("reused")
