@@ -30,7 +30,10 @@ points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
 ``--scheduler``. ``--full`` also runs the certified tube to t = 10⁶ for the certified part of C2–C4
 (:mod:`stumpcheck.claims.population_shared`; at most 30 min, then read as certified up to where it
-stopped), into ``--out/certified_tube/``. Lemmas certified with ``certified(...)`` are proved on their
+stopped), into ``--out/certified_tube/``, and the region beyond T: a region certificate embedded in the
+tube's certificate or in ``--out/certified_region/`` is re-checked and reused, else the default region
+(b ∈ [30, 1000], 2 processes, about 635 s of CPU) is proved into ``--out/certified_region/``; ``--quick``
+runs neither. Lemmas certified with ``certified(...)`` are proved on their
 ``quick_domain`` under ``--quick`` and on their whole domain under ``--full``
 (not timed here).
 

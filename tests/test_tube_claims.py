@@ -22,6 +22,11 @@ T_SMALL = 0.2
 #: tube.csv and tube.json of ``stumpcheck flow --certified --t-max 1 --rel-goal 1e-2`` (certified_tube(10, 10, 1,
 #: rel_goal=1e-2): 6 intervals; about a minute of CPU to make, so the default tests read it from its files)
 STORED_TUBE = Path(__file__).parent / "data" / "tube_t1"
+#: the flow certificate of ``stumpcheck flow --certified --t-max 1e6`` (format /2: 123 intervals, 984 rows, its
+#: pieces and radii), read without θ-integrals
+CERTIFICATE_1E6 = Path(__file__).parent / "flow_certificate_1e6.json"
+#: the 30-digit flow at t = 10⁶ (``stumpcheck flow --dps 30 --t-max 1e6 --rtol 1e-12``)
+A_1E6, B_1E6 = Fraction("43.2470429424720371524"), Fraction("36.1108372533364722962")
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +177,11 @@ def test_node_states_are_the_intersections_at_shared_ends():
 
 
 def _check_against_independent_solve(tube, t_end: float):
+    """The rows' boxes against LSODA at rtol 1e-11; with the pieces (z̃ ± r, far narrower than LSODA's error),
+    the tube's own enclosures against the 30-digit flow at its saved times."""
+    if tube.pieces:
+        _check_pieces_against_the_30_digit_flow(tube, t_end)
+        tube = rows_from_list(tube.rows, t_max=tube.t_max, complete=tube.complete)
     from numerics.generated import asymptotics_numpy as derived
 
     times = [t_end * k / 16 for k in range(1, 17)]
@@ -185,6 +195,19 @@ def _check_against_independent_solve(tube, t_end: float):
     assert nodes
     for node, a, b in zip(nodes, *_independent_solve(t_end, [float(n.t_lo) for n in nodes])):
         assert _contains(node.a_lo, node.a_hi, a) and _contains(node.b_lo, node.b_hi, b)
+
+
+def _check_pieces_against_the_30_digit_flow(tube, t_end: float):
+    from numerics.flow.population_flow import run_population_flow
+
+    flow = run_population_flow(10.0, 10.0, t_end, rtol=1e-15, dps=30, check=False)
+    assert len(flow.t) >= 3
+    for t, a, b in zip(flow.t, flow.a, flow.b):
+        box = state_at(tube, Fraction(float(t)))
+        # float64 reads of the 30-digit values: within 2 ulp (the boxes are ~1e-13 wide here)
+        for lo, hi, value in ((box[0], box[1], float(a)), (box[2], box[3], float(b))):
+            pad = Fraction(abs(value)) * Fraction(1, 2**51)
+            assert Fraction(lo) <= Fraction(value) + pad and Fraction(value) - pad <= Fraction(hi)
 
 
 def test_stored_tube_enclosures_contain_an_independent_solve():
@@ -227,7 +250,9 @@ def test_readings_of_the_stored_tube():
     from stumpcheck.claims.population_certified import certified_readings, claim_reading
 
     readings = certified_readings(STORED_TUBE, t_start=Fraction(1, 100), sup_evaluations=300)
-    assert readings["evidence"] == "certified" and readings["covers"].startswith("certified on [0.01, 1]")
+    assert readings["evidence"] == "certified" and readings["covers"] == "certified on [0, 1]"
+    assert readings["window"] == [0.01, 1.0] and readings["for_all_t"]["rows"] == 6
+    assert "intersections" in readings["node_source"]  # tube.csv only: the rows' intersections
     assert len(readings["nodes"]) >= 3
     for name, fit in readings["fits"].items():
         lo, hi = (Fraction(x) for x in fit["interval"])
@@ -237,7 +262,7 @@ def test_readings_of_the_stored_tube():
     assert readings["verdicts"]["C3"][0]["verdict"] == "not met"
     for claim in ("C2", "C3", "C4"):
         text, details = claim_reading(readings, claim)
-        assert text.startswith("certified on [0.01, 1]") and details["evidence"] == "certified"
+        assert text.startswith("certified on [0, 1] (fits over [0.01, 1])") and details["evidence"] == "certified"
 
 
 @given(a=st.floats(min_value=5, max_value=60), b=st.floats(min_value=5, max_value=50),
@@ -276,16 +301,18 @@ def test_population_claims_carry_the_certified_reading_beside_the_sampled_verdic
     # a tube mode reads the tube (here the stored T = 1 tube in place of a run)
     monkeypatch.setitem(shared.TUBE_T, "quick", 1.0)
     monkeypatch.setattr(shared, "_run_tube", lambda t_max, out_dir: (STORED_TUBE, "stored tube"))
+    monkeypatch.setattr(shared, "_run_region", lambda out_dir, tube: (None, None, "no region"))
     for claim in ("C2", "C3", "C4"):
         result = shared.population_claim(claim)(quick=True, out_dir=tmp_path)
         certified = result.details["certified_tube"]
         assert result.evidence == "sampled" and certified["evidence"] == "certified"
-        assert certified["covers"] == "certified on [0.001, 1]" and "certified on [0.001, 1]" in result.figure
+        assert certified["covers"] == "certified on [0, 1]" and "certified on [0, 1]" in result.figure
+        assert certified["coverage"] == [0.0, 1.0] and certified["window"] == [0.001, 1.0]
         assert certified["verdicts"] and all(v["verdict"] in ("met", "not met", "undecided")
                                              for v in certified["verdicts"])
         if claim == "C4":  # sup|e|·b for every t of the window, above the value at the last node
             lo, hi = (Fraction(x) for x in certified["sup_e_b_for_all_t"])
-            assert lo <= hi and "for every t in the window" in result.figure
+            assert lo <= hi and "for every t in [0, 1]" in result.figure
     shared.clear_flow_cache()
 
 
@@ -302,7 +329,88 @@ def test_verify_reuses_a_rechecked_tube_and_recomputes_a_tampered_one(tmp_path):
     assert tube_rows(again) == tube_rows(tmp_path / shared.TUBE_FOLDER)
     path = tmp_path / shared.TUBE_FOLDER / "flow_certificate.json"
     document = json.loads(path.read_text(encoding="utf-8"))
-    document["intervals"][0]["box"][1] = document["intervals"][0]["box"][0]  # a narrowed box
+    row = document["intervals"][0]["rows"][0]  # format /2: a row per sub-interval
+    row[3] = row[2]  # a narrowed box (a_hi = a_lo)
     path.write_text(json.dumps(document), encoding="utf-8")
     _, note = shared._run_tube(T_SMALL, tmp_path)
     assert not note.startswith("reused")
+
+
+def test_the_tubes_own_enclosure_at_T_holds_the_30_digit_flow_and_is_narrow():
+    tube = tube_rows(CERTIFICATE_1E6)
+    assert tube.complete and len(tube.rows) == 984 and len(tube.pieces) == 123 and tube.certified_to == 10**6
+    with ctx.workprec(128):
+        box = state_at(tube, 10**6)
+    assert box[0] <= A_1E6 <= box[1] and box[2] <= B_1E6 <= box[3]
+    # z̃(s_T) ± r_sup: about ±2e-9, against ±1e-6 for the hull of the rows containing T
+    assert box[1] - box[0] < Fraction(5, 10**9) and box[3] - box[2] < Fraction(5, 10**9)
+    rows_only = rows_from_list(tube.rows, t_max=tube.t_max, complete=True)
+    hull = state_at(rows_only, 10**6)
+    assert hull[0] <= box[0] and box[1] <= hull[1] and hull[3] - hull[2] > 100 * (box[3] - box[2])
+    with ctx.workprec(128):
+        lam = calibration_residual(box)
+    import mpmath
+
+    with mpmath.workdps(40):  # λ = a − (b + 2 log b − ρ₁/b), ρ₁ = −3ζ(3) + 3/2 + π²/3, from the 30-digit a, b
+        a, b = (mpmath.mpf(x.numerator) / x.denominator for x in (A_1E6, B_1E6))
+        rho1 = -3 * mpmath.zeta(3) + mpmath.mpf(3) / 2 + mpmath.pi**2 / 3
+        exact = a - (b + 2 * mpmath.log(b) - rho1 / b)
+    assert lam.lower() < arb(mpmath.nstr(exact, 30)) < lam.upper() and lam.rad() < 1e-8
+
+
+def test_node_states_from_the_pieces_lie_inside_the_rows_intersections():
+    """Every sub-interval end's z̃(s_i) ± r_i (the tube's own enclosure) lies in the intersection of the two rows
+    that share that end, at a time in their shared range: a check that the two readings agree."""
+    tube = tube_rows(CERTIFICATE_1E6)
+    rows_only = rows_from_list(tube.rows, t_max=tube.t_max, complete=True)
+    with ctx.workprec(128):
+        own = node_states(tube)
+    by_rows = node_states(rows_only)
+    assert len(own) == len(by_rows) == 983  # every shared end but the one beyond T
+    for mine, theirs in zip(own, by_rows):
+        assert theirs.t_lo <= mine.t_lo <= mine.t_hi <= theirs.t_hi
+        assert theirs.a_lo <= mine.a_lo <= mine.a_hi <= theirs.a_hi
+        assert theirs.b_lo <= mine.b_lo <= mine.b_hi <= theirs.b_hi
+        assert mine.b_hi - mine.b_lo < Fraction(1, 10**8)
+
+
+def test_a_tube_csv_beside_its_certificate_reads_the_pieces(tmp_path):
+    import shutil
+
+    from numerics.certified.tube_intervals import tube_rationals
+
+    shutil.copy(CERTIFICATE_1E6, tmp_path / "flow_certificate.json")
+    rows = tube_rationals(CERTIFICATE_1E6)
+    (tmp_path / "tube.csv").write_text("t_lo,t_hi,a_lo,a_hi,b_lo,b_hi\n" + "".join(
+        ",".join(str(x) for x in row) + "\n" for row in rows), encoding="utf-8")
+    read = tube_rows(tmp_path / "tube.csv")
+    assert len(read.pieces) == 123 and list(read.rows) == [tuple(r) for r in rows]
+    (tmp_path / "tube.csv").write_text("t_lo,t_hi,a_lo,a_hi,b_lo,b_hi\n" + "".join(
+        ",".join(str(x) for x in row) + "\n" for row in rows[:-1]), encoding="utf-8")
+    with pytest.raises(InputError, match="different tubes"):
+        tube_rows(tmp_path / "tube.csv")
+
+
+def test_readings_of_the_1e6_certificate_cover_0_T_with_narrow_fits():
+    from stumpcheck.claims.population_certified import certified_readings, claim_markdown, claim_reading
+
+    readings = certified_readings(CERTIFICATE_1E6, sup_evaluations=60)
+    assert readings["covers"] == "certified on [0, 1e+06]" and readings["coverage"] == [0.0, 1e6]
+    assert readings["window"] == [1000.0, 1e6] and "own enclosure" in readings["node_source"]
+    every, window = readings["for_all_t"], readings["for_all_t_in_window"]
+    assert every["rows"] == 984 and window["rows"] < 984 and 0 < every["scale_ratio_from_t"] < 1
+    for key in ("lambda", "scale_ratio"):  # the whole tube's bounds hold the window's
+        assert Fraction(every[key][0]) <= Fraction(window[key][0]) <= Fraction(window[key][1]) <= Fraction(
+            every[key][1])
+    for name, fit in readings["fits"].items():
+        lo, hi = (Fraction(x) for x in fit["interval"])
+        assert lo <= Fraction(fit["midpoint_fit"]) <= hi, name
+    lo, hi = (Fraction(x) for x in readings["fits"]["scale_exponent"]["interval"])
+    assert hi - lo < Fraction(1, 10**7)  # the rows' intersections gave a width of 4.5e-6
+    assert "beyond_t" not in readings  # no region at hand
+    text, details = claim_reading(readings, "C3")
+    assert text.startswith("certified on [0, 1e+06] (fits over [1e+03, 1e+06])")
+    assert details["scale_ratio_for_all_t"] == every["scale_ratio"]
+    markdown = claim_markdown(details)
+    assert "certified on [0, 1e+06]" in markdown and "For every t in [0, 1e+06]" in markdown
+    assert "sampled verdict over [10⁶, 10¹²]" in markdown

@@ -19,6 +19,11 @@ class costs that function only. Two enclosures are read from the rows:
   end the two pieces leave the node on opposite sides, so the intersection is about the node ± the
   radius: much narrower than either box. τ is known as the ball [t_lo_{k+1}, t_hi_k].
 
+When the tube's pieces and radii are at hand (a Tube, or a flow_certificate.json of format /2, also beside
+a tube.csv), both use the tube's own enclosures instead (:mod:`numerics.certified.tube_claims_nodes`):
+z(t) ∈ z̃(s_i) ± r_end at the sub-interval ends s_i, and z̃(s) ± r_sup at any t; about ±2e-9 at T = 10⁶
+instead of ±1e-6. :attr:`TubeRows.pieces` holds them (empty: the rows only).
+
 Coverage: :attr:`TubeRows.certified_to` is T for a complete tube, else a lower bound of where the rows
 stop (the certificate's ``valid_to_t``, or the last row's t_lo: its own interval starts at or after it).
 A tube that stopped early is never read as covering [0, T].
@@ -58,6 +63,13 @@ class TubeRows:
     t_max: Fraction
     complete: bool
     certified_to: Fraction
+    pieces: tuple = ()  # PieceRecords of numerics.certified.tube_claims_nodes, in order; () if not at hand
+
+    @property
+    def node_source(self) -> str:
+        """How the node states are enclosed (words for the report)."""
+        return ("the tube's own enclosure z~(s_i) +- r_i at the sub-interval ends" if self.pieces else
+                "intersections of consecutive row boxes (tube.csv only)")
 
 
 class NodeState(NamedTuple):
@@ -94,8 +106,9 @@ def _checked(rows: list, where: str) -> tuple:
     return tuple(rows)
 
 
-def rows_from_list(rows, *, t_max, complete: bool, valid_to=None) -> TubeRows:
-    """:class:`TubeRows` from rows of six numbers (exact: ints, Fractions, decimal strings or floats)."""
+def rows_from_list(rows, *, t_max, complete: bool, valid_to=None, pieces=()) -> TubeRows:
+    """:class:`TubeRows` from rows of six numbers (exact: ints, Fractions, decimal strings or floats), and
+    optionally the tube's :class:`~numerics.certified.tube_claims_nodes.PieceRecord` s."""
     parsed = _checked([Row(*(Fraction(x) if not isinstance(x, str) else _fraction(x, "row") for x in row))
                        for row in rows], "tube")
     t_max = Fraction(t_max)
@@ -105,7 +118,7 @@ def rows_from_list(rows, *, t_max, complete: bool, valid_to=None) -> TubeRows:
         certified_to = t_max
     else:
         certified_to = parsed[-1].t_lo if valid_to is None else min(Fraction(valid_to), parsed[-1].t_hi)
-    return TubeRows(parsed, t_max, bool(complete), certified_to)
+    return TubeRows(parsed, t_max, bool(complete), certified_to, tuple(pieces))
 
 
 def _time_bounds(s0: float, s1: float) -> tuple[Fraction, Fraction]:
@@ -141,8 +154,14 @@ def _from_tube(tube) -> TubeRows:
                 s0, s1 = (interval.s0, interval.s1) if hasattr(interval, "s0") else (interval.n0.s, interval.n1.s)
                 rows.append((*_time_bounds(s0, s1), *(arb_fraction(x) for x in interval.box)))
         valid_to = _time_bounds(0.0, tube.s_reached)[0] if not tube.complete else None
+    pieces = ()
+    if all(isinstance(getattr(iv, "record", None), dict) and "r_sup" in iv.record for iv in tube.intervals):
+        from numerics.certified.tube_claims_nodes import piece_record
+
+        pieces = tuple(piece_record(iv.record) for iv in tube.intervals)
     # an incomplete tube: certified up to a lower bound of e^{s_reached} − 1, and no further than its rows
-    return rows_from_list(rows, t_max=Fraction(tube.t_max), complete=tube.complete, valid_to=valid_to)
+    return rows_from_list(rows, t_max=Fraction(tube.t_max), complete=tube.complete, valid_to=valid_to,
+                          pieces=pieces)
 
 
 def _from_csv(path: Path, summary: dict | None) -> TubeRows:
@@ -159,27 +178,53 @@ def _from_csv(path: Path, summary: dict | None) -> TubeRows:
         if len(line) != 6:
             raise InputError(f"{path.name}, line {n}: expected 6 columns, got {len(line)}")
         rows.append(tuple(_fraction(x, f"{path.name}, line {n}") for x in line))
+    pieces = _pieces_beside(path, rows)
     if summary is None:  # no tube.json: completeness unknown, so read as stopping where its rows stop
-        return rows_from_list(rows, t_max=rows[-1][1] if rows else 0, complete=False)
+        return rows_from_list(rows, t_max=rows[-1][1] if rows else 0, complete=False, pieces=pieces)
     t_max = _fraction(repr(float(summary["t_max"])), "tube.json t_max")
     valid_to = None
     if not summary.get("complete"):
         # tube.json's valid_to_t is a float near e^{s_reached} − 1: keep below it by the last row's t_lo
         valid_to = rows[-1][0] if rows else 0
-    return rows_from_list(rows, t_max=t_max, complete=bool(summary.get("complete")), valid_to=valid_to)
+    return rows_from_list(rows, t_max=t_max, complete=bool(summary.get("complete")), valid_to=valid_to,
+                          pieces=pieces)
 
 
-def _from_certificate(path: Path) -> TubeRows:
+def _certificate_parts(path: Path) -> tuple:
+    """(rows, t_max, complete, valid_to, pieces) of a flow certificate: format /2 (a row per sub-interval,
+    with the pieces and radii) or /1 (one row per interval, no pieces); InputError if unreadable."""
+    from numerics.certified.tube_claims_nodes import piece_record
+
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         intervals = document["intervals"]
-        rows = [(*item["t"], *item["box"]) for item in intervals]
+        if intervals and "rows" in intervals[0]:
+            rows = [tuple(row) for item in intervals for row in item["rows"]]
+            pieces = tuple(piece_record(item) for item in intervals)
+        else:
+            rows, pieces = [(*item["t"], *item["box"]) for item in intervals], ()
         t_max, complete, valid_to = document["t_max"], bool(document["complete"]), document.get("valid_to_t")
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, InputError):
         raise InputError(f"{path.name}: not a readable flow certificate") from None
-    return rows_from_list([tuple(_fraction(x, path.name) for x in row) for row in rows],
-                          t_max=_fraction(t_max, "t_max"), complete=complete,
-                          valid_to=None if valid_to is None else _fraction(valid_to, "valid_to_t"))
+    rows = [tuple(_fraction(x, path.name) for x in row) for row in rows]
+    return rows, _fraction(t_max, "t_max"), complete, None if valid_to is None else _fraction(valid_to, "valid_to_t"), pieces
+
+
+def _from_certificate(path: Path) -> TubeRows:
+    rows, t_max, complete, valid_to, pieces = _certificate_parts(path)
+    return rows_from_list(rows, t_max=t_max, complete=complete, valid_to=valid_to, pieces=pieces)
+
+
+def _pieces_beside(path: Path, rows: list) -> tuple:
+    """The pieces of the flow_certificate.json beside a tube.csv, if there is one and its rows are the csv's
+    (InputError if they differ: two files of different tubes); () without one."""
+    certificate = path.with_name("flow_certificate.json")
+    if not certificate.is_file():
+        return ()
+    their_rows, _, _, _, pieces = _certificate_parts(certificate)
+    if pieces and their_rows != [tuple(row) for row in rows]:
+        raise InputError(f"{path.name} and flow_certificate.json beside it hold different tubes")
+    return pieces
 
 
 def tube_rows(source) -> TubeRows:
@@ -208,31 +253,50 @@ def tube_rows(source) -> TubeRows:
 
 
 def state_at(tube: TubeRows, t) -> tuple | None:
-    """(a_lo, a_hi, b_lo, b_hi) ⊇ z(t) for an exact t ∈ [0, certified_to]: the hull of the boxes of the
-    rows whose recorded interval contains t; None beyond ``certified_to``."""
+    """(a_lo, a_hi, b_lo, b_hi) ⊇ z(t) for an exact t ∈ [0, certified_to]; None beyond ``certified_to``.
+    With the pieces: z̃(s) ± r_sup of the interval whose s-range holds log(1 + t) (module doc); else (or if
+    the ball of log(1 + t) straddles two intervals) the hull of the boxes of the rows whose recorded
+    interval contains t."""
     t = Fraction(t)
     if not 0 <= t <= tube.certified_to:
         return None
+    if tube.pieces:
+        from numerics.certified.tube_claims_nodes import piece_state_at
+
+        for record in tube.pieces:
+            box = piece_state_at(record, t)
+            if box is not None:
+                return box
     boxes = [row for row in tube.rows if row.t_lo <= t <= row.t_hi]
     return (min(r.a_lo for r in boxes), max(r.a_hi for r in boxes), min(r.b_lo for r in boxes),
             max(r.b_hi for r in boxes))
 
 
-def node_states(tube: TubeRows, *, t_from=0, per_decade: int | None = None) -> list[NodeState]:
-    """The states at the ends shared by consecutive rows (module doc), for the ends in [t_from,
-    certified_to]; with ``per_decade``, only the end nearest (in log t) to each of ``per_decade`` log-spaced
-    times per decade (each end once)."""
-    t_from = Fraction(t_from)
+def _row_nodes(tube: TubeRows) -> list[NodeState]:
+    """The intersections of consecutive row boxes at their shared ends (module doc)."""
     nodes = []
     for left, right in zip(tube.rows, tube.rows[1:]):
-        t_lo, t_hi = right.t_lo, left.t_hi
-        if t_lo < t_from or t_hi > tube.certified_to:
-            continue
         box = (max(left.a_lo, right.a_lo), min(left.a_hi, right.a_hi), max(left.b_lo, right.b_lo),
                min(left.b_hi, right.b_hi))
         if box[0] > box[1] or box[2] > box[3]:
-            raise InputError(f"the boxes at t = {float(t_lo):.6g} do not meet: not a tube")
-        nodes.append(NodeState(t_lo, t_hi, *box))
+            raise InputError(f"the boxes at t = {float(right.t_lo):.6g} do not meet: not a tube")
+        nodes.append(NodeState(right.t_lo, left.t_hi, *box))
+    return nodes
+
+
+def node_states(tube: TubeRows, *, t_from=0, per_decade: int | None = None) -> list[NodeState]:
+    """The states at the sub-interval ends (the tube's own enclosure z̃(s_i) ± r_i with the pieces, else the
+    intersections of consecutive rows; module doc), for the ends in [t_from, certified_to]; with
+    ``per_decade``, only the end nearest (in log t) to each of ``per_decade`` log-spaced times per decade
+    (each end once)."""
+    t_from = Fraction(t_from)
+    if tube.pieces:
+        from numerics.certified.tube_claims_nodes import piece_nodes
+
+        every = [NodeState(*node) for record in tube.pieces for node in piece_nodes(record)]
+    else:
+        every = _row_nodes(tube)
+    nodes = [n for n in every if n.t_lo >= t_from and n.t_hi <= tube.certified_to]
     if per_decade is None or not nodes:
         return nodes
     positive = [n for n in nodes if n.t_lo > 0]

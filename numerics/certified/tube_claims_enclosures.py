@@ -14,12 +14,16 @@ least; the working precision is the caller's ``flint.ctx.prec`` (:data:`PRECISIO
 * **Interior error** sup over θ ∈ [δ, 1 − δ] of |e(θ)|, e the generated Arb error
   (:func:`numerics.certified.pointwise.error_ball`, balls in a, b and θ): branch and bound over θ. An
   upper bound is the largest |e| ball over θ-pieces covering [δ, 1 − δ] (every state of the box); a lower
-  bound the largest lower end of |e| at a piece's midpoint over the box (for the true state, sup ≥ that).
+  bound the largest lower end of |e| at δ, 1 − δ and the pieces' midpoints over the box (for the true
+  state, sup ≥ that).
   Over a piece, e is the tighter of its ball over the piece and the mean-value form in θ with
   ∂e/∂θ = q·e − 1 (:func:`error_theta_derivative`, from the definition), and in (a, b) with the generated
   gradient: the overestimate is second order in the widths, which matters in the flat bulk (|e| ≈ 1/b).
+  Where the ball of ∂e/∂θ over the piece excludes 0, e is monotone in θ there for every state of the box,
+  so its values over the piece lie in the union of its balls at the piece's two ends (no width lost).
   Pieces whose upper end is above the best lower bound are bisected until the two are within ``rel_tol``
-  or the evaluation budget is spent: [lower, upper] is always an enclosure, the budget only sets its width.
+  or the evaluation budget is spent, or the upper end stalls (300 evaluations lowering it by less than
+  ``rel_tol``: the box's width limits it): [lower, upper] is always an enclosure; the stops set its width.
 * **Least-squares slope** of y on x over points (x_i, y_i) known as balls: slope = Σ w_i y_i with
   w_i = (x_i − x̄)/Σ_j (x_j − x̄)², a linear function of the y's, so with exact or narrow x the ball
   Σ W_i·Y_i is the exact range of the slope over the y balls up to the width of the W_i (Arb encloses
@@ -45,6 +49,8 @@ __all__ = ["PRECISION_BITS", "rho1_expression", "rho1_ball", "exact_ball", "cali
 
 #: the working precision of the readings (the boxes' rationals have ~15 significant digits)
 PRECISION_BITS = 128
+#: the sup search stops when this many evaluations lowered its upper end by less than rel_tol (relative)
+_STALL_EVALUATIONS = 300
 
 
 @cache
@@ -143,7 +149,14 @@ def _piece_enclosure(a: arb, b: arb, a_mid: arb, b_mid: arb, left: arb, right: a
         return over
     slope = error_theta_derivative(a, b, piece, over)
     mean_value = _error_enclosure(a, b, a_mid, b_mid, middle) + slope * (piece - middle)
-    return over.intersection(mean_value) if mean_value.is_finite() else over
+    if mean_value.is_finite():
+        over = over.intersection(mean_value)
+    if slope.is_finite() and not slope.contains(0):
+        # e is monotone in θ on the piece for every state of the box: its values lie between those at the ends
+        ends = _error_enclosure(a, b, a_mid, b_mid, left).union(_error_enclosure(a, b, a_mid, b_mid, right))
+        if ends.is_finite():
+            over = over.intersection(ends)
+    return over
 
 
 def interior_error_sup(box, *, delta: Fraction = Fraction(1, 20), rel_tol: float = 1e-3, pieces: int = 16,
@@ -186,9 +199,19 @@ def interior_error_sup(box, *, delta: Fraction = Fraction(1, 20), rel_tol: float
         upper = upper_of(left, right)
         heapq.heappush(heap, (-float(upper), next(counter), left, right, upper))
 
+    for end in (lo, hi):  # the sup is often at an end (|e| grows towards the layers): they bound it from below
+        value = enclose(end)
+        if value.is_finite() and abs(value).lower() > best:
+            best, best_theta = abs(value).lower(), end
     for left, right in zip(ends, ends[1:]):
         push(left, right)
+    checkpoint, top_then = evaluations, -heap[0][0]
     while evaluations < max_evaluations and -heap[0][0] > float(best) * (1 + rel_tol):
+        if evaluations - checkpoint >= _STALL_EVALUATIONS:
+            # stalled: the box's width, not the θ-pieces, limits the upper end (a wide box); stop early
+            if top_then - -heap[0][0] < float(best) * rel_tol:
+                break
+            checkpoint, top_then = evaluations, -heap[0][0]
         _, _, left, right, _ = heapq.heappop(heap)
         middle = ((left + right) / 2).mid()
         push(left, middle)

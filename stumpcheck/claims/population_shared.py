@@ -10,6 +10,11 @@
   :data:`TUBE_TIME_LIMIT` seconds; an incomplete tube is read as certified up to where it stopped and
   says so. Under ``--quick`` no tube is run (:data:`TUBE_T` is None there): a tube to 10² costs about a
   minute of CPU with the present validation, far more than the few seconds --quick may add.
+* The region beyond T (``--full`` only; :mod:`stumpcheck.claims.population_beyond`): a region certificate
+  embedded in the tube's flow_certificate.json (key "region"), else ``--out/certified_region/
+  region_certificate.json``, is re-checked (``recheck_region``) and used if it passes; else the default
+  region (b ∈ [30, 1000], :data:`REGION_WORKERS` processes, about 635 s of CPU) is proved into that file,
+  with a progress bar. Its beyond-T part is *certified* only then, and only if z(T) is in it.
 
 :func:`population_claim` is the C2/C3/C4 check of the registry: the sampled check of
 :mod:`stumpcheck.claims.population` on the shared flow, with the certified reading in
@@ -23,7 +28,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["clear_flow_cache", "population_claim", "shared_flow", "shared_tube_readings", "TUBE_T",
-           "TUBE_TIME_LIMIT", "TUBE_REL_GOAL"]
+           "TUBE_TIME_LIMIT", "TUBE_REL_GOAL", "REGION_FOLDER"]
 
 #: T of the certified tube per mode (None: no tube)
 TUBE_T = {"quick": None, "full": 1e6}
@@ -32,6 +37,9 @@ TUBE_TIME_LIMIT = 1800.0
 #: the tube's defect goal (that of ``stumpcheck flow --certified``)
 TUBE_REL_GOAL = 1e-4
 TUBE_FOLDER = "certified_tube"
+REGION_FOLDER = "certified_region"
+#: processes per obligation when verify proves the region
+REGION_WORKERS = 2
 
 _FLOW_CACHE: dict = {}
 
@@ -119,6 +127,65 @@ def _run_tube(t_max: float, out_dir) -> tuple[object, str]:
     return tube, note
 
 
+def _recheck(document: dict, where: str) -> bool:
+    """True if the region certificate ``document`` re-checks (a progress bar over its four obligations)."""
+    from numerics.certified.invariant_region import OBLIGATIONS
+    from numerics.certified.invariant_region_certificate import recheck_region
+    from numerics.precision import InputError
+    from stumpcheck.progress import fraction_bar
+
+    done = []
+    with fraction_bar(f"C2-C4 re-checking the region certificate ({where})", quiet=None, leave=False) as bar:
+        def progress(name):
+            bar(len(done) / len(OBLIGATIONS))
+            done.append(name)
+
+        try:
+            ok, _ = recheck_region(document, progress=progress)
+        except InputError:
+            return False
+    return ok
+
+
+def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
+    """(a region certificate, how it was verified in this run or None, a note): the tube's embedded region or
+    ``--out/certified_region/region_certificate.json`` if it re-checks, else the default region proved there."""
+    from numerics.certified.invariant_region import DEFAULT_REGION, OBLIGATIONS
+    from numerics.certified.invariant_region_certificate import region_certificate
+    from numerics.certified.lemma_certificate import write_certificate
+    from numerics.precision import InputError
+    from stumpcheck.claims.population_beyond import region_document
+    from stumpcheck.progress import fraction_bar
+
+    candidates = []
+    tube_folder = Path(tube_source) if isinstance(tube_source, (str, Path)) else (
+        None if out_dir is None else Path(out_dir) / TUBE_FOLDER)
+    if tube_folder is not None and (tube_folder / "flow_certificate.json").is_file():
+        candidates.append((tube_folder / "flow_certificate.json", "embedded in the flow certificate"))
+    folder = None if out_dir is None else Path(out_dir) / REGION_FOLDER
+    if folder is not None and (folder / "region_certificate.json").is_file():
+        candidates.append((folder / "region_certificate.json", f"{REGION_FOLDER}/region_certificate.json"))
+    for path, where in candidates:
+        try:
+            document = region_document(path)
+        except InputError:
+            continue
+        if _recheck(document, where):
+            return document, "re-checked in this run", f"region certificate {where}, re-checked"
+    done = []
+    with fraction_bar("C2-C4 proving the region beyond T (b in [30, 1000])", quiet=None, leave=False) as bar:
+        def progress(name):
+            bar(len(done) / len(OBLIGATIONS))
+            done.append(name)
+
+        document = region_certificate(DEFAULT_REGION, workers=REGION_WORKERS, progress=progress)
+    note = f"region proved in this run ({document['status']}, {document['seconds']:.0f} s)"
+    if folder is not None:
+        write_certificate(document, folder / "region_certificate.json", one_per_line=())
+        note += f", in {REGION_FOLDER}/"
+    return document, ("proved in this run" if document["status"] == "proved" else None), note
+
+
 def shared_tube_readings(quick: bool, out_dir) -> dict | None:
     """The certified readings of C2–C4 for this mode (cached; None under --quick), or {"error": ...}."""
     t_max = TUBE_T["quick" if quick else "full"]
@@ -134,7 +201,13 @@ def shared_tube_readings(quick: bool, out_dir) -> dict | None:
         start = time.perf_counter()
         try:
             tube, note = _run_tube(t_max, out_dir)
-            readings = certified_readings(tube, sup_evaluations=2000, window_sup_evaluations=300)
+            try:
+                region, checked, region_note = _run_region(out_dir, tube)
+            except (InputError, ArithmeticError) as exc:  # the tube's readings stand without the region
+                region, checked, region_note = None, None, f"no region beyond T: {exc}"
+            note += f"; {region_note}"
+            readings = certified_readings(tube, sup_rel_tol=1e-5, sup_evaluations=6000, window_sup_evaluations=300,
+                                          region=region, region_checked=checked)
         except (InputError, ArithmeticError) as exc:
             readings = {"error": f"no certified reading: {exc}"}
             note = readings["error"]

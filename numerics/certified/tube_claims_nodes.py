@@ -1,0 +1,121 @@
+"""C2–C4 from the certified tube, part 3: the tube's own enclosures z̃(s) ± r at the sub-interval ends and at T.
+
+A row's box holds the piece's motion over its whole sub-interval plus the radius. The tube says more: on
+interval k (log time s ∈ [s₀, s₁], h = s₁ − s₀, x = (2s − s₀ − s₁)/h) with the Chebyshev piece z̃_k (exact
+binary coefficients) and sub-intervals S_i = [s_i, s_{i+1}], s_i = s₀ + h·i/n (i = 0..n, n the settings'
+``subdivisions``), the Gronwall chain bounds w = z − z̃_k in the Euclidean norm:
+
+* ‖w(s_{i+1})‖₂ ≤ r_end_i at the end of S_i (and ‖w(s₀)‖₂ ≤ r_start);
+* ‖w(s)‖₂ ≤ r_sup_i for every s ∈ S_i (the radius is monotone on S_i; r_sup_i ≥ both ends).
+
+These are the records that ``stumpcheck recheck`` verifies (each r_end_i ≥ the Gronwall radius from the
+recorded δ and μ_i, r_sup_i ≥ both ends); this module trusts them as it trusts the rows. From them:
+
+* :func:`piece_nodes` — at each s_{i+1} (an exact rational: s₀, s₁ are floats and x_{i+1} = −1 + 2(i + 1)/n):
+  t = e^{s_{i+1}} − 1 as an Arb ball (expm1 of the exact s, outward), and z(t) in the disk
+  z̃_k(x_{i+1}) ± r_end_i, kept as its box [ã ± r] × [b̃ ± r] (z̃ at the exact x by the Taylor shift of
+  :func:`numerics.certified.tube_chebyshev.value_at`, outward);
+* :func:`piece_state_at` — at an exact t: s = log(1 + t) as a ball, and the union over the sub-intervals
+  S_i that meet it of z̃_k(x(s)) ± r_sup_i.
+
+Both are about the node ± the tube's radius (±2e-9 at T = 10⁶) instead of ± the piece's motion over a
+sub-interval (±1e-6 there).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import NamedTuple
+
+from flint import arb, fmpq
+
+from numerics.precision import InputError
+
+__all__ = ["PieceRecord", "piece_record", "piece_nodes", "piece_state_at"]
+
+
+class PieceRecord(NamedTuple):
+    """One interval of the tube: its piece, and r_end_i, r_sup_i per sub-interval (exact rationals)."""
+
+    piece: object  # numerics.certified.tube_chebyshev.ChebyshevPiece
+    r_end: tuple
+    r_sup: tuple
+
+
+def piece_record(item: dict) -> PieceRecord:
+    """The :class:`PieceRecord` of one interval's record (a certificate's ``intervals`` item, or a
+    TubeInterval's ``record``); InputError if malformed."""
+    from numerics.certified.tube import piece_from_json
+    from numerics.certified.tube_numbers import exact_fraction
+
+    try:
+        piece = piece_from_json(item["piece"])
+        r_end = tuple(exact_fraction(x, "r_end") for x in item["r_end"])
+        r_sup = tuple(exact_fraction(x, "r_sup") for x in item["r_sup"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        raise InputError("a tube interval's record has no readable piece or radii") from None
+    if not (r_end and len(r_end) == len(r_sup) and piece.s1 > piece.s0
+            and all(r >= 0 for r in (*r_end, *r_sup))):
+        raise InputError("a tube interval's radii do not match its sub-intervals")
+    return PieceRecord(piece, r_end, r_sup)
+
+
+def _q(x: Fraction) -> arb:
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _fraction(x: arb) -> Fraction:
+    from numerics.certified.tube_numbers import arb_fraction
+
+    return arb_fraction(x)
+
+
+def _s_end(record: PieceRecord, i: int) -> Fraction:
+    """s_i = s₀ + h·i/n, exact."""
+    s0, s1 = Fraction(record.piece.s0), Fraction(record.piece.s1)
+    return s0 + (s1 - s0) * Fraction(i, len(record.r_end))
+
+
+def _disk_box(a: arb, b: arb, radius: Fraction) -> tuple:
+    """(a_lo, a_hi, b_lo, b_hi), exact rationals, containing the balls a, b widened by radius (outward)."""
+    r = _q(radius)
+    return (_fraction((a - r).lower()), _fraction((a + r).upper()), _fraction((b - r).lower()),
+            _fraction((b + r).upper()))
+
+
+def piece_nodes(record: PieceRecord) -> list[tuple]:
+    """[(t_lo, t_hi, a_lo, a_hi, b_lo, b_hi)] at the ends s_1 … s_n of the interval's sub-intervals
+    (module doc): z(t) in the box for the t of the ball [t_lo, t_hi] = e^{s_i} − 1. Exact rationals."""
+    from numerics.certified.tube_chebyshev import value_at
+
+    count = len(record.r_end)
+    out = []
+    for i in range(count):
+        t = _q(_s_end(record, i + 1)).expm1()
+        a, b = value_at(record.piece, _q(Fraction(-1) + Fraction(2 * (i + 1), count)))
+        out.append((_fraction(t.lower()), _fraction(t.upper()), *_disk_box(a, b, record.r_end[i])))
+    return out
+
+
+def piece_state_at(record: PieceRecord, t) -> tuple | None:
+    """(a_lo, a_hi, b_lo, b_hi) ⊇ z(t) for an exact t ≥ 0 whose ball s = log(1 + t) lies in the interval:
+    the union over the sub-intervals meeting the ball of z̃(x(s)) ± r_sup_i (the true s is in one of them;
+    module doc); None if the ball is not inside [s₀, s₁]."""
+    from numerics.certified.tube_chebyshev import value_at
+
+    s = (1 + _q(Fraction(t))).log()
+    s0, s1 = Fraction(record.piece.s0), Fraction(record.piece.s1)
+    count = len(record.r_sup)
+    x = (2 * s - _q(s0) - _q(s1)) / _q(s1 - s0)
+    if not (s.lower() >= _q(s0) and s.upper() <= _q(s1)):
+        return None  # s may lie in a neighbouring interval: the caller takes that one (or the rows)
+    box = None
+    for i in range(count):
+        lo, hi = _s_end(record, i), _s_end(record, i + 1)
+        if s.upper() < _q(lo) or s.lower() > _q(hi):
+            continue
+        a, b = value_at(record.piece, x)
+        part = _disk_box(a, b, record.r_sup[i])
+        box = part if box is None else (min(box[0], part[0]), max(box[1], part[1]), min(box[2], part[2]),
+                                        max(box[3], part[3]))
+    return box
