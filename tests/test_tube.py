@@ -244,3 +244,73 @@ def test_tube_to_a_million_contains_the_30_digit_flow():
     run = run_population_flow(10.0, 10.0, 1e6, dps=30, rtol=1e-15, check=False)
     b_final = Fraction(str(run.stats["final_b"]))
     assert b_lo <= b_final <= b_hi
+
+
+@given(st.floats(min_value=5.0, max_value=60.0), st.floats(min_value=-0.5, max_value=0.5))
+@settings(max_examples=3, deadline=None)
+def test_point_integrals_meet_the_15_digit_values_and_are_tight_enough(b, w):
+    """tube_points at the tube's 84 bits: ∇L to ≲ 1e-12 and ∇²L to ≲ 1e-9 relative (what the defect and
+    the log norm need), and each ball meets the 15-digit enclosure (both contain the value; near the slow
+    manifold a ≈ b + 2 log b)."""
+    from numerics.certified.balls import mpf_to_arb
+    from numerics.certified.theta_integrals import certified_loss_gradient, certified_loss_hessian
+    from numerics.certified.tube_points import point_gradient, point_hessian
+
+    a = b + 2 * math.log(b) + w / b
+    with ctx.workprec(84):
+        gradient, hessian = point_gradient(arb(a), arb(b)), point_hessian(arb(a), arb(b))
+    exact = [*certified_loss_gradient(a, b, dps=15), *certified_loss_hessian(a, b, dps=15)]
+    for ball, reference, width in zip([*gradient, *hessian], exact, [1e-12] * 2 + [1e-9] * 3):
+        lo, hi = mpf_to_arb(reference.lower), mpf_to_arb(reference.upper)
+        assert ball.lower() <= hi and lo <= ball.upper()  # the intervals meet
+        assert 0 < float(ball.rad()) <= width * abs(float(ball.mid()))
+
+
+def test_the_step_budget_doubles_the_steps_where_the_float_flow_contracts():
+    from numerics.certified.tube import CONTRACTED_IMAG_BUDGET, CONTRACTED_MU, IMAG_BUDGET, step_budget
+    from numerics.certified.tube_float import contraction_estimate, plan_pieces
+    from numerics.population.one_head_float64 import loss_gradient_hessian
+
+    s_end = math.log1p(1e4)
+    scheduled = plan_pieces(10.0, 10.0, s_end, degree=24, rho=3.0, imag_budget=step_budget, max_step=1.0)
+    fixed = plan_pieces(10.0, 10.0, s_end, degree=24, rho=3.0, imag_budget=IMAG_BUDGET, max_step=1.0)
+    starts = [(p.s0, (math.fsum(c * (-1) ** k for k, c in enumerate(p.ca)),
+                      math.fsum(c * (-1) ** k for k, c in enumerate(p.cb)))) for p in scheduled]
+    for s, z in starts:
+        mu = contraction_estimate(s, z)
+        lam = np.linalg.eigvalsh(loss_gradient_hessian(*z)[2]).min()
+        assert mu == pytest.approx(-math.exp(s) * lam, rel=1e-9)
+        assert step_budget(s, z) == (CONTRACTED_IMAG_BUDGET if mu <= CONTRACTED_MU else IMAG_BUDGET)
+    budgets = [step_budget(s, z) for s, z in starts]
+    switch = budgets.index(CONTRACTED_IMAG_BUDGET)  # not contracting at (10, 10); contracting by t = 1e4
+    assert budgets[0] == IMAG_BUDGET and set(budgets[switch:]) == {CONTRACTED_IMAG_BUDGET}
+    for p, q in zip(scheduled[:switch], fixed):
+        assert (p.s0, p.s1) == (q.s0, q.s1)  # the same pieces before the switch
+    later = [q for q in fixed if q.s0 >= scheduled[switch].s0 and q.s1 < s_end]
+    h_scheduled = scheduled[switch + 1].s1 - scheduled[switch + 1].s0
+    assert 1.5 < h_scheduled / (later[1].s1 - later[1].s0) < 2.5
+    assert len(scheduled) < len(fixed)
+
+
+def test_an_interval_whose_radius_is_not_confirmed_is_split_and_the_chain_checks_pass(small_tube, checkpoint, monkeypatch):
+    import numerics.certified.tube as tube_module
+
+    chain, refused = tube_module._chain_interval, []
+
+    def refuse_the_first(piece, bounds, settings, r_start):
+        if not refused:
+            refused.append(piece)
+            return None, "forced"
+        return chain(piece, bounds, settings, r_start)
+
+    monkeypatch.setattr(tube_module, "_chain_interval", refuse_the_first)
+    tube = certified_tube(10.0, 10.0, T_SMALL, settings=LIGHT, max_step=0.03, checkpoint=checkpoint)
+    assert tube.complete and tube.rejected == 1 and len(tube.intervals) == 3
+    first, second = tube.intervals[0], tube.intervals[1]
+    assert (first.s0, second.s1) == (refused[0].s0, refused[0].s1) and first.s1 == second.s0
+    # the re-check's checks without θ-integrals (the halves' integrals are those of any interval)
+    from numerics.certified.tube_certificate import _cheap_checks, _parse
+
+    document = flow_certificate(tube)
+    with ctx.workprec(120):
+        assert _cheap_checks(document, *_parse(document)) == (None, None)

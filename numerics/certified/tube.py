@@ -18,9 +18,9 @@ coefficients; the pieces need not join). For each interval, independently (so in
 Then the Gronwall chain (:func:`numerics.certified.tube_piece.gronwall_step`, cheap, in this process)
 adds the jumps between pieces, confirms the a-priori radius ρ_k and gives one box per sub-interval.
 Every bound is rigorous (Arb balls, ``acb.integral``); the float solve, the steps, ρ_k and the settings
-only decide how tight and how fast the tube is. The validation stops (never a partial tube called
-complete) at the first interval whose integrals fail after splitting it ``_MAX_SPLITS`` times, whose
-radius is not confirmed for ρ ≤ ``RHO_MAX``, or at the time limit; the result says where and why.
+only decide how tight and how fast the tube is. An interval whose integrals fail or whose radius is not
+confirmed for ρ ≤ ``RHO_MAX`` is split in two; the validation stops (never a partial tube called complete)
+at the first one still failing after ``_MAX_SPLITS`` splits, or at the time limit; the result says where and why.
 
 Resumable: with a checkpoint file the finished intervals' integrals are appended as they come and are
 reused by a later run with the same settings (the pieces are recomputed identically and matched by content).
@@ -40,14 +40,14 @@ from flint import arb, ctx, fmpq
 
 from numerics.certified.balls import working_bits
 from numerics.certified.tube_chebyshev import ChebyshevPiece
-from numerics.certified.tube_float import collocation_piece, plan_pieces
+from numerics.certified.tube_float import collocation_piece, contraction_estimate, plan_pieces
 from numerics.certified.tube_numbers import lower_decimal, padded_upper, parse_upper, upper_decimal
 from numerics.certified.tube_piece import (RHO_MAX, Settings, ball_from_json, ball_to_json, gronwall_step,
                                            delta_from, interval_bounds, jump, sub_interval_s)
 from numerics.precision import InputError
 
 __all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "check_tube_arguments", "PADDING",
-           "piece_json", "piece_from_json"]
+           "piece_json", "piece_from_json", "step_budget"]
 
 #: The largest T accepted (s_T = log(1 + T) ≈ 27.6).
 MAX_TUBE_T = 1e12
@@ -56,12 +56,17 @@ MAX_TUBE_T = 1e12
 PADDING = 0.05
 BOUND_PADDING = 0.5
 G_PADDING = 0.1
-#: imaginary offset of z̃ on the Bernstein ellipse aimed at by the step (see numerics.certified.tube_float).
-#: Measured along the flow from (10, 10): with 0.75 instead beyond t = 3.5e4 (three times fewer intervals)
-#: the bound G of |∇L| on the widened ellipse is ~100 × larger, the Cauchy terms of the log norm make
-#: μ ≈ +1 … +4 instead of −0.6, and the radius is no longer confirmed at t ≈ 6e4. A tuning choice: any budget
-#: gives valid bounds, a split or a stop that says where.
+#: imaginary offset of z̃ on the Bernstein ellipse aimed at by the step (see numerics.certified.tube_float),
+#: while the flow is not yet contracting; ``CONTRACTED_IMAG_BUDGET`` once the float64 logarithmic norm at the
+#: piece's start is below ``CONTRACTED_MU`` (t ≳ 3e3 from (10, 10)), where μ has room for larger Cauchy terms.
+#: Measured along the flow from (10, 10), one interval each (G, μ against the budget 0.25): budget 0.5 at
+#: t = 3.3e3, 6.0e4, 5.1e5: h 1.8–2.0 × longer, G ×7–8, μ −0.22, −0.56, −0.64 (−0.27, −0.65, −0.68), δ ≲ 1e-8;
+#: budget 0.7 at t = 5.1e5: G ×40, μ = +0.006 (no contraction left); 0.75 beyond t = 3.5e4 stopped at t ≈ 6e4
+#: (μ ≈ +1 … +4, radius not confirmed). A tuning choice: any budget gives valid bounds, a split or a stop
+#: that says where.
 IMAG_BUDGET = 0.25
+CONTRACTED_IMAG_BUDGET = 0.5
+CONTRACTED_MU = -0.25
 MAX_STEP = 1.0
 DEGREE = 24
 _MAX_SPLITS = 3
@@ -114,6 +119,16 @@ class Tube:
     @property
     def t_reached(self) -> float:
         return math.expm1(self.s_reached)
+
+
+def step_budget(s: float, z) -> float:
+    """The imaginary budget of the piece starting at (s, z): ``IMAG_BUDGET``, or ``CONTRACTED_IMAG_BUDGET`` where
+    the float64 logarithmic norm −e^s λ_min(∇²L(z)) is below ``CONTRACTED_MU`` (steering only)."""
+    try:
+        contracting = contraction_estimate(s, z) <= CONTRACTED_MU
+    except (ArithmeticError, ValueError):
+        contracting = False
+    return CONTRACTED_IMAG_BUDGET if contracting else IMAG_BUDGET
 
 
 def check_tube_arguments(a0: float, b0: float, t_max: float, rel_goal: float, r0: float = 0.0) -> None:
@@ -310,7 +325,7 @@ def _split(piece: ChebyshevPiece) -> list:
 
 def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, rel_goal: float = 1e-6,
                    r0=0.0, dps: int = 15, time_limit: float | None = None, progress=None, workers: int = 1,
-                   checkpoint=None, settings: Settings | None = None, imag_budget=IMAG_BUDGET,
+                   checkpoint=None, settings: Settings | None = None, imag_budget=step_budget,
                    max_step: float = MAX_STEP, max_intervals: int = 100_000) -> Tube:
     """The certified tube from the disk of radius r0 (a float or a Fraction) about (a0, b0) to T = t_max.
 
@@ -318,6 +333,7 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     step control by the defect: its defects are ~1e-10); ``progress(fraction of s_T)`` is called as
     intervals finish; ``workers`` processes compute the intervals' integrals; ``checkpoint`` a file to
     resume from; after ``time_limit`` seconds no new interval is started (the tube is then incomplete).
+    ``imag_budget``: a number or a function of a piece's start (s, z) (default :func:`step_budget`).
     """
     check_tube_arguments(a0, b0, t_max, rel_goal, float(r0))
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -352,10 +368,16 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                 tube.stop_reason = (f"the time limit of {time_limit:g} s was reached at t = {math.expm1(piece.s0):.6g}"
                                     if time_limit is not None else "an interval was not computed")
                 break
+            reason = None
             if "error" in bounds:
+                reason = f"a rigorous integral failed on s in [{piece.s0:.6g}, {piece.s1:.6g}]: {bounds['error']}"
+            else:
+                r_in = upper_decimal(parse_upper(r_text) + jump(previous, piece, a0, b0), 6)
+                interval, reason = _chain_interval(piece, bounds, settings, r_in)
+            if reason is not None:  # split the piece in two, up to _MAX_SPLITS times, or stop here
                 depth = splits.get((piece.s0, piece.s1), 0)
                 if depth >= _MAX_SPLITS or time.perf_counter() >= deadline:
-                    tube.stop_reason = f"a rigorous integral failed on s in [{piece.s0:.6g}, {piece.s1:.6g}]: {bounds['error']}"
+                    tube.stop_reason = reason
                     break
                 tube.rejected += 1
                 halves = _split(piece)
@@ -365,11 +387,6 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                     cpu_workers += store.done[_key(half, settings)].get("cpu", 0.0)
                 queue = halves + queue
                 continue
-            r_text = upper_decimal(parse_upper(r_text) + jump(previous, piece, a0, b0), 6)
-            interval, reason = _chain_interval(piece, bounds, settings, r_text)
-            if interval is None:
-                tube.stop_reason = reason
-                break
             tube.intervals.append(interval)
             tube.integral_cpu_seconds += bounds.get("cpu", 0.0)
             tube.rigorous_integrals += (settings.defect_points + settings.hessian_points + 2

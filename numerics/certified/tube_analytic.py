@@ -53,10 +53,20 @@ def complex_gradient(a: acb, b: acb) -> tuple[acb, acb]:
     bits = ctx.prec
     ends = _pieces(arb(a.real.mid()), arb(b.real.mid()), "one-head", bits)
     error, gradient = gen_arb.error_one_head, gen_arb.error_gradient_one_head
+    values = {}
+
+    def products(t):
+        # both components' integrals visit mostly the same θ-balls: compute e·∇e there once
+        key = (t.real.mid().man_exp(), t.real.rad().man_exp(), t.imag.mid().man_exp(), t.imag.rad().man_exp())
+        if key not in values:
+            e = error(a, b, t, True)
+            values[key] = tuple(e * g for g in gradient(a, b, t, True))
+        return values[key]
+
     out = []
     for component in (0, 1):
         def integrand(t, analytic, k=component):
-            return error(a, b, t, True) * gradient(a, b, t, True)[k]
+            return products(t)[k]
 
         total = acb(0)
         for lo, hi in zip(ends, ends[1:]):

@@ -5,8 +5,8 @@ d(s) = z̃'(s) − F(s, z̃(s)) = z̃'(s) + e^s ∇L(z̃(s)). Write d = p + (d �
 at the Chebyshev points of the second kind x_j = cos(jπ/n), j = 0..n:
 
 * d(x_j) is enclosed rigorously: x_j as an arb ball, z̃(x_j) and z̃'(x_j) by exact-coefficient
-  evaluation, ∇L at the (tiny) ball z̃(x_j) by a rigorous θ-integral
-  (:func:`numerics.certified.theta_integrals.certified_loss_gradient`; low digits suffice, d is ~1e-11 of F);
+  evaluation, ∇L at the (tiny) ball z̃(x_j) by a rigorous θ-integral to ~13 digits
+  (:func:`numerics.certified.tube_points.point_gradient`; d is ~1e-11 of F);
 * p = Σ_k c_k T_k with c_k = (2/n) Σ″_j d(x_j) cos(kjπ/n) (Σ″: the end terms halved, and c₀, c_n halved),
   computed in ball arithmetic from those balls, so |p| ≤ Σ_k |c_k| on [−1, 1];
 * ‖d − p‖_∞ ≤ 4Mρ^{−n}/(ρ − 1) with M ≥ sup |d| on E_ρ (:mod:`numerics.certified.tube_analytic`; its
@@ -23,10 +23,9 @@ from fractions import Fraction
 
 from flint import arb
 
-from numerics.certified.theta_integrals import certified_loss_gradient
 from numerics.certified.tube_analytic import ellipse_defect_bound, interpolation_error
 from numerics.certified.tube_chebyshev import ChebyshevPiece, chebyshev_ball_coefficients, disk_enclosure
-from numerics.certified.tube_interval import _ball
+from numerics.certified.tube_points import point_gradient
 
 __all__ = ["DefectBound", "point_defects", "interpolant_bound", "defect_bound"]
 
@@ -51,7 +50,7 @@ def _chebyshev_point(j: int, n: int) -> arb:
 
 
 def point_defects(piece: ChebyshevPiece, n: int, dps: int) -> list:
-    """Balls (d_a, d_b) containing d at x_j = cos(jπ/n), j = 0..n (rigorous θ-integrals at ``dps`` digits)."""
+    """Balls (d_a, d_b) containing d at x_j = cos(jπ/n), j = 0..n (rigorous θ-integrals; ``dps`` is unused)."""
     half = (arb(piece.s1) - arb(piece.s0)) / 2
     middle = (arb(piece.s1) + arb(piece.s0)) / 2
     out = []
@@ -59,9 +58,9 @@ def point_defects(piece: ChebyshevPiece, n: int, dps: int) -> list:
         x = _chebyshev_point(j, n)
         (za, zb), (dza, dzb) = disk_enclosure(piece, arb(x.mid()), arb(x.rad()))
         za, zb, dza, dzb = za.real, zb.real, dza.real, dzb.real
-        ga, gb = certified_loss_gradient(za, zb, dps=dps)
+        ga, gb = point_gradient(za, zb)
         scale = (middle + half * x).exp()
-        out.append((dza + scale * _ball(ga), dzb + scale * _ball(gb)))
+        out.append((dza + scale * ga, dzb + scale * gb))
     return out
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from numerics.certified.tube_chebyshev import ChebyshevPiece, chebyshev_points, fit_coefficients, s_of_x
 
-__all__ = ["float_field", "collocation_piece", "plan_pieces", "next_step"]
+__all__ = ["float_field", "collocation_piece", "plan_pieces", "next_step", "contraction_estimate"]
 
 
 def float_field(s: float, z, jacobian: bool = False):
@@ -119,14 +119,19 @@ def next_step(s0: float, z0, *, rho: float, imag_budget: float, max_step: float,
     return h
 
 
-def plan_pieces(a0: float, b0: float, s_end: float, *, degree: int, rho: float, imag_budget: float,
+def contraction_estimate(s: float, z) -> float:
+    """The float64 Euclidean logarithmic norm −e^s λ_min(∇²L(z)) of ∂F/∂z at (s, z) (steering only)."""
+    return float(np.linalg.eigvalsh(float_field(s, z, jacobian=True)).max())
+
+
+def plan_pieces(a0: float, b0: float, s_end: float, *, degree: int, rho: float, imag_budget,
                 max_step: float, s_start: float = 0.0, max_pieces: int = 100_000) -> list:
     """Consecutive collocation pieces from (s_start, (a0, b0)) to s_end (each starts at the float end of the last);
-    ``imag_budget`` a number or a function of the piece's start s."""
+    ``imag_budget`` a number or a function of the piece's start (s, z)."""
     pieces = []
     s, z = float(s_start), np.array([a0, b0], dtype=float)
     while s < s_end and len(pieces) < max_pieces:
-        budget = imag_budget(s) if callable(imag_budget) else imag_budget
+        budget = imag_budget(s, z) if callable(imag_budget) else imag_budget
         h = next_step(s, z, rho=rho, imag_budget=budget, max_step=max_step, s_end=s_end)
         piece = collocation_piece(s, z, h, degree)
         pieces.append(piece)

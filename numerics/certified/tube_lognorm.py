@@ -5,7 +5,8 @@ needs it for the averaged Jacobian ∫₀¹ ∇²L(z̃(s) + σw) dσ, w = z(s) �
 A box hull of the curve z̃(S) spans the stiff direction and its Hessian balls are too wide (or not finite);
 instead H(s) = ∇²L(z̃(s)) is treated as an analytic function of x ∈ [−1, 1], like the defect:
 
-* H(x_j) at the n + 1 Chebyshev points x_j = cos(jπ/n) by rigorous θ-integrals (at the tiny balls z̃(x_j)),
+* H(x_j) at the n + 1 Chebyshev points x_j = cos(jπ/n) by rigorous θ-integrals (at the tiny balls z̃(x_j),
+  to ~5 digits: :func:`numerics.certified.tube_points.point_hessian`),
   their interpolant p_H = Σ c_k T_k (ball coefficients, as in :mod:`numerics.certified.tube_defect`);
 * ‖H_ij − p_ij‖ ≤ 4M_Hρ^{−n}/(ρ − 1) with M_H = G/R ≥ sup over E_ρ of |H_ij(z̃(x))| by Cauchy's estimate
   |∂_k f(z)| ≤ sup_{polydisk(z, R)} |f|/R applied to f = ∂L/∂a, ∂L/∂b (G bounds |∇L| on z̃(E_ρ) widened by
@@ -25,23 +26,23 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from numerics.certified.theta_integrals import certified_loss_hessian
 from numerics.certified.tube_analytic import interpolation_error
 from numerics.certified.tube_chebyshev import ChebyshevPiece, chebyshev_ball_coefficients, disk_enclosure
-from numerics.certified.tube_interval import _ball
+from numerics.certified.tube_points import point_hessian
 
 __all__ = ["point_hessians", "chebyshev_ball_coefficients", "series_hull", "log_norms"]
 
 _BITS = 192
 
 
-def point_hessians(piece: ChebyshevPiece, n: int, dps: int) -> list:
-    """Balls (H_aa, H_ab, H_bb) containing ∇²L(z̃(x_j)), x_j = cos(jπ/n), j = 0..n."""
+def point_hessians(piece: ChebyshevPiece, n: int, dps: int | None = None) -> list:
+    """Balls (H_aa, H_ab, H_bb) containing ∇²L(z̃(x_j)), x_j = cos(jπ/n), j = 0..n
+    (:func:`numerics.certified.tube_points.point_hessian`; ``dps`` is unused, kept for the callers)."""
     out = []
     for j in range(n + 1):
         x = (arb.pi() * j / n).cos()
         (za, zb), _ = disk_enclosure(piece, arb(x.mid()), arb(x.rad()))
-        out.append(tuple(_ball(h) for h in certified_loss_hessian(za.real, zb.real, dps=dps)))
+        out.append(point_hessian(za.real, zb.real))
     return out
 
 
