@@ -105,6 +105,9 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
 
     try:
         if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
+            from numerics.certified.flow_region_certificate import check_region_structure
+
+            check_region_structure(document)
             result = recheck_flow_certificate(document, dps, workers=workers)
             if result.passed and ("region" in document or "for_all_t" in document):
                 result = _with_region(document, result)

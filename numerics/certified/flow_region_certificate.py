@@ -45,7 +45,7 @@ from numerics.certified.tube_numbers import exact_fraction, lower_decimal, parse
 from numerics.precision import InputError
 
 __all__ = ["tube_box_at_t_max", "entry_of", "embed_region", "embed_region_certificate", "checked_region_certificate",
-           "for_all_t_summary", "recheck_flow_region", "SUMMARY_TIMES"]
+           "for_all_t_summary", "check_region_structure", "recheck_flow_region", "SUMMARY_TIMES"]
 
 #: the times (besides t_B) at which ``for_all_t`` reports the band of b(t)⁴/t, when they lie in [T, t_B]
 SUMMARY_TIMES = (10**8, 10**11)
@@ -206,19 +206,28 @@ def _contains(outer: dict, inner: dict) -> bool:
                exact_fraction(inner[k][1]) <= exact_fraction(outer[k][1]) for k in ("a", "b"))
 
 
+def check_region_structure(document: dict) -> None:
+    """InputError (one line) if the flow certificate's ``region`` or ``for_all_t`` is malformed: run before the
+    tube's re-check, so that a malformed file is refused at once."""
+    region_document, summary = document.get("region"), document.get("for_all_t")
+    if summary is not None and not (isinstance(summary, dict) and isinstance(summary.get("proved"), bool)):
+        raise InputError("the certificate's 'for_all_t' is not a summary {proved: true or false, ...}")
+    if region_document is not None and not is_region_certificate(region_document):
+        raise InputError("the embedded 'region' is not a region certificate")
+
+
 def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=None) -> tuple[bool, str]:
     """(ok, message) for the region part of a flow certificate whose tube part passed its re-check.
 
     Without ``region``: ok if ``for_all_t`` (when present) claims nothing. With it: see the module doc.
     InputError for a malformed embedded document."""
+    check_region_structure(document)
     region_document = document.get("region")
     summary = document.get("for_all_t")
     if region_document is None:
-        if summary is not None and (not isinstance(summary, dict) or summary.get("proved") is not False):
+        if summary is not None and summary.get("proved") is not False:
             return False, "for_all_t claims a proof but the certificate holds no region"
         return True, "no region embedded: nothing is claimed for t > T"
-    if not isinstance(region_document, dict) or not is_region_certificate(region_document):
-        raise InputError("the embedded 'region' is not a region certificate")
     if document.get("complete") is not True:
         return False, "a region is embedded but the tube is not complete"
     entry = region_document.get("entry")
