@@ -152,6 +152,8 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
                + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))
     if region_ is not None:
         _region_part(out_dir, region_, region_document, workers=workers, quiet=quiet)
+    elif tube.complete:
+        click.echo("for all t >= T: not proved here (--region proves the region beyond T and embeds it)")
     if not tube.complete:
         click.echo(f"stumpcheck flow --certified: validation stopped at t = {tube.t_reached:.6g} < T = {t_max:g}: "
                    f"{tube.stop_reason}", err=True)
