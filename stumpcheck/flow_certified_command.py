@@ -82,7 +82,7 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool)
     else:
         if not quiet:
             click.echo(f"proving the region b ∈ [{float(region.b_start):g}, {float(region.b_max):g}] on "
-                       f"{workers} process(es) (about 10 min of CPU per 1000 in B) ...", err=True)
+                       f"{workers} process(es) (about 635 s of CPU for B = 1000) ...", err=True)
         combined = embed_region(flow, region, workers=workers, progress=None if quiet else
                                 lambda name: click.echo(f"  proving {name} ...", err=True))
     write_flow_certificate(combined, certificate_path)
