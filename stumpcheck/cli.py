@@ -108,8 +108,16 @@ def _decimal_float(text: str, name: str) -> float:
               help="With --certified: the goal of the tube's relative width in b at T (checked and reported).")
 @click.option("--time-limit", "time_limit_text", default=None,
               help="With --certified: stop after this many seconds (the tube is then incomplete and says so).")
+@click.option("--region", "region", is_flag=True,
+              help="With --certified: after a complete tube, prove the forward-invariant region beyond T (b in "
+                   "[30, --region-b-max], about 10 min of CPU) with the tube's box at T as entry, and embed it in "
+                   "flow_certificate.json.")
+@click.option("--region-certificate", "region_file", default=None, type=click.Path(dir_okay=False),
+              help="With --certified: embed this region certificate (stumpcheck region) instead of proving one.")
+@click.option("--region-b-max", "region_b_max_text", default=None,
+              help="With --region: the region's upper end B (default 1000); with --region-certificate: checked.")
 def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_check,
-         quiet, certified, rel_goal_text, time_limit_text) -> None:
+         quiet, certified, rel_goal_text, time_limit_text, region, region_file, region_b_max_text) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
     Prints a table at logarithmically spaced times and the fits: the exponent
@@ -133,7 +141,10 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
                               rel_goal=_decimal_float(rel_goal_text, "rel-goal"),
                               time_limit=None if time_limit_text is None
                               else _decimal_float(time_limit_text, "time-limit"), texts=(a0_text, b0_text),
-                              workers=workers)
+                              workers=workers, region=region, region_file=region_file,
+                              region_b_max=region_b_max_text)
+    if region or region_file is not None or region_b_max_text is not None:
+        raise InputError("--region, --region-certificate and --region-b-max go with --certified")
     rtol = _decimal_float(rtol_text, "rtol")
     delta = _decimal_float(delta_text, "delta")
     # checked again by run_population_flow; here so that no progress bar precedes the error

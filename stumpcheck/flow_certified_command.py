@@ -8,6 +8,13 @@ integrals run in ``--workers`` processes (default 2 on a machine with 2 cores) a
 from the finished intervals. Exit 0 when the tube reaches T; 1 (after writing the files, which say
 ``"complete": false`` and up to which t the tube is valid) when validation stopped, with where and why on
 stderr; 2 for bad input.
+
+With ``--region`` (prove the default forward-invariant region, b ∈ [30, ``--region-b-max``], with the
+tube's box at T as its entry) or ``--region-certificate FILE`` (embed a region certificate already proved:
+cheap checks here, its leaves re-enclosed by ``stumpcheck recheck``), flow_certificate.json holds the region
+too (:mod:`numerics.certified.flow_region_certificate`) and tube.json a ``for_all_t`` summary. A tube that
+is incomplete, or whose box at T is not in R, gets no region: both files say "not proved" and why (the exit
+status is the tube's). The last lines say which parts are proved.
 """
 
 from __future__ import annotations
@@ -35,8 +42,71 @@ def _initial_radius(a0: float, b0: float, texts) -> Fraction:
             + abs(Fraction(parse_decimal(b_text, "b0")) - Fraction(b0)))
 
 
+def _region_request(region: bool, region_file, b_max_text):
+    """(region or None, region certificate document or None), checked before the tube is computed."""
+    from numerics.certified.invariant_region import DEFAULT_REGION
+    from numerics.precision import InputError, parse_decimal
+
+    if region and region_file is not None:
+        raise InputError("--region and --region-certificate exclude each other (prove the region, or embed one)")
+    if not region and region_file is None:
+        if b_max_text is not None:
+            raise InputError("--region-b-max goes with --region or --region-certificate")
+        return None, None
+    b_max = None if b_max_text is None else Fraction(parse_decimal(b_max_text, "--region-b-max"))
+    if region_file is None:
+        return DEFAULT_REGION if b_max is None else DEFAULT_REGION.with_b_max(b_max), None
+    from numerics.certified.flow_region_certificate import checked_region_certificate
+    from numerics.certified.lemma_certificate import read_certificate
+
+    document = read_certificate(region_file)
+    try:
+        return checked_region_certificate(document, b_max=b_max), document
+    except InputError as exc:
+        raise InputError(f"{region_file}: {exc}") from None
+
+
+def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool) -> None:
+    """Embed the region in OUT/flow_certificate.json, add for_all_t to OUT/tube.json, and say what is proved."""
+    import json
+    from pathlib import Path
+
+    from numerics.certified.flow_region_certificate import embed_region, embed_region_certificate
+    from numerics.certified.lemma_certificate import read_certificate
+    from numerics.certified.tube_certificate import write_flow_certificate
+
+    certificate_path = Path(out_dir) / "flow_certificate.json"
+    flow = read_certificate(certificate_path)
+    if region_document is not None:
+        combined = embed_region_certificate(flow, region_document)
+    else:
+        if not quiet:
+            click.echo(f"proving the region b ∈ [{float(region.b_start):g}, {float(region.b_max):g}] on "
+                       f"{workers} process(es) (about 635 s of CPU for B = 1000) ...", err=True)
+        combined = embed_region(flow, region, workers=workers, progress=None if quiet else
+                                lambda name: click.echo(f"  proving {name} ...", err=True))
+    write_flow_certificate(combined, certificate_path)
+    summary_path = Path(out_dir) / "tube.json"
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary["for_all_t"] = combined["for_all_t"]
+    summary_path.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for_all_t = combined["for_all_t"]
+    if for_all_t["proved"]:
+        bands = "; ".join(f"t = {row['t']}: [{row['b4_over_t'][0]}, {row['b4_over_t'][1]}]"
+                          for row in for_all_t["bands"].values())
+        click.echo(f"proved: {for_all_t['statement']}")
+        click.echo(f"proved: the tube's box at T = {for_all_t['entry_t']} lies in R (w ∈ {for_all_t['entry_w']}), so "
+                   f"z(t) ∈ R for every t ∈ [T, t_B], t_B = {for_all_t['horizon_t_B']}; b(t)⁴/t in {bands}")
+        click.echo(f"not proved: anything for t > t_B (b > {float(region.b_max):g})")
+        click.echo(f"the region is embedded in {certificate_path}; `stumpcheck recheck {certificate_path}` "
+                   "re-verifies the tube and the region")
+    else:
+        click.echo(f"{for_all_t['status']}; no region embedded")
+
+
 def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
-                   time_limit: float | None = None, texts=None, workers=None) -> None:
+                   time_limit: float | None = None, texts=None, workers=None, region: bool = False,
+                   region_file=None, region_b_max=None) -> None:
     import os
     from pathlib import Path
 
@@ -51,6 +121,7 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
         from numerics.precision import InputError
 
         raise InputError(f"--time-limit must be a positive number of seconds, got {time_limit:g}")
+    region_, region_document = _region_request(region, region_file, region_b_max)
     out_dir = out_dir or "stumpcheck-tube"
     check_writable_dir(out_dir, "--out")
     Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -77,6 +148,12 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
                f"{tube.integral_cpu_seconds:.1f} s CPU, resumed ones included); evidence: {summary['evidence']}")
     paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=f"Arb, {dps} digits"))
     click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
+    click.echo(f"proved: z(t) ∈ the tube's boxes for t ∈ [0, {tube.t_reached if not tube.complete else t_max:g}]"
+               + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))
+    if region_ is not None:
+        _region_part(out_dir, region_, region_document, workers=workers, quiet=quiet)
+    elif tube.complete:
+        click.echo("for all t >= T: not proved here (--region proves the region beyond T and embeds it)")
     if not tube.complete:
         click.echo(f"stumpcheck flow --certified: validation stopped at t = {tube.t_reached:.6g} < T = {t_max:g}: "
                    f"{tube.stop_reason}", err=True)

@@ -10,6 +10,9 @@ recorded enclosures contain the margin's value at each leaf's midpoint and corne
 A flow certificate of ``stumpcheck flow --certified`` (format ``stumpcheck-flow-certificate/1``) is re-checked
 by :func:`numerics.certified.tube_certificate.recheck_flow_certificate`: the intervals cover [0, T] without gaps,
 every interval's defect and log-norm bounds again at ``--dps`` digits, every box contains its recomputed radius.
+If it embeds a region (``stumpcheck flow --certified --region``), the region is re-checked after the tube
+(:func:`numerics.certified.flow_region_certificate.recheck_flow_region`: its obligations restated and every
+leaf re-enclosed, its entry time = T and its entry box containing the tube's own box at T): one verdict.
 
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`numerics.certified.recheck_boxes`: its leaves cover the box, each is certainly true again).
@@ -49,6 +52,24 @@ def _bits(document: dict, dps: int) -> int:
     return working_bits(dps, *sizes)
 
 
+def _with_region(document: dict, tube_result):
+    """The tube's passed result joined with the re-check of the embedded region (one verdict)."""
+    import dataclasses
+    import time
+
+    from numerics.certified.flow_region_certificate import recheck_flow_region
+
+    started = time.perf_counter()
+
+    ok, message = recheck_flow_region(document, progress=lambda name: click.echo(f"  re-checking the region's "
+                                                                                  f"{name} ...", err=True))
+    seconds = tube_result.seconds + time.perf_counter() - started
+    if not ok:
+        return dataclasses.replace(tube_result, passed=False, message=message, leaf=None, leaf_index=None,
+                                   seconds=seconds)
+    return dataclasses.replace(tube_result, message=f"{tube_result.message}; {message}", seconds=seconds)
+
+
 @click.command("recheck")
 @click.argument("certificate_file", metavar="CERT.json", type=click.Path(dir_okay=False))
 @click.option("--dps", "dps_text", default=None,
@@ -84,7 +105,12 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
 
     try:
         if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
+            from numerics.certified.flow_region_certificate import check_region_structure
+
+            check_region_structure(document)
             result = recheck_flow_certificate(document, dps, workers=workers)
+            if result.passed and ("region" in document or "for_all_t" in document):
+                result = _with_region(document, result)
         elif is_box_certificate(document):
             result = recheck_box_certificate(document, prec_bits=_bits(document, dps))
         else:

@@ -30,7 +30,7 @@ from numerics.certified.invariant_region_bounds import band_table, entry_check, 
 from numerics.certified.lemma_certificate import certificate, digest, parse_exact
 from numerics.precision import InputError
 
-__all__ = ["FORMAT", "region_certificate", "recheck_region", "is_region_certificate"]
+__all__ = ["FORMAT", "region_certificate", "recheck_region", "is_region_certificate", "entry_record"]
 
 FORMAT = "stumpcheck-region-certificate/1"
 #: the times at which an entry's bands of b(t)⁴/t are recorded (those in [T, t_B])
@@ -67,7 +67,8 @@ def _not_proved_text(region: Region) -> list[str]:
             "is recorded; the box itself comes from the certified tube)"]
 
 
-def _entry_record(region: Region, entry: dict) -> dict:
+def entry_record(region: Region, entry: dict) -> dict:
+    """The entry's record: its time and box, the check that the box lies in R, and (if it does) t_B and bands."""
     try:
         t_entry, box = entry["t"], entry["box"]
     except (KeyError, TypeError):
@@ -115,7 +116,7 @@ def region_certificate(region: Region | None = None, *, proofs: dict | None = No
                            "max_depth": r.get("max_depth_reached"), "seconds": r.get("seconds"),
                            "prec_bits": r.get("prec_bits")} for name, r in records.items()},
         "obligations": records,
-        "entry": None if entry is None else _entry_record(region, entry),
+        "entry": None if entry is None else entry_record(region, entry),
         "seconds": round(time.perf_counter() - started, 3),
         "region_code": _region_code(),
     }
@@ -189,7 +190,7 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
     entry = document.get("entry")
     if entry is not None:
         try:
-            again = _entry_record(region, {"t": entry["t"], "box": entry["box"]})
+            again = entry_record(region, {"t": entry["t"], "box": entry["box"]})
         except (InputError, KeyError, TypeError) as exc:
             return False, f"the entry cannot be re-checked: {exc}"
         if again != entry:
