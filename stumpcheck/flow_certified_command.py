@@ -143,7 +143,8 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
             click.echo(f"note: the relative width in b at T, {final['relative_width_b']:.2e}, is above --rel-goal "
                        f"{rel_goal:g} (the tube is valid; it is not that narrow)")
     click.echo(f"{len(tube.intervals)} intervals ({summary['rows']} rows, {tube.rejected} split), "
-               f"{tube.rigorous_integrals} rigorous θ-integrals at {tube.dps} digits, {tube.seconds:.1f} s wall, "
+               f"{tube.rigorous_integrals} rigorous θ-integrals (working precision {tube.dps} digits; point "
+               f"integrals to the tolerance the bounds need), {tube.seconds:.1f} s wall, "
                f"{tube.cpu_seconds:.1f} s CPU on {tube.workers} process(es) (the intervals' integrals: "
                f"{tube.integral_cpu_seconds:.1f} s CPU, resumed ones included); evidence: {summary['evidence']}")
     paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=f"Arb, {dps} digits"))
