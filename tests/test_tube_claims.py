@@ -374,6 +374,22 @@ def test_node_states_from_the_pieces_lie_inside_the_rows_intersections():
         assert mine.b_hi - mine.b_lo < Fraction(1, 10**8)
 
 
+def test_fit_nodes_are_fixed_log_spaced_times_inside_the_rows_boxes():
+    """With the pieces, the fit's nodes are the times t_from·10^{k/8} (10 digits, exact) and T itself, not the
+    tube's sub-interval ends: another valid tube of the same flow gives a fit over the same times. Each state
+    z̃(s) ± r_sup lies in the hull of the boxes of the rows whose interval holds t."""
+    tube = tube_rows(CERTIFICATE_1E6)
+    rows_only = rows_from_list(tube.rows, t_max=tube.t_max, complete=True)
+    with ctx.workprec(128):
+        nodes = node_states(tube, t_from=1000, per_decade=8)
+    expected = [Fraction(f"{10.0 ** (3 + k / 8):.10g}") for k in range(24)] + [Fraction(10**6)]
+    assert [n.t_lo for n in nodes] == expected and all(n.t_lo == n.t_hi for n in nodes)
+    for node in nodes:
+        hull = state_at(rows_only, node.t_lo)
+        assert hull[0] <= node.a_lo <= node.a_hi <= hull[1] and hull[2] <= node.b_lo <= node.b_hi <= hull[3]
+        assert node.b_hi - node.b_lo < Fraction(1, 10**8)
+
+
 def test_a_tube_csv_beside_its_certificate_reads_the_pieces(tmp_path):
     import shutil
 

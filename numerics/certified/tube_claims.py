@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 from numerics.precision import InputError
 
-__all__ = ["Row", "TubeRows", "NodeState", "tube_rows", "rows_from_list", "state_at", "node_states"]
+__all__ = ["Row", "TubeRows", "NodeState", "tube_rows", "rows_from_list", "state_at", "node_states", "fixed_time_states"]
 
 
 class Row(NamedTuple):
@@ -288,8 +288,12 @@ def node_states(tube: TubeRows, *, t_from=0, per_decade: int | None = None) -> l
     """The states at the sub-interval ends (the tube's own enclosure z̃(s_i) ± r_i with the pieces, else the
     intersections of consecutive rows; module doc), for the ends in [t_from, certified_to]; with
     ``per_decade``, only the end nearest (in log t) to each of ``per_decade`` log-spaced times per decade
-    (each end once)."""
+    (each end once). With the pieces and ``per_decade`` (and t_from > 0): the states at those log-spaced
+    times themselves (:func:`fixed_time_states`), so that a fit over them does not depend on where the
+    tube's sub-intervals happen to end."""
     t_from = Fraction(t_from)
+    if tube.pieces and per_decade is not None and t_from > 0:
+        return fixed_time_states(tube, t_from, per_decade)
     if tube.pieces:
         from numerics.certified.tube_claims_nodes import piece_nodes
 
@@ -310,3 +314,25 @@ def node_states(tube: TubeRows, *, t_from=0, per_decade: int | None = None) -> l
         best = min(positive, key=lambda n: abs(math.log10(float(n.t_lo)) - target))
         chosen[best.t_lo] = best
     return [chosen[key] for key in sorted(chosen)]
+
+
+def _decimal_time(log10_t: float) -> Fraction:
+    """10^log10_t rounded to 10 significant digits, as an exact rational (the node's time is then exact)."""
+    return Fraction(f"{10.0 ** log10_t:.10g}")
+
+
+def fixed_time_states(tube: TubeRows, t_from: Fraction, per_decade: int) -> list[NodeState]:
+    """The states at t_k = t_from·10^{k/per_decade} (rounded to 10 digits, exact) for t_k < certified_to,
+    and at certified_to itself: each z̃(s) ± r_sup (:func:`state_at`), exact time balls of radius 0."""
+    end = tube.certified_to
+    lo, hi = math.log10(float(t_from)), math.log10(float(end))
+    count = math.ceil((hi - lo) * per_decade - 1e-9)
+    times = sorted({t for t in (_decimal_time(lo + k / per_decade) for k in range(count)) if t_from <= t < end}
+                   | {end})
+    states = []
+    for t in times:
+        box = state_at(tube, t)
+        if box is None:
+            raise InputError(f"no tube state at t = {float(t):.6g}")
+        states.append(NodeState(t, t, *box))
+    return states

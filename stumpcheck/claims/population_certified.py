@@ -4,9 +4,9 @@ The claims are asymptotic (docs/claims.md): their sampled criteria are fits over
 float64 flow. The tube (docs/certified_flow.md) proves where the exact flow from (10, 10) is for t ≤ T;
 from it this module encloses, rigorously (:mod:`numerics.certified.tube_claims_enclosures`):
 
-* at the tube's nodes nearest to 8 log-spaced times per decade in the fit window [t_start, T] (the states
-  of :func:`numerics.certified.tube_claims.node_states`: the tube's own enclosure z̃(s_i) ± r_i at the
-  sub-interval ends when its pieces are at hand, else the rows' intersections), and at T itself
+* at 8 fixed log-spaced times per decade in the fit window [t_start, T] and at T (the states of
+  :func:`numerics.certified.tube_claims.node_states`: the tube's own enclosure z̃(s) ± r_sup at those times
+  when its pieces are at hand, else the rows' intersections nearest them), and at T itself
   (:func:`~numerics.certified.tube_claims.state_at`: z̃(s_T) ± r_sup, or the hull of the rows containing
   T): λ = a − calibration_a(b), λ·b, the residual without the ρ₁/b term, b⁴/(2t),
   sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
