@@ -70,6 +70,16 @@ def _with_region(document: dict, tube_result):
     return dataclasses.replace(tube_result, message=f"{tube_result.message}; {message}", seconds=seconds)
 
 
+def _interval_text(item) -> str:
+    """Where a failed flow-certificate interval is: its t and box (format /1), or the t range of its rows (/2)."""
+    rows = item.get("rows") if isinstance(item, dict) else None
+    if isinstance(rows, list) and rows and all(isinstance(r, list) and len(r) == 6 for r in (rows[0], rows[-1])):
+        return f"t in [{rows[0][0]}, {rows[-1][1]}], {len(rows)} rows"
+    if isinstance(item, dict) and "t" in item:
+        return f"t in {item.get('t')}, box {item.get('box', '?')}"
+    return "(no location recorded)"
+
+
 @click.command("recheck")
 @click.argument("certificate_file", metavar="CERT.json", type=click.Path(dir_okay=False))
 @click.option("--dps", "dps_text", default=None,
@@ -125,7 +135,7 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
         click.echo(f"FAIL {certificate_file}: {result.message}")
         item = result.leaf
         if item is not None and is_flow_certificate(document):
-            click.echo(f"  interval {result.leaf_index}: t in {item.get('t', '?')}, box {item.get('box', '?')}")
+            click.echo(f"  interval {result.leaf_index}: {_interval_text(item)}")
         elif item is not None:
             click.echo(f"  leaf {result.leaf_index}: box {item.get('box')}, recorded enclosure "
                        f"[{item.get('lower')}, {item.get('upper')}]")

@@ -68,7 +68,8 @@ class TubeRows:
     @property
     def node_source(self) -> str:
         """How the node states are enclosed (words for the report)."""
-        return ("the tube's own enclosure z~(s_i) +- r_i at the sub-interval ends" if self.pieces else
+        return ("the tube's own enclosure z~(s) +- r_sup at fixed log-spaced times (z~(s_i) +- r_i at the "
+                "sub-interval ends without a window)" if self.pieces else
                 "intersections of consecutive row boxes (tube.csv only)")
 
 
