@@ -118,7 +118,11 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
             from numerics.certified.flow_region_certificate import check_region_structure
 
             check_region_structure(document)
-            result = recheck_flow_certificate(document, dps, workers=workers)
+            from stumpcheck.progress import fraction_bar
+
+            with fraction_bar("re-checking the tube's intervals", leave=False) as progress:
+                result = recheck_flow_certificate(document, dps, lambda done, total: progress(done / total),
+                                                  workers=workers)
             if result.passed and ("region" in document or "for_all_t" in document):
                 result = _with_region(document, result)
         elif is_box_certificate(document):
