@@ -41,7 +41,7 @@ from numerics.certified.invariant_region_certificate import (entry_record, is_re
                                                             region_certificate)
 from numerics.certified.lemma_certificate import digest as region_digest
 from numerics.certified.tube_certificate import digest as flow_digest
-from numerics.certified.tube_numbers import exact_fraction, lower_decimal, parse_upper, upper_decimal
+from numerics.certified.tube_numbers import exact_fraction, lower_decimal, upper_decimal
 from numerics.precision import InputError
 
 __all__ = ["tube_box_at_t_max", "entry_of", "embed_region", "embed_region_certificate", "checked_region_certificate",
@@ -59,38 +59,23 @@ def _fraction_ball(x: Fraction) -> arb:
 
 def tube_box_at_t_max(document: dict) -> dict:
     """{"a": [lo, hi], "b": [lo, hi]} (outward exact decimals) containing z(T), T = the certificate's t_max,
-    from its pieces and r_sup (see the module doc); InputError if the tube is incomplete or malformed."""
-    from numerics.certified.tube import piece_from_json
-    from numerics.certified.tube_chebyshev import value_at
+    from its pieces and r_sup (see the module doc; :func:`numerics.certified.tube_claims_nodes.pieces_state_at`);
+    InputError if the tube is incomplete or malformed."""
+    from numerics.certified.tube_claims_nodes import piece_record, pieces_state_at
 
     if document.get("complete") is not True:
         raise InputError("the tube is not complete: it has no enclosure of z(T)")
     t_max = exact_fraction(document.get("t_max"), "t_max")
-    hull = None
+    intervals = document.get("intervals")
+    if not isinstance(intervals, list):
+        raise InputError("a malformed flow certificate: no list of intervals")
     with ctx.workprec(_PREC):
-        s_t = _fraction_ball(t_max).log1p()
-        try:
-            for item in document["intervals"]:
-                piece = piece_from_json(item["piece"])
-                if not (arb(piece.s0) <= s_t.upper() and s_t.lower() <= arb(piece.s1)):
-                    continue
-                count = len(item["r_sup"])
-                x = (2 * s_t - arb(piece.s0) - arb(piece.s1)) / (arb(piece.s1) - arb(piece.s0))
-                for i in range(count):
-                    x_lo, x_hi = arb(-1) + arb(2 * i) / count, arb(-1) + arb(2 * (i + 1)) / count
-                    lo, hi = max(arb(x.lower()), x_lo), min(arb(x.upper()), x_hi)
-                    if not lo <= hi:
-                        continue  # s_T is certainly not in this sub-interval
-                    a, b = value_at(piece, lo.union(hi))
-                    r = parse_upper(item["r_sup"][i])
-                    box = ((a - r).union(a + r), (b - r).union(b + r))
-                    hull = box if hull is None else (hull[0].union(box[0]), hull[1].union(box[1]))
-        except (KeyError, TypeError, ValueError, OverflowError) as exc:
-            raise InputError(f"a malformed flow certificate: {str(exc)[:80]}") from None
-        if hull is None:
+        box = pieces_state_at([piece_record(item) for item in intervals], t_max)
+        if box is None:
             raise InputError("no interval of the tube contains T")
-        return {"a": [lower_decimal(hull[0], _DIGITS), upper_decimal(hull[0], _DIGITS)],
-                "b": [lower_decimal(hull[1], _DIGITS), upper_decimal(hull[1], _DIGITS)]}
+        a, b = _fraction_ball(box[0]).union(_fraction_ball(box[1])), _fraction_ball(box[2]).union(_fraction_ball(box[3]))
+        return {"a": [lower_decimal(a, _DIGITS), upper_decimal(a, _DIGITS)],
+                "b": [lower_decimal(b, _DIGITS), upper_decimal(b, _DIGITS)]}
 
 
 def entry_of(document: dict) -> dict:

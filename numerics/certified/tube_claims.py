@@ -262,12 +262,11 @@ def state_at(tube: TubeRows, t) -> tuple | None:
     if not 0 <= t <= tube.certified_to:
         return None
     if tube.pieces:
-        from numerics.certified.tube_claims_nodes import piece_state_at
+        from numerics.certified.tube_claims_nodes import pieces_state_at
 
-        for record in tube.pieces:
-            box = piece_state_at(record, t)
-            if box is not None:
-                return box
+        box = pieces_state_at(tube.pieces, t)
+        if box is not None:
+            return box
     boxes = [row for row in tube.rows if row.t_lo <= t <= row.t_hi]
     return (min(r.a_lo for r in boxes), max(r.a_hi for r in boxes), min(r.b_lo for r in boxes),
             max(r.b_hi for r in boxes))

@@ -15,8 +15,9 @@ recorded δ and μ_i, r_sup_i ≥ both ends); this module trusts them as it trus
   t = e^{s_{i+1}} − 1 as an Arb ball (expm1 of the exact s, outward), and z(t) in the disk
   z̃_k(x_{i+1}) ± r_end_i, kept as its box [ã ± r] × [b̃ ± r] (z̃ at the exact x by the Taylor shift of
   :func:`numerics.certified.tube_chebyshev.value_at`, outward);
-* :func:`piece_state_at` — at an exact t: s = log(1 + t) as a ball, and the union over the sub-intervals
-  S_i that meet it of z̃_k(x(s)) ± r_sup_i.
+* :func:`pieces_state_at` — at an exact t: s = log(1 + t) as a ball, and the union over the intervals and
+  sub-intervals S_i that meet it of z̃_k(x) ± r_sup_i, x ∈ x(s) ∩ S_i (also used for the region's entry box,
+  :func:`numerics.certified.flow_region_certificate.tube_box_at_t_max`).
 
 Both are about the node ± the tube's radius (±2e-9 at T = 10⁶) instead of ± the piece's motion over a
 sub-interval (±1e-6 there).
@@ -31,7 +32,7 @@ from flint import arb, fmpq
 
 from numerics.precision import InputError
 
-__all__ = ["PieceRecord", "piece_record", "piece_nodes", "piece_state_at"]
+__all__ = ["PieceRecord", "piece_record", "piece_nodes", "pieces_state_at"]
 
 
 class PieceRecord(NamedTuple):
@@ -97,25 +98,28 @@ def piece_nodes(record: PieceRecord) -> list[tuple]:
     return out
 
 
-def piece_state_at(record: PieceRecord, t) -> tuple | None:
-    """(a_lo, a_hi, b_lo, b_hi) ⊇ z(t) for an exact t ≥ 0 whose ball s = log(1 + t) lies in the interval:
-    the union over the sub-intervals meeting the ball of z̃(x(s)) ± r_sup_i (the true s is in one of them;
-    module doc); None if the ball is not inside [s₀, s₁]."""
+def pieces_state_at(records, t) -> tuple | None:
+    """(a_lo, a_hi, b_lo, b_hi) ⊇ z(t) for an exact t ≥ 0 (module doc): with s = log(1 + t) as a ball, over
+    every interval whose s-range meets it and every sub-interval S_i meeting it, z̃(x) ± r_sup_i for x in
+    x(s) ∩ [x_i, x_{i+1}] (the true s lies in one of them); the hull of those boxes, exact rationals.
+    None if no interval meets s."""
     from numerics.certified.tube_chebyshev import value_at
 
     s = (1 + _q(Fraction(t))).log()
-    s0, s1 = Fraction(record.piece.s0), Fraction(record.piece.s1)
-    count = len(record.r_sup)
-    x = (2 * s - _q(s0) - _q(s1)) / _q(s1 - s0)
-    if not (s.lower() >= _q(s0) and s.upper() <= _q(s1)):
-        return None  # s may lie in a neighbouring interval: the caller takes that one (or the rows)
     box = None
-    for i in range(count):
-        lo, hi = _s_end(record, i), _s_end(record, i + 1)
-        if s.upper() < _q(lo) or s.lower() > _q(hi):
+    for record in records:
+        s0, s1 = Fraction(record.piece.s0), Fraction(record.piece.s1)
+        if s.upper() < _q(s0) or s.lower() > _q(s1):
             continue
-        a, b = value_at(record.piece, x)
-        part = _disk_box(a, b, record.r_sup[i])
-        box = part if box is None else (min(box[0], part[0]), max(box[1], part[1]), min(box[2], part[2]),
-                                        max(box[3], part[3]))
+        count = len(record.r_sup)
+        x = (2 * s - _q(s0) - _q(s1)) / _q(s1 - s0)
+        for i in range(count):
+            x_lo, x_hi = _q(Fraction(-1) + Fraction(2 * i, count)), _q(Fraction(-1) + Fraction(2 * (i + 1), count))
+            lo, hi = max(arb(x.lower()), x_lo), min(arb(x.upper()), x_hi)
+            if not lo <= hi:
+                continue  # s is certainly not in this sub-interval
+            a, b = value_at(record.piece, lo.union(hi))
+            part = _disk_box(a, b, record.r_sup[i])
+            box = part if box is None else (min(box[0], part[0]), max(box[1], part[1]), min(box[2], part[2]),
+                                            max(box[3], part[3]))
     return box
