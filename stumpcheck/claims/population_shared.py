@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -127,19 +128,27 @@ def _run_tube(t_max: float, out_dir) -> tuple[object, str]:
     return tube, note
 
 
-def _recheck(document: dict, where: str) -> bool:
-    """True if the region certificate ``document`` re-checks (a progress bar over its four obligations)."""
+@contextlib.contextmanager
+def _obligations_bar(desc: str):
+    """Yield ``progress(obligation name)`` for the region's four obligations, drawn as one progress bar."""
     from numerics.certified.invariant_region import OBLIGATIONS
-    from numerics.certified.invariant_region_certificate import recheck_region
-    from numerics.precision import InputError
     from stumpcheck.progress import fraction_bar
 
     done = []
-    with fraction_bar(f"C2-C4 re-checking the region certificate ({where})", quiet=None, leave=False) as bar:
+    with fraction_bar(desc, quiet=None, leave=False) as bar:
         def progress(name):
             bar(len(done) / len(OBLIGATIONS))
             done.append(name)
 
+        yield progress
+
+
+def _recheck(document: dict, where: str) -> bool:
+    """True if the region certificate ``document`` re-checks (a progress bar over its four obligations)."""
+    from numerics.certified.invariant_region_certificate import recheck_region
+    from numerics.precision import InputError
+
+    with _obligations_bar(f"C2-C4 re-checking the region certificate ({where})") as progress:
         try:
             ok, _ = recheck_region(document, progress=progress)
         except InputError:
@@ -150,12 +159,11 @@ def _recheck(document: dict, where: str) -> bool:
 def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
     """(a region certificate, how it was verified in this run or None, a note): the tube's embedded region or
     ``--out/certified_region/region_certificate.json`` if it re-checks, else the default region proved there."""
-    from numerics.certified.invariant_region import DEFAULT_REGION, OBLIGATIONS
+    from numerics.certified.invariant_region import DEFAULT_REGION
     from numerics.certified.invariant_region_certificate import region_certificate
     from numerics.certified.lemma_certificate import write_certificate
     from numerics.precision import InputError
     from stumpcheck.claims.population_beyond import region_document
-    from stumpcheck.progress import fraction_bar
 
     candidates = []
     tube_folder = Path(tube_source) if isinstance(tube_source, (str, Path)) else (
@@ -172,12 +180,7 @@ def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
             continue
         if _recheck(document, where):
             return document, "re-checked in this run", f"region certificate {where}, re-checked"
-    done = []
-    with fraction_bar("C2-C4 proving the region beyond T (b in [30, 1000])", quiet=None, leave=False) as bar:
-        def progress(name):
-            bar(len(done) / len(OBLIGATIONS))
-            done.append(name)
-
+    with _obligations_bar("C2-C4 proving the region beyond T (b in [30, 1000])") as progress:
         document = region_certificate(DEFAULT_REGION, workers=REGION_WORKERS, progress=progress)
     note = f"region proved in this run ({document['status']}, {document['seconds']:.0f} s)"
     if folder is not None:
@@ -202,6 +205,8 @@ def shared_tube_readings(quick: bool, out_dir) -> dict | None:
         try:
             tube, note = _run_tube(t_max, out_dir)
             try:
+                if not getattr(tube, "complete", True):  # no z(T) to enter the region with: spare its proof
+                    raise InputError("the tube stopped before T")
                 region, checked, region_note = _run_region(out_dir, tube)
             except (InputError, ArithmeticError) as exc:  # the tube's readings stand without the region
                 region, checked, region_note = None, None, f"no region beyond T: {exc}"
