@@ -11,6 +11,7 @@ The others return why the certificate says more than its proof, or None (a faile
 * :func:`identity_fault`: a margin that is the atom margin of a registered identity has its ``identity``
   record, the record re-derives (:func:`theory.margin_identities.recheck_identity`), the statement is strict
   and the estimator the identity's (one-head: the closed form of e it is derived from);
+* :func:`margin_fault`: a θ-integral margin has a θ-integral in it;
 * :func:`form_fault`: each leaf was enclosed in a form the margin has (``taylor-n`` only with Taylor order n).
 
 :func:`check_taylor_order` refuses, before any leaf is enclosed, a Taylor order the generated code cannot
@@ -23,7 +24,8 @@ from numerics.certified.recheck_limits import (MAX_DEPTH, MAX_LEAVES, MAX_PREC_B
                                                check_dps, check_int, check_number_text, check_srepr)
 from numerics.precision import InputError
 
-__all__ = ["FIELDS", "check_fields", "consistency_fault", "identity_fault", "form_fault", "check_taylor_order"]
+__all__ = ["FIELDS", "check_fields", "consistency_fault", "identity_fault", "margin_fault", "form_fault",
+           "check_taylor_order"]
 
 #: the fields of format /2 (``identity`` only with an identity)
 FIELDS = frozenset({"format", "statement", "author_statement", "margin", "domain", "strict", "status", "leaves",
@@ -164,6 +166,16 @@ def identity_fault(document: dict, margin, parse) -> tuple[str | None, bool]:
         return "the identity is derived from the one-head closed form of e; the margin's estimator is not one-head", True
     fault = recheck_identity(identity, srepr, parse)
     return (None if fault is None else f"the symbolic identity does not re-derive: {fault}"), True
+
+
+def margin_fault(margin) -> str | None:
+    """A θ-integral margin without a θ-integral in it (its Taylor form would be empty), or None."""
+    if getattr(margin, "theta_integral", False) and margin.expr is not None:
+        from theory.margin_quantities import INTEGRALS
+
+        if not set(INTEGRALS) & margin.expr.free_symbols:
+            return f"the margin is marked θ-integral but has no θ-integral in it ({', '.join(map(str, INTEGRALS))})"
+    return None
 
 
 def form_fault(document: dict) -> str | None:

@@ -204,7 +204,7 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     statement to its own derivation, so a format /1 certificate is read too.
     """
     from numerics.certified.lemma_certificate_checks import (check_fields, check_taylor_order, consistency_fault,
-                                                             form_fault, identity_fault)
+                                                             form_fault, identity_fault, margin_fault)
     from numerics.certified.lemma_statement import derived_statement
 
     started = time.perf_counter()
@@ -245,6 +245,9 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
     margin = _rebuild_margin(document, allow_python)
+    fault = margin_fault(margin)
+    if fault is not None:
+        return result(False, fault)
     check_taylor_order(margin, variables)
     notes = _code_notes(document, margin)
     fault, has_identity = identity_fault(document, margin, _safe_parse)

@@ -39,7 +39,7 @@ MAX_DEPTH = 200
 MAX_PREC_BITS = 40_000
 MAX_THETA_PIECES = 10_000
 MAX_SREPR_CHARS = 200_000
-MAX_LITERAL_DIGITS = 100
+MAX_LITERAL_DIGITS = 400
 MAX_NUMBER_DIGITS = 10_000
 
 #: the SymPy classes a margin's srepr may call: numbers, symbols, arithmetic and the elementary functions the
