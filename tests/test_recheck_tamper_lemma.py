@@ -70,7 +70,7 @@ def test_the_untampered_certificates_pass_and_print_the_derived_statement(certif
     assert "identity" in certificates["bulk_error"] and "identity" in certificates["right_layer"]
     result = recheck_box_certificate(certificates["certify"], prec_bits=BITS)
     assert result.passed, result.message
-    assert result.statement.startswith("|e(θ)| ≤ 2/b at every point of the box a ∈ [24, 29], b ∈ [20, 21]")
+    assert result.statement.startswith("error_abs_le_c_over_b: |e(θ)| ≤ 2/b at every point of the box a ∈ [24, 29], b ∈ [20, 21]")
 
 
 def _leaf_with(document, predicate):

@@ -95,7 +95,7 @@ def derived_statement(name: str, params: dict, box: dict, estimator: str) -> str
     for key, value in sorted(params.items()):
         text = text.replace(key, str(value)) if key == "c" else text
     ranges = ", ".join(f"{d} ∈ [{exact_text(box[d][0])}, {exact_text(box[d][1])}]" for d in _DIMS)
-    return f"{text} {ranges} ({estimator} estimator)"
+    return f"{name}: {text} {ranges} ({estimator} estimator)"
 
 
 def _proves(name: str, ends, params) -> bool:
@@ -223,9 +223,6 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
         for d in set(_DIMS) - set(spec.dims):  # not bisected (θ of dLdb_negative): each leaf spans the box's
             if not (leaf_box[d][0] <= box[d][0] and box[d][1] <= leaf_box[d][1]):
                 return result(False, f"leaf {index} fails: its {d} range does not span the box's", index, index)
-        if not _proves(name, recorded[index], params):
-            return result(False, f"leaf {index} fails: its recorded bounds of {_QUANTITY[name]} do not prove {name}",
-                          index, index)
     gap = covering_failure(box, boxes, spec.dims)
     if gap is not None:
         return result(False, f"the leaves do not cover the box: no leaf covers {gap}")
@@ -240,6 +237,9 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
             if verdict is not True:
                 return result(False, f"leaf {index} fails: {name} is not certainly true on it at {prec_bits} "
                                      f"bits (bounds {bounds})", index, index)
+            if not _proves(name, recorded[index], params):
+                return result(False, f"leaf {index} fails: its recorded bounds of {_QUANTITY[name]} do not prove "
+                                     f"{name}", index, index)
             fault = _enclosure_fault(spec, boxes[index], recorded[index], c_params, estimator, counter, options)
             if fault is not None:
                 return result(False, f"leaf {index} fails: {fault}", index, index)
