@@ -17,10 +17,13 @@ leaf re-enclosed, its entry time = T and its entry box containing the tube's own
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`numerics.certified.recheck_boxes`: its leaves cover the box, each is certainly true again).
 
-Prints ``PASS`` and what was checked (exit 0), or ``FAIL`` and the first failing leaf with the reason
-(exit 1: also for a certificate whose status is not "proved"). An unreadable or corrupt file, a margin
-source that is not plain SymPy (Python source runs only with ``--allow-python``), or a ``--dps`` giving the
-certificate's own precision: one line, exit 2.
+Prints ``PASS`` with the statement the re-check derived from what it re-proved (for a lemma or ``certify``
+certificate, never the file's own words) and what was checked (exit 0), or ``FAIL`` and the first fault with
+the reason (exit 1: also for a certificate whose status is not "proved", whose statement is not the derived
+one, or of the first lemma format, which states its lemma in its author's words). An unreadable or corrupt
+file, a field beyond the limits of :mod:`numerics.certified.recheck_limits` (checked before any work), a
+margin source that is not plain SymPy (Python source runs only with ``--allow-python``), or a ``--dps`` equal
+to the certificate's own digits: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -96,11 +99,17 @@ def _interval_text(item) -> str:
 def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
 
-    Exit status 0 (PASS), 1 (FAIL: the first failing leaf is printed), 2 (unreadable or corrupt file).
+    Exit status 0 (PASS: the statement printed is derived from what was re-proved), 1 (FAIL: the first fault
+    is printed), 2 (unreadable or corrupt file, a field beyond the re-check's limits, --dps equal to the
+    certificate's).
     """
     from numerics.certified.lemma_certificate import read_certificate
     from numerics.certified.recheck import recheck as run_recheck
     from numerics.precision import validate_dps
+
+    from numerics.certified.recheck_boxes import is_box_certificate, recheck_box_certificate
+    from numerics.certified.recheck_limits import check_dps
+    from numerics.certified.tube_certificate import is_flow_certificate, recheck_flow_certificate
 
     document = read_certificate(certificate_file)
     recorded = document.get("dps")
@@ -110,8 +119,14 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
         dps = recorded + 10
     else:
         dps = validate_dps(dps_text)
-    from numerics.certified.recheck_boxes import is_box_certificate, recheck_box_certificate
-    from numerics.certified.tube_certificate import is_flow_certificate, recheck_flow_certificate
+    if not is_flow_certificate(document):  # a lemma or certify certificate: its precision within the limits
+        try:
+            check_dps(recorded)
+        except InputError as exc:
+            raise InputError(f"{certificate_file}: {exc}") from None
+        if dps == recorded:
+            raise InputError(f"{certificate_file}: --dps {dps} is the certificate's own precision; the re-check "
+                             "must run at another (default: the certificate's + 10)")
 
     try:
         if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
@@ -131,7 +146,10 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
             result = run_recheck(document, prec_bits=_bits(document, dps), points=points, allow_python=allow_python)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
-    statement = str(document.get("statement") or document.get("predicate", ""))
+    if is_flow_certificate(document):
+        statement = getattr(result, "statement", "") or str(document.get("statement") or "")
+    else:  # what the re-check derived from what it re-proved, never the file's own words
+        statement = result.statement
     if result.passed:
         click.echo(f"PASS {certificate_file}: {statement}")
         click.echo(f"  {result.message}; {result.seconds:.1f} s")
@@ -140,6 +158,9 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
         item = result.leaf
         if item is not None and is_flow_certificate(document):
             click.echo(f"  interval {result.leaf_index}: {_interval_text(item)}")
+        elif item is not None and is_box_certificate(document):
+            box = ", ".join(f"{d} ∈ [{', '.join(map(str, item.get(d) or ['?', '?']))}]" for d in ("a", "b", "theta"))
+            click.echo(f"  leaf {result.leaf_index}: box {box}, recorded bounds {item.get('bounds')}")
         elif item is not None:
             click.echo(f"  leaf {result.leaf_index}: box {item.get('box')}, recorded enclosure "
                        f"[{item.get('lower')}, {item.get('upper')}]")

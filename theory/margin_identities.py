@@ -41,8 +41,11 @@ import sympy as sp
 from theory import asymptotics as asy
 from theory.symbols import b, eps, r, u, v
 
-__all__ = ["MarginIdentity", "ATOMS", "bulk_error_identity", "right_layer_identity", "identity_for", "recheck_identity",
+__all__ = ["MarginIdentity", "ATOMS", "IDENTITIES", "bulk_error_identity", "right_layer_identity", "identity_for", "recheck_identity",
            "stated_bulk_margin", "stated_right_layer_margin"]
+
+#: the lemmas with an identity (their certified margin is the identity's atom margin)
+IDENTITIES = ("bulk_error", "right_layer")
 
 Z = sp.Symbol("Z", positive=True)  # e^v − 1
 P = sp.Symbol("P", positive=True)  # 1 − e^{−u}
@@ -244,25 +247,33 @@ def identity_for(name: str) -> MarginIdentity:
 
 
 def recheck_identity(record, margin_srepr: str, parse) -> str | None:
-    """Re-derive a certificate's identity record from its stated margin; None if it matches, else why not.
+    """Re-derive a certificate's identity record; None if it matches, else why not.
 
-    ``parse(text)`` rebuilds an expression from an ``srepr`` (the caller's safe parser). The stated margin is
-    rewritten afresh (:func:`_prove`: signs, positivity and ``cancel(stated − rewritten) == 0`` again); the
-    recorded rewritten margin and the certificate's own margin (``margin_srepr``, the atom margin) must be
-    the ones it gives.
+    ``parse(text)`` rebuilds an expression from an ``srepr`` (the caller's safe parser). The record must name a
+    registered identity (:data:`IDENTITIES`) and state its margin; that identity is derived afresh in this
+    process (:func:`_prove`: signs, positivity and ``cancel(stated − rewritten) == 0``), and every field of the
+    record but ``seconds`` (the texts included) must be the one the derivation gives, and the certificate's own
+    margin (``margin_srepr``) its atom margin.
     """
+    if not isinstance(record, dict):
+        return "the identity is not an object"
     try:
         name = str(record["name"])
         stated = parse(record["stated_margin"]["srepr"])
-        rewritten_srepr = record["rewritten_margin"]["srepr"]
     except (KeyError, TypeError):
         return "the identity record needs name, stated_margin.srepr and rewritten_margin.srepr"
+    if name not in IDENTITIES:
+        return f"the identity {name[:40]!r} is not one of {', '.join(IDENTITIES)}"
     try:
-        identity = _prove(name, stated)
+        identity = identity_for(name)
     except (ArithmeticError, ValueError, TypeError) as exc:
         return f"the stated margin does not rewrite: {exc}"
-    if sp.srepr(identity.margin()) != rewritten_srepr:
-        return "the recorded rewritten margin is not the one the stated margin gives"
+    if sp.srepr(stated) != sp.srepr(identity.stated):
+        return f"the identity's stated margin is not the {name} margin"
+    expected = identity.record()
+    for key in sorted(set(expected) | set(record)):
+        if key != "seconds" and record.get(key) != expected.get(key):
+            return f"the identity record's {key!r} is not the one the derivation gives"
     if sp.srepr(identity.atom_margin()) != margin_srepr:
         return "the certificate's margin is not the atom margin of the identity"
     return None

@@ -175,13 +175,14 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
         except InputError as exc:
             return False, f"obligation {name}: its domain cannot be read: {exc}"
         if (lemma.get("margin") != margin.to_json() or recorded_domain != domain.to_json()
-                or lemma.get("strict") is not strict or lemma.get("statement") != statement):
+                or lemma.get("strict") is not strict
+                or lemma.get("author_statement", lemma.get("statement")) != statement):
             return False, (f"obligation {name} does not state what the region needs (margin, domain "
                            f"{domain.to_json()['variables']}, strict={strict})")
         if progress is not None:
             progress(name)
         try:
-            result = recheck(lemma, prec_bits=_bits(lemma), points=points)
+            result = recheck(lemma, prec_bits=_bits(lemma), points=points, embedded=True)
         except (InputError, TypeError, ValueError) as exc:
             return False, f"obligation {name}: not a readable lemma certificate: {exc}"
         if not result.passed:

@@ -1,10 +1,15 @@
-"""The certificate of a proved lemma: a JSON document anyone can re-check (format ``stumpcheck-lemma-certificate/1``).
+"""The certificate of a proved lemma: a JSON document anyone can re-check (format ``stumpcheck-lemma-certificate/2``).
 
 A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the domain" as data:
 
-* ``statement`` (the author's words), ``margin`` (the margin's source, :meth:`Margin.to_json`: the SymPy
-  ``srepr`` or the Python source, its coordinates and estimator), ``domain`` (:meth:`Domain.to_json`, exact
-  decimal ends), ``strict``;
+* ``statement``: the sentence the proof proves, printed from the margin, the domain, ``strict`` and the
+  identity (:func:`numerics.certified.lemma_statement.derived_statement`); the re-check derives it again and
+  rejects any other text. ``author_statement``: the lemma's words as its author wrote them, kept for the
+  reader; nothing checks them against the proof, and the re-check never presents them as proved;
+* ``margin`` (the margin's source, :meth:`Margin.to_json`: the SymPy ``srepr`` or the Python source, its
+  coordinates and estimator), ``domain`` (:meth:`Domain.to_json`, exact decimal ends), ``strict``;
+* ``identity`` (only for the atom margin of a registered identity, :mod:`theory.margin_identities`): the
+  record of the symbolic step that turns the proved atom margin into the lemma's stated margin;
 * ``status`` (``"proved"``, ``"failed"`` or ``"undecided"``) and the prover's work: ``boxes``,
   ``max_depth_reached``, ``undecided_fraction``, ``notes`` (e.g. which part of the domain rests on a proved
   asymptotic remainder rather than on interval arithmetic);
@@ -17,9 +22,14 @@ A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the
 * what identifies the computation: ``versions`` (python, stumpcheck, python-flint, mpmath, sympy), ``dps``,
   ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module), ``margin_code`` (sha256 of the Arb
   code the margin compiled to, and of the stored Taylor forms it uses) and ``seconds``;
-* ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate edited after it
-  was written; it is not a signature (anyone can recompute it). What a re-check establishes independently of
-  it is the mathematics: :func:`numerics.certified.recheck.recheck`.
+* ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate damaged or
+  edited after it was written by someone who did not recompute it: it is integrity, not authority (anyone can
+  recompute it). What a re-check establishes independently of it is the mathematics and the statement:
+  :func:`numerics.certified.recheck.recheck`.
+
+Format ``/1`` (before the statement was derived) stored the author's words as ``statement``; a re-check refuses
+it on its own (re-run the proof to write ``/2``), and reads it only inside a region certificate, which binds
+each obligation's margin, domain and statement itself.
 """
 
 from __future__ import annotations
@@ -34,10 +44,12 @@ from pathlib import Path
 from numerics.certified.domains import exact_decimal
 from numerics.precision import InputError
 
-__all__ = ["FORMAT", "certificate", "digest", "exact_text", "parse_exact", "write_certificate",
+__all__ = ["FORMAT", "FORMAT_V1", "certificate", "digest", "exact_text", "parse_exact", "write_certificate",
            "read_certificate", "margin_code_identity"]
 
-FORMAT = "stumpcheck-lemma-certificate/1"
+FORMAT = "stumpcheck-lemma-certificate/2"
+#: the first format: its ``statement`` is the author's words, not derived from the proof
+FORMAT_V1 = "stumpcheck-lemma-certificate/1"
 
 
 def exact_text(value: Fraction) -> str:
@@ -52,14 +64,11 @@ def exact_text(value: Fraction) -> str:
 
 def parse_exact(text, name: str) -> Fraction:
     """An exact rational from ``"0.05"``, ``"1e-3"``, ``"-7/3"`` or an int; InputError otherwise (floats
-    are refused: a certificate's ends are exact)."""
-    if isinstance(text, bool) or not isinstance(text, (str, int)):
-        raise InputError(f"{name} must be an exact decimal or p/q string, got {text!r}")
-    try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"{name} must be an exact decimal or p/q string, got {str(text)[:40]!r}") from None
-    return value
+    are refused: a certificate's ends are exact), and for a text beyond the limits of
+    :func:`numerics.certified.recheck_limits.check_number_text` (checked before converting)."""
+    from numerics.certified.recheck_limits import bounded_exact
+
+    return bounded_exact(text, name)
 
 
 def _versions() -> dict:
@@ -101,19 +110,34 @@ def margin_code_identity(margin, domain) -> dict:
     return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
 
 
-def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
+def certificate(statement: str, margin, domain, proof, *, strict: bool, identity: dict | None = None) -> dict:
     """The certificate (a JSON-ready dict) of ``proof`` = :func:`numerics.certified.proof.prove` (margin, domain).
 
+    ``statement`` is the author's words (``author_statement``); the certificate's ``statement`` is derived
+    from the margin, the domain, ``strict`` and the identity. ``identity`` is the record of the symbolic step
+    the margin needs (:meth:`theory.margin_identities.MarginIdentity.record`); for the atom margin of a
+    registered identity it is the registered one when not given (the atom margin proves nothing alone).
     ``leaves`` are all of the proof's leaves (they tile the domain), ``undecided`` the undecided ones again
     and ``failure`` the refuting leaf, if any; see the module doc for every field.
     """
     from numerics.certified.certificate import generated_code_identity
+    from numerics.certified.lemma_statement import derived_statement, required_identity
+
+    margin_json, domain_json = margin.to_json(), domain.to_json()
+    expression = getattr(margin, "expr", None) if "sympy_srepr" in margin_json.get("source", {}) else None
+    needed = required_identity(expression)
+    if identity is None and needed is not None:
+        from theory.margin_identities import identity_for
+
+        identity = identity_for(needed).record()
+    from numerics.certified.margins import parse_srepr
 
     document = {
         "format": FORMAT,
-        "statement": str(statement),
-        "margin": margin.to_json(),
-        "domain": domain.to_json(),
+        "statement": derived_statement(margin_json, domain_json, bool(strict), parse_srepr, identity),
+        "author_statement": str(statement),
+        "margin": margin_json,
+        "domain": domain_json,
         "strict": bool(strict),
         "status": proof.status,
         "leaves": [_leaf_json(leaf) for leaf in proof.leaves],
@@ -130,6 +154,8 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool) -> dict:
         "generated_code": generated_code_identity(),
         "margin_code": margin_code_identity(margin, domain),
     }
+    if identity is not None:
+        document["identity"] = identity
     document["digest"] = digest(document)
     return document
 

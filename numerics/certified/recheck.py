@@ -1,34 +1,47 @@
 """Re-check a lemma certificate (:mod:`numerics.certified.lemma_certificate`) without trusting the code that wrote it.
 
-:func:`recheck` establishes "m ≥ 0 (strict: > 0) on the domain" from the certificate's data alone:
+:func:`recheck` establishes "m ≥ 0 (strict: > 0) on the domain" from the certificate's data alone, and then
+that the certificate's ``statement`` is exactly that sentence:
 
-1. the format is ``stumpcheck-lemma-certificate/1``, the ``digest`` matches the content (an edited certificate
-   is rejected; the digest is not a signature) and the status is ``"proved"``;
+0. before any work, every number, precision, count and the margin's ``srepr`` are checked against the limits
+   of :mod:`numerics.certified.recheck_limits` (InputError: a hostile file cannot hang the re-check);
+1. the format is ``stumpcheck-lemma-certificate/2`` (a ``/1`` certificate, whose statement is its author's
+   words, is refused with what to do, unless a region certificate embeds it and binds it, ``embedded=True``),
+   the ``digest`` matches the content (integrity only: anyone can recompute it), the certificate has no field
+   the format does not define, its status is ``"proved"`` with no undecided leaf and no failure, and its
+   ``prec_bits`` is the working precision of its ``dps`` on its domain;
 2. the margin is rebuilt from its recorded source (:meth:`Margin.from_json`: SymPy ``srepr``, checked first to be
-   a tree of SymPy constructors only; Python source runs only with ``allow_python=True``, since it is code);
+   a tree of allowed SymPy constructors on bounded literals; Python source runs only with ``allow_python=True``,
+   since it is code), in the domain's coordinates;
 3. with exact rational arithmetic (:mod:`numerics.certified.tiling`), the leaves tile the stated domain:
    each inside it, interiors pairwise disjoint, no gap;
-4. every leaf is enclosed again at a working precision *different* from the certificate's
+4. a margin that needs a symbolic step has it: the atom margin of a registered identity
+   (:func:`numerics.certified.lemma_statement.required_identity`) without its ``identity`` record is rejected,
+   and the record is re-derived (:func:`theory.margin_identities.recheck_identity`: every field but the
+   seconds); a leaf recorded in a Taylor form needs the margin's Taylor order, and the order must be one the
+   generated code supports;
+5. every leaf is enclosed again at a working precision *different* from the certificate's
    (:meth:`Margin.enclose` at ``prec_bits``), and the new enclosure must have lower end ≥ 0 (> 0 when strict);
-5. a certificate with an ``identity`` (a symbolic step, :mod:`theory.margin_identities`) has it re-derived from
-   its stated margin, and its atom margin must be the certificate's margin;
 6. the recorded enclosures are enclosures: the certificate's [lower, upper] of a leaf must not exclude the
    margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its corners), so a
-   narrowed ball, or a margin source changed after the proof, is caught.
+   narrowed ball, or a margin source changed after the proof, is caught;
+7. the statement is derived (:func:`numerics.certified.lemma_statement.derived_statement`: margin — the
+   identity's stated margin when there is one —, relation, domain, coordinates, estimator) and must be the
+   certificate's ``statement`` character for character. The result carries the derived statement: that is what
+   passed. The ``author_statement`` is never read.
 
-The result names the first leaf that fails and why. The proof rests on steps 3, 4 and 5; 1 and 6 check that the
-certificate is the one its author's computation wrote.
+The result names the first fault and why. The proof rests on steps 3, 4 and 5; 7 binds the words to it.
 """
 
 from __future__ import annotations
 
-import ast
 import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from numerics.certified.lemma_certificate import FORMAT, digest, parse_exact
+from numerics.certified.lemma_certificate import FORMAT, FORMAT_V1, digest
+from numerics.certified.recheck_limits import bounded_exact, check_srepr
 from numerics.certified.tiling import tiling_failure
 from numerics.precision import InputError
 
@@ -41,7 +54,8 @@ POINTS = ("midpoint", "corners")
 class RecheckResult:
     """``passed``; ``message`` (one line: what passed, or the first fault); ``leaf_index`` / ``leaf`` (the first
     failing leaf, if a leaf failed); ``leaves_checked``; ``prec_bits`` (the re-check's precision); ``seconds``;
-    ``notes`` (e.g. the generated code differs from the certificate's)."""
+    ``notes`` (e.g. the generated code differs from the certificate's); ``statement`` (what passed: the
+    statement derived from the re-checked data, empty when the check failed or derives none)."""
 
     passed: bool
     message: str
@@ -51,6 +65,7 @@ class RecheckResult:
     prec_bits: int = 0
     seconds: float = 0.0
     notes: list = field(default_factory=list)
+    statement: str = ""
 
 
 def parse_box(box, where: str) -> dict:
@@ -61,7 +76,7 @@ def parse_box(box, where: str) -> dict:
     for name, ends in box.items():
         if not isinstance(ends, list) or len(ends) != 2:
             raise InputError(f"{where}: {name} must be [lo, hi]")
-        out[str(name)] = (parse_exact(ends[0], f"{where} {name} lo"), parse_exact(ends[1], f"{where} {name} hi"))
+        out[str(name)] = (bounded_exact(ends[0], f"{where} {name} lo"), bounded_exact(ends[1], f"{where} {name} hi"))
     return out
 
 
@@ -69,44 +84,12 @@ def _bound(text, where: str):
     """A recorded enclosure end: an exact rational, or ±inf (None stands for it)."""
     if isinstance(text, str) and text.strip().lstrip("+-") in ("inf", "Infinity"):
         return None
-    return parse_exact(text, where)
-
-
-_SAFE_NODES = (ast.Expression, ast.Call, ast.Name, ast.Constant, ast.Load, ast.keyword, ast.Tuple, ast.List,
-               ast.UnaryOp, ast.USub, ast.UAdd)
-
-
-#: the constructors whose first argument may be a string (a name or a number, never parsed as an expression)
-_TEXT_CONSTRUCTORS = {"Symbol", "Dummy", "Wild", "Function", "Float", "Integer", "Rational"}
+    return bounded_exact(text, where)
 
 
 def _check_srepr(text: str, allowed_names=()) -> None:
-    """Refuse an ``srepr`` that is anything but nested calls of SymPy classes on literals (it is evaluated).
-
-    Strings may only be the first argument of a name or number constructor (``Symbol('b')``,
-    ``Float('0.1', precision=53)``), so that no constructor ever sympifies (parses) a string."""
-    import sympy
-
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        raise InputError(f"the margin's srepr does not parse: {type(exc).__name__}") from None
-    text_ok = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, _SAFE_NODES):
-            raise InputError(f"the margin's srepr contains {type(node).__name__}, not a SymPy constructor")
-        if isinstance(node, ast.Name) and node.id not in allowed_names:
-            target = getattr(sympy, node.id, None)
-            if node.id.startswith("_") or not (isinstance(target, type) and issubclass(target, sympy.Basic)):
-                raise InputError(f"the margin's srepr calls {node.id!r}, which is not a SymPy class")
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name) and node.func.id in _TEXT_CONSTRUCTORS and node.args:
-                text_ok.add(id(node.args[0]))
-            for keyword in node.keywords:
-                if not (isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, (bool, int))):
-                    raise InputError("the margin's srepr passes a keyword that is not a bool or an int")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in text_ok:
-            raise InputError("the margin's srepr passes a string where SymPy would parse it as an expression")
+    """:func:`numerics.certified.recheck_limits.check_srepr` (kept under its old name)."""
+    check_srepr(text, allowed_names)
 
 
 def _domain_variables(data: dict) -> dict:
@@ -135,7 +118,7 @@ def _rebuild_margin(document: dict, allow_python: bool):
     if isinstance(inner, dict) and isinstance(inner.get("sympy_srepr"), str):
         from theory.margin_quantities import RELATIONS
 
-        _check_srepr(inner["sympy_srepr"], {f.__name__ for f in RELATIONS})
+        check_srepr(inner["sympy_srepr"], {f.__name__ for f in RELATIONS})
     try:
         return Margin.from_json(source)
     except InputError:
@@ -199,53 +182,82 @@ def _require(document: dict, key: str, kind):
     return document[key]
 
 
+def _safe_parse(text):
+    from numerics.certified.margins import parse_srepr
+
+    if not isinstance(text, str):
+        raise TypeError("an srepr must be a string")
+    from theory.margin_quantities import RELATIONS
+
+    check_srepr(text, {f.__name__ for f in RELATIONS})
+    return parse_srepr(text)
+
+
 def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_python: bool = False,
-            progress=None) -> RecheckResult:
+            progress=None, embedded: bool = False) -> RecheckResult:
     """Re-check ``document`` (a parsed certificate) at ``prec_bits`` bits; see the module doc.
 
-    InputError for a certificate that is not one (wrong format, missing fields, unparsable ends or source) or
-    for ``prec_bits`` equal to the certificate's own; a certificate that is well formed but does not prove its
-    statement is a result with ``passed=False``. ``progress(k, n)`` is called after each leaf.
+    InputError for a certificate that is not one (wrong format, missing fields, unparsable ends or source, a
+    field beyond the limits) or for ``prec_bits`` equal to the certificate's own; a certificate that is well
+    formed but does not prove its statement is a result with ``passed=False``. ``progress(k, n)`` is called
+    after each leaf. ``embedded``: the caller (a region certificate) has bound the margin, domain, strict and
+    statement to its own derivation, so a format /1 certificate is read too.
     """
+    from numerics.certified.lemma_certificate_checks import (check_fields, check_taylor_order, consistency_fault,
+                                                             form_fault, identity_fault, margin_fault)
+    from numerics.certified.lemma_statement import derived_statement
+
     started = time.perf_counter()
-    if document.get("format") != FORMAT:
-        raise InputError(f"not a lemma certificate: format {str(document.get('format'))[:60]!r}, expected {FORMAT!r}")
+    version = document.get("format")
+    if version not in (FORMAT, FORMAT_V1):
+        raise InputError(f"not a lemma certificate: format {str(version)[:60]!r}, expected {FORMAT!r}")
     if isinstance(prec_bits, bool) or not isinstance(prec_bits, int) or prec_bits < 16:
         raise InputError(f"prec_bits must be an int >= 16, got {prec_bits!r}")
     if points not in POINTS:
         raise InputError(f"points must be one of {', '.join(POINTS)}, got {points!r}")
+    check_fields(document)  # limits before any work
     recorded_bits = document.get("prec_bits")
     if recorded_bits == prec_bits:
         raise InputError(f"the re-check must run at a precision other than the certificate's ({prec_bits} bits)")
-    leaves = _require(document, "leaves", list)
-    strict = _require(document, "strict", bool)
+    leaves = document["leaves"]
+    strict = document["strict"]
 
-    def result(passed, message, index=None, notes=()):
+    def result(passed, message, index=None, notes=(), statement=""):
         leaf = leaves[index] if index is not None and 0 <= index < len(leaves) else None
         return RecheckResult(passed=passed, message=message, leaf_index=index, leaf=leaf,
                              leaves_checked=checked, prec_bits=prec_bits,
-                             seconds=round(time.perf_counter() - started, 3), notes=list(notes))
+                             seconds=round(time.perf_counter() - started, 3), notes=list(notes), statement=statement)
 
     checked = 0
     if document.get("digest") != digest(document):
         return result(False, "the certificate was edited after it was written (its digest does not match)")
-    status = document.get("status")
-    if status != "proved":
-        return result(False, f"not a proof: the certificate's status is {str(status)[:20]!r}")
+    if version == FORMAT_V1 and not embedded:
+        return result(False, f"a {FORMAT_V1} certificate states its lemma in its author's words, which the re-check "
+                             "cannot derive from the proof: re-run the proof with this version (verify --certified) "
+                             f"to write a {FORMAT} certificate")
+    fault = consistency_fault(document, v1=version == FORMAT_V1)
+    if fault is not None:
+        return result(False, fault)
     variables = _domain_variables(_require(document, "domain", dict))
-    boxes = [parse_box(leaf.get("box") if isinstance(leaf, dict) else None, f"leaf {i}")
-             for i, leaf in enumerate(leaves)]
+    boxes = [parse_box(leaf.get("box"), f"leaf {i}") for i, leaf in enumerate(leaves)]
     fault = tiling_failure(variables, boxes)
     if fault is not None:
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
     margin = _rebuild_margin(document, allow_python)
+    fault = margin_fault(margin)
+    if fault is not None:
+        return result(False, fault)
+    check_taylor_order(margin, variables)
     notes = _code_notes(document, margin)
-    if document.get("identity") is not None:
-        fault = _identity_fault(document)
-        if fault is not None:
-            return result(False, f"the symbolic identity does not re-derive: {fault}", None, notes)
+    fault, has_identity = identity_fault(document, margin, _safe_parse)
+    if fault is not None:
+        return result(False, fault, None, notes)
+    if has_identity:
         notes.append("the symbolic identity re-derives (SymPy) from its stated margin")
+    fault = form_fault(document)
+    if fault is not None:
+        return result(False, fault, None, notes)
     for index, leaf in enumerate(leaves):
         reason = _leaf_fault(margin, leaf, index, strict=strict, prec_bits=prec_bits, points=points)
         if reason is not None:
@@ -253,27 +265,26 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
         checked += 1
         if progress is not None:
             progress(checked, len(leaves))
+    statement = derived_statement(document["margin"], document["domain"], strict, _safe_parse,
+                                  document.get("identity"))
+    if version == FORMAT and document.get("statement") != statement:
+        return result(False, f"the statement is not the one the proof derives: {_difference(document.get('statement'), statement)}",
+                      None, notes)
     relation = "> 0" if strict else ">= 0"
     return result(True, f"{checked} leaves tile the domain exactly and each re-encloses the margin {relation} at "
-                        f"{prec_bits} bits (the certificate: {recorded_bits} bits)", None, notes)
+                        f"{prec_bits} bits (the certificate: {recorded_bits} bits)", None, notes, statement)
 
 
-def _identity_fault(document: dict) -> str | None:
-    """Re-derive the certificate's ``identity`` (:func:`theory.margin_identities.recheck_identity`)."""
-    from numerics.certified.margins import parse_srepr
-    from theory.margin_identities import recheck_identity
+def _difference(recorded, derived: str) -> str:
+    """Where the certificate's statement and the derived one part: a short excerpt of each."""
+    recorded = str(recorded)
+    k = next((i for i, (x, y) in enumerate(zip(recorded, derived)) if x != y), min(len(recorded), len(derived)))
+    start = max(0, k - 30)
 
-    def parse(text):
-        if not isinstance(text, str):
-            raise TypeError("an srepr must be a string")
-        _check_srepr(text)
-        return parse_srepr(text)
+    def excerpt(text):
+        return ("…" if start else "") + text[start:k + 50] + ("…" if len(text) > k + 50 else "")
 
-    identity = document["identity"]
-    if not isinstance(identity, dict):
-        return "the identity is not an object"
-    source = (document.get("margin") or {}).get("source") or {}
-    return recheck_identity(identity, source.get("sympy_srepr"), parse)
+    return f"the certificate says {excerpt(recorded)!r} where the proof gives {excerpt(derived)!r}"
 
 
 def _code_notes(document: dict, margin) -> list:

@@ -8,6 +8,15 @@ box lies in some leaf. Each leaf is then evaluated again with the same predicate
 (:data:`numerics.certified.predicates.PREDICATES`) at a working precision other than the certificate's,
 its decimal ends rounded outward once more, and must come out certainly true. Covering plus every leaf true
 proves the predicate on the box.
+
+Before any work every field is checked against the limits of :mod:`numerics.certified.recheck_limits` (dps,
+number texts, leaf count; InputError). Fields that would say more than the proof are rejected (a failed
+check): a field the format does not define (a ``statement``, say), a status "proved" with a failure or an
+undecided box, ``evidence`` other than "certified", ``prec_bits`` other than the working precision the prover
+derives from ``dps`` and the box. Each leaf's recorded ``bounds`` must themselves prove the predicate and must
+contain the quantity's rigorous value at the leaf's midpoint and corners (a narrowed or moved enclosure is
+caught). What passed is :func:`derived_statement`: the predicate's own sentence with its parameters, the box
+and the estimator, printed from the re-checked data.
 """
 
 from __future__ import annotations
@@ -18,9 +27,15 @@ from fractions import Fraction
 
 from numerics.precision import InputError
 
-__all__ = ["is_box_certificate", "recheck_box_certificate", "covering_failure"]
+__all__ = ["is_box_certificate", "recheck_box_certificate", "covering_failure", "derived_statement"]
 
 _DIMS = ("a", "b", "theta")
+#: the fields of a ``certify`` certificate (:class:`numerics.certified.certificate.Certificate`)
+_FIELDS = frozenset({"predicate", "params", "estimator", "box", "status", "leaves", "evaluations", "boxes", "dps",
+                     "prec_bits", "max_boxes", "min_width", "versions", "generated_code", "failure_box",
+                     "undecided_box", "reason", "seconds", "evidence"})
+#: the quantity each predicate's bounds enclose, and when a recorded enclosure proves the predicate
+_QUANTITY = {"error_abs_le_c_over_b": "b*e", "error_gradient_b_negative": "de/db", "dLdb_negative": "dL/db"}
 
 
 def is_box_certificate(document: dict) -> bool:
@@ -60,10 +75,81 @@ def covering_failure(box: dict, leaves: list, dims) -> str | None:
 
 
 def _fraction(text, where: str) -> Fraction:
+    from numerics.certified.recheck_limits import check_number_text
+
+    if isinstance(text, float):  # written by an older json.dump of a Decimal: read its shortest repr
+        text = repr(text)
+    check_number_text(text, where)
     try:
         return Fraction(Decimal(str(text)))
     except Exception:
         raise InputError(f"{where} must be a decimal, got {str(text)[:40]!r}") from None
+
+
+def derived_statement(name: str, params: dict, box: dict, estimator: str) -> str:
+    """The sentence a ``certify`` certificate proves, from its predicate, parameters, box and estimator."""
+    from numerics.certified.lemma_certificate import exact_text
+    from numerics.certified.predicates import PREDICATES
+
+    text = PREDICATES[name].description
+    for key, value in sorted(params.items()):
+        text = text.replace(key, str(value)) if key == "c" else text
+    ranges = ", ".join(f"{d} ∈ [{exact_text(box[d][0])}, {exact_text(box[d][1])}]" for d in _DIMS)
+    return f"{name}: {text} {ranges} ({estimator} estimator)"
+
+
+def _proves(name: str, ends, params) -> bool:
+    """Whether a recorded enclosure [lo, hi] of the predicate's quantity proves it."""
+    lo, hi = ends
+    if name == "error_abs_le_c_over_b":
+        c = Fraction(params["c"])
+        return -c <= lo and hi <= c
+    return hi < 0
+
+
+def _recorded_bounds(leaf: dict, name: str, index: int):
+    """The exact [lo, hi] a leaf records for its predicate's quantity; InputError if malformed."""
+    bounds = leaf.get("bounds")
+    ends = bounds.get(_QUANTITY[name]) if isinstance(bounds, dict) else None
+    if not isinstance(ends, list) or len(ends) != 2:
+        raise InputError(f"leaf {index}: its bounds need {_QUANTITY[name]!r}: [lower, upper]")
+    return _fraction(ends[0], f"leaf {index} lower"), _fraction(ends[1], f"leaf {index} upper")
+
+
+def _enclosure_fault(spec, leaf_box: dict, recorded, c_params, estimator, counter, options) -> str | None:
+    """Why the recorded enclosure does not contain the quantity at the leaf's midpoint or a corner, or None."""
+    import itertools
+
+    from flint import arb, fmpq
+
+    from numerics.certified.boxes import _outward
+
+    def exact(x: Fraction):  # an exact dyadic ball next to x (within rounding of the working precision)
+        return arb(arb(fmpq(x.numerator, x.denominator)).mid())
+
+    # the prover's box has dyadic ends inside the recorded decimal ones: test at its midpoint and at points
+    # 2^-40 of the width inside each corner, which lie in it
+    sides = {}
+    for d in spec.dims:
+        lo, hi = leaf_box[d]
+        inset = (hi - lo) / 2 ** 40
+        sides[d] = [lo + inset, hi - inset] if lo < hi else [lo]
+    points = [("midpoint", {d: (leaf_box[d][0] + leaf_box[d][1]) / 2 for d in spec.dims})]
+    points += [("corner", dict(zip(spec.dims, corner))) for corner in itertools.product(*sides.values())]
+    for what, point in points:
+        ends = {d: (exact(point[d]),) * 2 if d in spec.dims else _outward(Decimal(0), Decimal(1)) if d not in
+                leaf_box else (exact(leaf_box[d][0]), exact(leaf_box[d][1])) for d in _DIMS}
+        _, bounds = spec.evaluate(ends, c_params, estimator, counter, options)
+        lo, hi = bounds.get(_QUANTITY[spec.name], ["-inf", "inf"])
+        if "inf" in (lo.lstrip("-"), hi.lstrip("-")):
+            continue
+        value = (Fraction(Decimal(lo)), Fraction(Decimal(hi)))
+        if value[1] < recorded[0] or value[0] > recorded[1]:
+            where = ", ".join(f"{d}={float(point[d]):.10g}" for d in spec.dims)
+            return (f"its recorded enclosure [{float(recorded[0]):.6g}, {float(recorded[1]):.6g}] of "
+                    f"{_QUANTITY[spec.name]} is not one: at the {what} ({where}) it is in "
+                    f"[{float(value[0]):.6g}, {float(value[1]):.6g}]")
+    return None
 
 
 def recheck_box_certificate(document: dict, *, prec_bits: int):
@@ -75,17 +161,28 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
     from numerics.certified.recheck import RecheckResult
 
     started = time.perf_counter()
+    from numerics.certified.balls import ESTIMATORS, working_bits
+    from numerics.certified.recheck_limits import MAX_LEAVES, check_dps, check_int
+
     name = document.get("predicate")
     if name not in PREDICATES:
         raise InputError(f"unknown predicate {str(name)[:40]!r}")
     spec = PREDICATES[name]
     params = _validate_params(spec, document.get("params"))
+    for key, value in params.items():
+        _fraction(value, f"parameter {key}")
     estimator = document.get("estimator", "one-head")
-    if document.get("prec_bits") == prec_bits:
+    if estimator not in ESTIMATORS:
+        raise InputError(f"the certificate's estimator {str(estimator)[:40]!r} is not one of {', '.join(ESTIMATORS)}")
+    dps = check_dps(document.get("dps"))
+    recorded_bits = check_int(document.get("prec_bits"), "prec_bits", 16, 40_000)
+    if recorded_bits == prec_bits:
         raise InputError(f"the re-check must run at a precision other than the certificate's ({prec_bits} bits)")
     leaves = document.get("leaves")
     if not isinstance(leaves, list):
         raise InputError("the certificate's 'leaves' is missing or not a list")
+    if len(leaves) > MAX_LEAVES:
+        raise InputError(f"the certificate has {len(leaves)} leaves, more than the limit {MAX_LEAVES}")
 
     def box_of(data, where):
         if not isinstance(data, dict):
@@ -98,15 +195,30 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
             out[d] = (_fraction(ends[0], f"{where} {d}"), _fraction(ends[1], f"{where} {d}"))
         return out
 
-    def result(passed, message, index=None, checked=0):
-        return RecheckResult(passed=passed, message=message, leaf_index=index,
-                             leaf=leaves[index] if index is not None else None, leaves_checked=checked,
-                             prec_bits=prec_bits, seconds=round(time.perf_counter() - started, 3))
-
-    if document.get("status") != "proved":
-        return result(False, f"not a proof: the certificate's status is {str(document.get('status'))[:20]!r}")
     box = box_of(document.get("box"), "box")
     boxes = [box_of(leaf, f"leaf {i}") for i, leaf in enumerate(leaves)]
+    recorded = [_recorded_bounds(leaf, name, i) for i, leaf in enumerate(leaves)]
+
+    def result(passed, message, index=None, checked=0, statement=""):
+        return RecheckResult(passed=passed, message=message, leaf_index=index,
+                             leaf=leaves[index] if index is not None else None, leaves_checked=checked,
+                             prec_bits=prec_bits, seconds=round(time.perf_counter() - started, 3),
+                             statement=statement)
+
+    extra = sorted(set(document) - _FIELDS)
+    if extra:
+        return result(False, "the certificate has fields a certify certificate does not define, which the re-check "
+                             f"would not check: {', '.join(str(k)[:30] for k in extra[:5])}")
+    if document.get("status") != "proved":
+        return result(False, f"not a proof: the certificate's status is {str(document.get('status'))[:20]!r}")
+    if document.get("failure_box") is not None or document.get("undecided_box") is not None or document.get("reason"):
+        return result(False, "the status says proved, but the certificate records a failure or undecided box")
+    if document.get("evidence", "certified") != "certified":
+        return result(False, f"the certificate's evidence {str(document.get('evidence'))[:20]!r} is not 'certified'")
+    bits = working_bits(dps, float(max(abs(box["a"][0]), abs(box["a"][1]))), float(box["b"][1]))
+    if recorded_bits != bits:
+        return result(False, f"the recorded prec_bits {recorded_bits} is not the working precision of {dps} digits "
+                             f"on this box ({bits} bits)")
     for index, leaf_box in enumerate(boxes):
         for d in set(_DIMS) - set(spec.dims):  # not bisected (θ of dLdb_negative): each leaf spans the box's
             if not (leaf_box[d][0] <= box[d][0] and box[d][1] <= leaf_box[d][1]):
@@ -115,7 +227,7 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
     if gap is not None:
         return result(False, f"the leaves do not cover the box: no leaf covers {gap}")
     counter = _Counter()
-    options = {"digits": int(document.get("dps", 30)), "theta_pieces": 256}
+    options = {"digits": dps, "theta_pieces": 256}
     with ctx.workprec(prec_bits):
         c_params = {k: arb(v) for k, v in params.items()}
         for index, leaf in enumerate(leaves):
@@ -125,5 +237,13 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
             if verdict is not True:
                 return result(False, f"leaf {index} fails: {name} is not certainly true on it at {prec_bits} "
                                      f"bits (bounds {bounds})", index, index)
+            if not _proves(name, recorded[index], params):
+                return result(False, f"leaf {index} fails: its recorded bounds of {_QUANTITY[name]} do not prove "
+                                     f"{name}", index, index)
+            fault = _enclosure_fault(spec, boxes[index], recorded[index], c_params, estimator, counter, options)
+            if fault is not None:
+                return result(False, f"leaf {index} fails: {fault}", index, index)
+    statement = derived_statement(name, params, box, estimator)
     return result(True, f"{len(leaves)} leaves cover the box and {name} is certainly true on each at "
-                        f"{prec_bits} bits (the certificate: {document.get('prec_bits')} bits)", None, len(leaves))
+                        f"{prec_bits} bits, each recorded enclosure containing its values at the leaf's midpoint "
+                        f"and corners (the certificate: {recorded_bits} bits)", None, len(leaves), statement)
