@@ -54,14 +54,14 @@ import math
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from numerics.precision import InputError
 from stumpcheck.claims.result import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 
 __all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "SymbolicSpec", "certified", "symbolic", "lemma",
-           "register", "registered", "load_lemma"]
+           "sympy_lemma", "register", "registered", "load_lemma"]
 
 EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
 #: default number of Hypothesis examples per sampled check
@@ -220,16 +220,18 @@ class Lemma:
     max_examples: int = DEFAULT_MAX_EXAMPLES
     precision: str = ""
     rounding: float = 0.0
+    sympy_margin: object = None
 
     def __post_init__(self):
         _check_name(self.name)
+        _one_margin(self)
         if isinstance(self.rounding, bool) or not isinstance(self.rounding, (int, float)) or not (
                 math.isfinite(self.rounding) and 0 <= self.rounding < 1):
             raise ValueError(f"lemma {self.name}: rounding must be a number in [0, 1), got {self.rounding!r}")
         if not isinstance(self.statement, str) or not self.statement.strip():
             raise ValueError(f"lemma {self.name}: statement must be a non-empty string")
         if not callable(self.margin):
-            raise ValueError(f"lemma {self.name}: margin must be callable")
+            raise ValueError(f"lemma {self.name}: margin must be callable (or give sympy_margin=)")
         if not (callable(self.domain) or isinstance(self.domain, Mapping)):
             raise ValueError(f"lemma {self.name}: domain must be a dict of strategies or a callable")
         if isinstance(self.domain, Mapping):
@@ -245,6 +247,20 @@ class Lemma:
                              "(or a certify callable)")
         if isinstance(self.max_examples, bool) or not isinstance(self.max_examples, int) or self.max_examples < 1:
             raise ValueError(f"lemma {self.name}: max_examples must be a positive int")
+
+    @property
+    def python_margin(self):
+        """The file's Python margin function, or None for a lemma given by its SymPy margin alone."""
+        from stumpcheck.lemma_margin import SympyMarginCall
+
+        return None if isinstance(self.margin, SympyMarginCall) else self.margin
+
+    def point_margin(self, variables):
+        """The :class:`~stumpcheck.lemma_margin.PointMargin` of the lemma's SymPy margin over ``variables``
+        (None for a Python-only lemma); InputError (one line) if the margin cannot be built or compiled."""
+        from stumpcheck.lemma_margin import point_margin_of
+
+        return point_margin_of(self, tuple(sorted(variables)))
 
     def strategy(self):
         """The Hypothesis strategy of points (dicts of keyword arguments for ``margin``)."""
@@ -288,6 +304,26 @@ class ClaimCheck:
             raise ImportError(f"cannot import name {attribute!r} from {module_name!r}") from None
 
 
+def _one_margin(entry: Lemma) -> None:
+    """A lemma's one SymPy margin: ``sympy_margin=`` or the margin of its ``certified(margin, …)`` (given once);
+    the certified spec proves that margin. A lemma with neither is Python-only (sampled, high-precision)."""
+    spec = entry.certify
+    proves_margin = isinstance(spec, CertifiedSpec) and not isinstance(spec, SymbolicSpec)
+    if entry.sympy_margin is not None:
+        if proves_margin and spec.margin is not None and spec.margin is not entry.sympy_margin:
+            raise ValueError(f"lemma {entry.name}: give its margin once, as sympy_margin= or in certified(margin, …)")
+        if proves_margin and spec.margin is None:
+            object.__setattr__(entry, "certify", replace(spec, margin=entry.sympy_margin))
+    elif proves_margin:
+        if spec.margin is None:
+            raise ValueError(f"lemma {entry.name}: certified(None, …) needs the lemma's sympy_margin=")
+        object.__setattr__(entry, "sympy_margin", spec.margin)
+    if entry.margin is None and entry.sympy_margin is not None:
+        from stumpcheck.lemma_margin import SympyMarginCall
+
+        object.__setattr__(entry, "margin", SympyMarginCall(entry))
+
+
 def register(entry: "Lemma | ClaimCheck") -> "Lemma | ClaimCheck":
     """Add ``entry`` to the registry. A name may be registered again only by the
     same definition (same module and function), e.g. when a file is re-imported.
@@ -305,6 +341,8 @@ def register(entry: "Lemma | ClaimCheck") -> "Lemma | ClaimCheck":
 
 def _origin(entry) -> str:
     function = entry.margin if isinstance(entry, Lemma) else entry.check
+    if isinstance(entry, Lemma) and entry.python_margin is None:
+        function = entry.sympy_margin
     if isinstance(function, str):
         return function
     return f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', '?')}"
@@ -313,7 +351,7 @@ def _origin(entry) -> str:
 def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference: str = "",
           certify: "Callable | CertifiedSpec | None" = None, tolerance: str = "margin >= 0 at every point",
           max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", rounding: float = 0.0,
-          register_it: bool = True) -> Callable[[Callable], Lemma]:
+          register_it: bool = True, sympy_margin=None) -> Callable[[Callable], Lemma]:
     """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).
 
     >>> from hypothesis import strategies as st
@@ -328,10 +366,22 @@ def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference
     def wrap(margin: Callable) -> Lemma:
         entry = Lemma(name=name, statement=statement, domain=domain, margin=margin, evidence=evidence,
                       reference=reference, certify=certify, tolerance=tolerance, max_examples=max_examples,
-                      precision=precision, rounding=rounding)
+                      precision=precision, rounding=rounding, sympy_margin=sympy_margin)
         return register(entry) if register_it else entry
 
     return wrap
+
+
+def sympy_lemma(*, name: str, statement: str, domain, margin, evidence=("sampled",), reference: str = "",
+                certify: "CertifiedSpec | None" = None, tolerance: str = "margin >= 0 at every point",
+                max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", register_it: bool = True) -> Lemma:
+    """A lemma given by its SymPy margin alone (a Margin, or a zero-argument callable returning one): the
+    sampled search, the high-precision check and the proof (``certify=certified(None, domain)``) all evaluate
+    it; ``lemma.margin(**point)`` is its value at a point."""
+    entry = Lemma(name=name, statement=statement, domain=domain, margin=None, evidence=evidence, reference=reference,
+                  certify=certify, tolerance=tolerance, max_examples=max_examples, precision=precision,
+                  sympy_margin=margin)
+    return register(entry) if register_it else entry
 
 
 def registered() -> dict[str, "Lemma | ClaimCheck"]:
