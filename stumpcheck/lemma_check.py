@@ -215,6 +215,12 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
         raise InputError(f"max_examples must be a positive int, got {max_examples!r}")
     start = time.perf_counter()
+    if entry.sympy_margin is not None:  # the one margin: built, Taylor order checked, before any work
+        from stumpcheck.lemma_margin import resolve_margin
+
+        resolve_margin(entry)
+        if isinstance(entry.domain, Mapping):
+            entry.point_margin(tuple(entry.domain))
     if level == "certified":
         if isinstance(entry.certify, CertifiedSpec):
             from stumpcheck.certified_lemma import check_certified

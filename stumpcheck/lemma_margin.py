@@ -246,3 +246,50 @@ def python_margin_tolerance(symbolic_value: float) -> float:
 #: (docs/examples/bulk_slope.py) and 5.0·10⁻¹⁶ (docs/examples/false_overshoot.py), far inside 1.5·10⁻⁸, while two
 #: different formulas differ by far more (the two-margin reproducer: by 15).
 COMPARISON_RTOL = 2.0 ** -26
+
+
+class SympyMarginCall:
+    """``Lemma.margin`` of a lemma given by its SymPy margin alone: the margin's value at a point (a float)."""
+
+    def __init__(self, entry):
+        self.entry = entry
+
+    def __call__(self, **point) -> float:
+        return self.entry.point_margin(point)(**point)
+
+
+def resolve_margin(entry):
+    """The lemma's SymPy :class:`~numerics.certified.margins.Margin` (a callable ``sympy_margin`` is called),
+    its Taylor order checked; None for a Python-only lemma. InputError (one line) on anything else."""
+    from numerics.certified.margins import Margin
+    from numerics.precision import InputError
+
+    margin = entry.sympy_margin
+    if margin is None:
+        return None
+    if not isinstance(margin, Margin) and callable(margin):
+        try:
+            margin = margin()
+        except InputError as exc:
+            raise InputError(f"lemma {entry.name}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - the user's callable: bad input, one line
+            raise InputError(f"lemma {entry.name}: building its margin failed: {type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:160]}") from None
+    if not isinstance(margin, Margin):
+        raise InputError(f"lemma {entry.name}: its margin must be a Margin (Margin.from_sympy), got "
+                         f"{type(margin).__name__}")
+    if "sympy_srepr" not in margin.source:
+        raise InputError(f"lemma {entry.name}: its certified margin is Python code (Margin.from_python); give it as "
+                         "one SymPy expression (Margin.from_sympy), which the sampled search and the proof both "
+                         "evaluate")
+    check_taylor_order(margin, entry.name)
+    return margin
+
+
+def point_margin_of(entry, variables: tuple):
+    """The lemma's :class:`PointMargin` over ``variables`` (built once per lemma and variables), or None."""
+    cache_ = entry.__dict__.setdefault("_point_margins", {})
+    if variables not in cache_:
+        margin = resolve_margin(entry)
+        cache_[variables] = None if margin is None else PointMargin(margin, variables, name=entry.name)
+    return cache_[variables]

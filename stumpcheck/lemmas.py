@@ -310,7 +310,8 @@ def _one_margin(entry: Lemma) -> None:
     spec = entry.certify
     proves_margin = isinstance(spec, CertifiedSpec) and not isinstance(spec, SymbolicSpec)
     if entry.sympy_margin is not None:
-        if proves_margin and spec.margin is not None and spec.margin is not entry.sympy_margin:
+        # with an identity, the spec proves a rewritten margin and the identity ties it to this one
+        if proves_margin and spec.margin is not None and spec.margin is not entry.sympy_margin and spec.identity is None:
             raise ValueError(f"lemma {entry.name}: give its margin once, as sympy_margin= or in certified(margin, …)")
         if proves_margin and spec.margin is None:
             object.__setattr__(entry, "certify", replace(spec, margin=entry.sympy_margin))
@@ -379,8 +380,9 @@ def sympy_lemma(*, name: str, statement: str, domain, margin, evidence=("sampled
     sampled search, the high-precision check and the proof (``certify=certified(None, domain)``) all evaluate
     it; ``lemma.margin(**point)`` is its value at a point."""
     entry = Lemma(name=name, statement=statement, domain=domain, margin=None, evidence=evidence, reference=reference,
-                  certify=certify, tolerance=tolerance, max_examples=max_examples, precision=precision,
-                  sympy_margin=margin)
+                  certify=certify, tolerance=tolerance, max_examples=max_examples,
+                  precision=precision or "its SymPy margin: mpmath at points (θ-integrals: float64 quadrature), "
+                                         "Arb balls in proofs", sympy_margin=margin)
     return register(entry) if register_it else entry
 
 
