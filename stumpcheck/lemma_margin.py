@@ -282,8 +282,23 @@ def resolve_margin(entry):
         raise InputError(f"lemma {entry.name}: its certified margin is Python code (Margin.from_python); give it as "
                          "one SymPy expression (Margin.from_sympy), which the sampled search and the proof both "
                          "evaluate")
+    _check_scalar(margin, entry.name)
     check_taylor_order(margin, entry.name)
     return margin
+
+
+def _check_scalar(margin, name: str) -> None:
+    """A margin is one scalar expression: no Lambda, tuple or other non-expression node (InputError, one line)."""
+    import sympy as sp
+
+    from numerics.certified.margins import parse_srepr
+    from numerics.precision import InputError
+
+    expr = parse_srepr(margin.source["sympy_srepr"])
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Lambda) or not isinstance(node, sp.Expr):
+            raise InputError(f"lemma {name}: its margin must be one scalar SymPy expression in the margin symbols, "
+                             f"not {type(node).__name__}(...)")
 
 
 def point_margin_of(entry, variables: tuple):

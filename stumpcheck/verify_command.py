@@ -56,7 +56,8 @@ from pathlib import Path
 import click
 
 from numerics.precision import InputError
-from stumpcheck.options import make_out_dir, parse_int, parse_scheduler, parse_seed
+from stumpcheck.lemma_process import DEFAULT_TIMEOUT
+from stumpcheck.options import make_out_dir, parse_float, parse_int, parse_scheduler, parse_seed
 
 __all__ = ["verify"]
 
@@ -84,8 +85,9 @@ def select(only: str | None, lemma_specs) -> list:
 
 
 @click.command("verify")
-@click.option("--quick/--full", "quick", default=True, show_default=True,
-              help="Quick (2-7 min on 2 cores, depending on load) or full (about 12 min) settings.")
+@click.option("--quick", "quick_flag", is_flag=True, help="Quick settings (the default; 2-7 min on 2 cores, "
+              "depending on load).")
+@click.option("--full", "full_flag", is_flag=True, help="Full settings (about 12 min); not with --quick.")
 @click.option("--only", "only", default=None, help="Comma-separated ids to run, e.g. C3,C5 or a lemma name.")
 @click.option("--lemma", "lemma_specs", multiple=True, metavar="FILE:NAME",
               help="Check a user lemma from a Python file (repeatable); runs alone unless --only is given too.")
@@ -100,7 +102,11 @@ def select(only: str | None, lemma_specs) -> list:
 @click.option("--certified", "certified", is_flag=True,
               help="Prove lemmas over their whole domains (same as --level certified); writes "
                    "<lemma>.certificate.json to --out for `stumpcheck recheck`.")
-def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_examples_text, certified) -> None:
+@click.option("--timeout", "timeout_text", default=None, metavar="SECONDS",
+              help=f"Time limit per --lemma check (default {DEFAULT_TIMEOUT:g} s); a user lemma runs in a child "
+                   "process and one without a verdict by then is an error.")
+def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, seed_text, level, max_examples_text,
+           certified, timeout_text) -> None:
     """Check the claims C1-C9 and the lemmas; print the table, write the report.
 
     Exit status 0 when every entry passes, 1 when any fails, 2 on bad input.
@@ -113,6 +119,12 @@ def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_e
         raise click.ClickException("stumpcheck verify needs hypothesis: pip install 'hypothesis>=6.80'") from None
     from hypothesis.configuration import set_hypothesis_home_dir
 
+    if quick_flag and full_flag:
+        raise InputError("--quick and --full exclude each other; give one (--quick is the default)")
+    quick = not full_flag
+    timeout = DEFAULT_TIMEOUT if timeout_text is None else parse_float(timeout_text, "timeout")
+    if not 0 < timeout <= 86400:
+        raise InputError(f"--timeout must be in (0, 86400] seconds, got {timeout_text}")
     seed = parse_seed(seed_text)
     max_examples = None if max_examples_text is None else parse_int(max_examples_text, "max-examples", minimum=1)
     scheduler = parse_scheduler(scheduler)
@@ -123,15 +135,20 @@ def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_e
         level = "certified"
     chosen_level = None if level == "auto" else level
     for spec, entry in plan:
-        if spec is not None and chosen_level is not None and chosen_level not in entry.evidence:
+        if chosen_level is not None and chosen_level not in entry.evidence and (spec is not None or only is not None):
             flag = "--certified" if certified else f"--level {chosen_level}"
-            raise InputError(f"--lemma {spec}: supports {', '.join(entry.evidence)}, not {flag}")
+            named = f"--lemma {spec}" if spec is not None else f"--only {entry.name}"
+            if not entry.evidence:
+                raise InputError(f"{named}: runs its own check, not at a chosen level; drop {flag}")
+            raise InputError(f"{named}: supports {', '.join(entry.evidence)}, not {flag}")
+        if spec is not None:
+            _check_user_margin(spec, entry, chosen_level)
     out, created = make_out_dir(out_dir)
     # Hypothesis keeps its caches under --out, not in the current directory
     set_hypothesis_home_dir(out / ".hypothesis")
     try:
         failed = _run_plan(plan, out, quick=quick, seed=seed, scheduler=scheduler, level=chosen_level,
-                           max_examples=max_examples)
+                           max_examples=max_examples, timeout=timeout)
     except InputError:
         if created:  # bad input found while running (e.g. a lemma calling sys.exit): leave nothing behind
             shutil.rmtree(out, ignore_errors=True)
@@ -143,7 +160,21 @@ def verify(quick, only, lemma_specs, out_dir, scheduler, seed_text, level, max_e
         click.get_current_context().exit(1)
 
 
-def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples) -> list[str]:
+def _check_user_margin(spec: str, entry, level) -> None:
+    """A user lemma's one margin is built and compiled (its Taylor order checked) before any work; a lemma with a
+    Python function only cannot be certified (a certify callable, the older form, proves its own predicate)."""
+    from stumpcheck.lemma_margin import resolve_margin
+    from stumpcheck.lemmas import Lemma
+
+    if not isinstance(entry, Lemma):
+        return
+    if entry.sympy_margin is not None:
+        resolve_margin(entry)
+        if isinstance(entry.domain, dict):
+            entry.point_margin(tuple(entry.domain))
+
+
+def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, timeout=None) -> list[str]:
     """Run the entries, print the table and the summary, write the report; returns the ids that failed."""
     from stumpcheck import builtin_lemmas
     from stumpcheck.lemma_check import run_entry
@@ -165,8 +196,16 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples) -
                 replay += f" --level {chosen_level}"
         elif isinstance(entry, Lemma):
             replay = f"stumpcheck verify --only {entry.name} --seed {seed}" + ("" if quick else " --full")
-        result = run_entry(entry, quick=quick, seed=seed, out_dir=str(out), scheduler=scheduler,
-                           level=chosen_level, max_examples=max_examples, replay=replay)
+        def check(entry=entry, replay=replay):
+            return run_entry(entry, quick=quick, seed=seed, out_dir=str(out), scheduler=scheduler,
+                             level=chosen_level, max_examples=max_examples, replay=replay)
+
+        if spec is not None and timeout is not None:  # a user lemma: its code runs where it cannot end verify
+            from stumpcheck.lemma_process import run_isolated
+
+            result = run_isolated(check, name=entry.name, timeout=timeout)
+        else:
+            result = check()
         click.echo(f"[{index}/{len(plan)}] {entry.name}: {result.status} ({time.perf_counter() - start:.1f} s) "
                    f"{result.figure[:160]}", err=True)
         sys.stderr.flush()
