@@ -19,6 +19,11 @@ statement reached on its whole domain. Prints one
 progress line per entry to stderr and the table to stdout; writes
 ``results.json``, ``report.md`` and the checks' PNG plots to ``--out`` (and
 keeps Hypothesis' caches in ``--out/.hypothesis``, not in the current folder).
+A ``--lemma`` is checked in a forked child process (:mod:`stumpcheck.lemma_process`) with a time limit
+``--timeout`` (default 600 s): no verdict by then, a child that ends without one (``os._exit``) and a
+BaseException from the lemma are one-line errors, exit 2; built-in lemmas run in-process. A lemma's
+margin is its one SymPy expression (:mod:`stumpcheck.lemma_margin`), built and compiled before any work.
+``--only ID`` with a ``--level`` ID does not support, and ``--quick`` with ``--full``, are bad input.
 Exit status 0 when all pass, 1 when any fails (a result: the last line reads
 ``14/15 PASS; FAIL: C6 …``), 2 on bad input.
 
