@@ -21,7 +21,8 @@ from collections.abc import Mapping
 
 from stumpcheck.claims.result import ClaimResult
 from numerics.precision import InputError
-from stumpcheck.lemmas import DEFAULT_DPS, EVIDENCE_LEVELS, CertifiedSpec, ClaimCheck, Lemma, _origin, _short_text
+from stumpcheck.lemmas import (DEFAULT_DPS, EVIDENCE_LEVELS, CertifiedSpec, ClaimCheck, Lemma, _origin, _short_text,
+                               python_only_refusal)
 
 __all__ = ["check_lemma", "run_entry"]
 
@@ -208,6 +209,8 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     if level not in EVIDENCE_LEVELS:
         raise InputError(f"level must be one of {', '.join(EVIDENCE_LEVELS)}, got {level!r}")
     if level not in entry.evidence:
+        if entry.sympy_margin is None and level != "sampled":
+            raise InputError(python_only_refusal(entry.name, level))
         raise InputError(f"lemma {entry.name} supports the evidence levels {', '.join(entry.evidence)}, not {level}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed must be a non-negative int, got {seed!r}")

@@ -27,6 +27,7 @@ order of the cumulants κ_k the integrands need by one, and κ_k is generated fo
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import cache
 
 __all__ = ["PointMargin", "SympyMarginCall", "point_margin_of", "resolve_margin", "MAX_DIGITS", "AGREEMENT",
@@ -256,6 +257,28 @@ class SympyMarginCall:
 
     def __call__(self, **point) -> float:
         return self.entry.point_margin(point)(**point)
+
+
+def one_margin(entry) -> None:
+    """A lemma's one SymPy margin: ``sympy_margin=`` or the margin of its ``certified(margin, …)`` (given once);
+    the certified spec proves that margin. A lemma with neither is Python-only: sampled-only
+    (:func:`stumpcheck.lemmas.python_only_refusal`)."""
+    from stumpcheck.lemmas import CertifiedSpec, SymbolicSpec
+
+    spec = entry.certify
+    proves_margin = isinstance(spec, CertifiedSpec) and not isinstance(spec, SymbolicSpec)
+    if entry.sympy_margin is not None:
+        # with an identity, the spec proves a rewritten margin and the identity ties it to this one
+        if proves_margin and spec.margin is not None and spec.margin is not entry.sympy_margin and spec.identity is None:
+            raise ValueError(f"lemma {entry.name}: give its margin once, as sympy_margin= or in certified(margin, …)")
+        if proves_margin and spec.margin is None:
+            object.__setattr__(entry, "certify", replace(spec, margin=entry.sympy_margin))
+    elif proves_margin:
+        if spec.margin is None:
+            raise ValueError(f"lemma {entry.name}: certified(None, …) needs the lemma's sympy_margin=")
+        object.__setattr__(entry, "sympy_margin", spec.margin)
+    if entry.margin is None and entry.sympy_margin is not None:
+        object.__setattr__(entry, "margin", SympyMarginCall(entry))
 
 
 def resolve_margin(entry):
