@@ -148,3 +148,55 @@ def test_options_verify_would_have_ignored_are_refused(tmp_path, args, message):
     code, lines, seconds = _verify(*args, "--out", str(tmp_path / "out"))
     assert code == 2 and seconds < 30
     assert lines == [f"stumpcheck: error: {message}"] or (len(lines) == 1 and message in lines[0]), lines
+
+
+# --- code at a lemma file's top level: the file is imported only in a child process, under --timeout
+
+
+@pytest.mark.parametrize("body, timeout, message", [
+    ("import os\nos._exit(0)\n", "600",
+     "importing its file ended without an answer (the process exited with status 0; os._exit or a crash in its "
+     "top-level code?)"),
+    ("while True:\n    pass\n", "3", "importing its file gave no answer within --timeout 3 s (it was stopped; "),
+    ("import time\ntime.sleep(3600)\n", "3", "importing its file gave no answer within --timeout 3 s"),
+    ("raise KeyboardInterrupt('at import')\n", "600", "importing its file raised KeyboardInterrupt: at import"),
+])
+def test_a_lemma_file_whose_top_level_code_never_returns_is_one_line(tmp_path, body, timeout, message):
+    spec = _file(tmp_path, body, header="") + ":anything"
+    code, lines, seconds = _verify("--lemma", spec, "--timeout", timeout, "--out", str(tmp_path / "out"))
+    assert code == 2 and seconds < 30, (code, lines, seconds)
+    assert lines == [f"stumpcheck: error: --lemma {spec}: {message}"] or message in _one_error_line(lines), lines
+    assert len(lines) == 1 and not (tmp_path / "out").exists()
+
+
+def test_the_parent_does_not_import_a_user_file(tmp_path):
+    """A file that writes a marker with its process id at import: only child processes import it."""
+    marker = tmp_path / "imported_by"
+    spec = _file(tmp_path, f'''
+import os
+with open({str(marker)!r}, "a") as f:
+    f.write(f"{{os.getpid()}}\\n")
+
+@lemma(name="marks", statement="s", domain={{"x": st.integers(0, 3)}})
+def marks(x):
+    return 1.0
+''') + ":marks"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.Popen([sys.executable, "-m", "stumpcheck", "verify", "--lemma", spec, "--out",
+                             str(tmp_path / "out")], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = done.communicate(timeout=60)
+    assert done.returncode == 0, err
+    importers = marker.read_text().split()
+    assert importers and str(done.pid) not in importers
+
+
+def test_a_python_only_lemma_asked_for_a_higher_level_names_the_fix(tmp_path):
+    spec = f"{ROOT / 'examples' / 'lemma_example.py'}:overshoot_in_the_interior"
+    for flag in (("--level", "high-precision"), ("--certified",)):
+        code, lines, _ = _verify("--lemma", spec, *flag, "--out", str(tmp_path / "out"))
+        level = flag[-1] if len(flag) == 2 else "certified"
+        assert code == 2 and lines == [
+            f"stumpcheck: error: --lemma {spec}: lemma overshoot_in_the_interior: a lemma with a Python function only "
+            f"is sampled-only, not {level}: give it a SymPy margin (sympy_margin=Margin.from_sympy(...), or define "
+            f"it with sympy_lemma(...))" + (" or a SymPy proof of its statement (certify=symbolic(...))"
+                                            if level == "certified" else "")], lines
