@@ -64,9 +64,9 @@ import mpmath
 from hypothesis import strategies as st
 
 from stumpcheck import strategies as sc
-from stumpcheck.certified_builtins import prove_label_encoding, spec_for
+from stumpcheck.certified_builtins import builtin_margin, prove_label_encoding, spec_for, stated_margin
 from stumpcheck.claims.population_shared import clear_flow_cache, population_claim
-from stumpcheck.lemmas import ClaimCheck, lemma, register, symbolic
+from stumpcheck.lemmas import ClaimCheck, lemma, register, symbolic, sympy_lemma
 
 __all__ = ["CLAIM_IDS", "LEMMA_NAMES", "INTERIOR_C", "LOSS_K", "PROGRESS_K", "ALONG_SEEDS", "ALONG_SIZES",
            "clear_flow_cache"]
@@ -82,8 +82,6 @@ PROGRESS_K = 5
 #: and the sizes n (= m) it draws from
 ALONG_SEEDS = (0, 1, 2)
 ALONG_SIZES = (256, 512, 1024, 2048, 4096)
-#: relative rounding allowance for the exact-bound lemmas (evaluated with ≥ 25 spare digits)
-ROUNDING = 1e-20
 
 # ---------------------------------------------------------------------------------------------
 # claims C1–C9
@@ -150,11 +148,6 @@ for _id, _statement, _check, _evidence, _scheduler in _CLAIMS:
 # lemmas from theory/
 
 
-def _digits_for(exponent: float) -> int:
-    """Extra decimal digits to resolve a quantity e^{−exponent} next to O(1) ones, plus 25 spare."""
-    return int(math.ceil(max(exponent, 0.0) / math.log(10))) + 25
-
-
 @functools.cache
 def _right_layer_function():
     import sympy as sp
@@ -165,93 +158,48 @@ def _right_layer_function():
     return sp.lambdify((eps, asy.Y, r, v), asy.right_layer_error(), modules="mpmath")
 
 
-@lemma(name="bulk_error",
-       statement="|b·e(θ) − 1| ≤ (v + u·r)e^{−v}/(1 − e^{−v}) for θ ∈ [0.05, 0.95] (v = b(1−θ), u = bθ, r = e^{b−a})",
-       domain={"b": sc.scales(min_value=1.0, max_value=300.0),
-               "theta": sc.thresholds(min_value=0.05, max_value=0.95),
-               "lam": st.floats(min_value=-20.0, max_value=30.0)},
-       evidence=("certified", "high-precision", "sampled"), certify=spec_for("bulk_error"),
-       reference="theory.asymptotics.bulk_error (exact bound, see module doc); theory.margin_identities",
-       tolerance=f"ratio |b e − 1| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
-       precision="mpmath, working dps + (v + |λ|)/ln 10 + 25 digits", rounding=ROUNDING)
-def bulk_error(b, theta, lam):
-    """1 + ROUNDING − |b·e − 1|/bound, at mp.dps + v/ln 10 + 25 digits (a = b + λ)."""
-    from numerics.generated.population_mpmath import error_one_head
-
-    with mpmath.extradps(_digits_for(b * (1 - theta) + abs(lam))):
-        B, T = mpmath.mpf(b), mpmath.mpf(theta)
-        A = B + mpmath.mpf(lam)
-        V, U, R = B * (1 - T), B * T, mpmath.exp(B - A)
-        bound = (V + U * R) * mpmath.exp(-V) / -mpmath.expm1(-V)
-        ratio = abs(B * error_one_head(A, B, T) - 1) / bound
-        return float(1 + mpmath.mpf(ROUNDING) - ratio)
+sympy_lemma(name="bulk_error",
+            statement="|b·e(θ) − 1| ≤ (v + u·r)e^{−v}/(1 − e^{−v}) for θ ∈ [0.05, 0.95] "
+                      "(v = b(1−θ), u = bθ, r = e^{b−a})",
+            domain={"b": sc.scales(min_value=1.0, max_value=300.0),
+                    "excess": st.floats(min_value=-20.0, max_value=30.0),
+                    "theta": sc.thresholds(min_value=0.05, max_value=0.95)},
+            margin=stated_margin("bulk_error"), evidence=("certified", "high-precision", "sampled"),
+            certify=spec_for("bulk_error"),
+            reference="theory.margin_identities.stated_bulk_margin (exact bound, see module doc)",
+            tolerance="margin 1 − |b e − 1| / bound >= 0", max_examples=60)
 
 
-@lemma(name="right_layer",
-       statement="|e(θ) − e_R(θ)| ≤ 2e^{−bθ}·r(v + rb)/(b(Y − 1 + r)²) for θ ∈ [1/2, 1], a ≥ b, b ≥ 2 "
-                 "(e_R: the derived right-boundary-layer form)",
-       domain={"b": sc.scales(min_value=2.0, max_value=300.0),
-               "theta": sc.thresholds(min_value=0.5, max_value=1.0),
-               "lam": st.floats(min_value=0.0, max_value=30.0)},
-       evidence=("certified", "high-precision", "sampled"), certify=spec_for("right_layer"),
-       reference="theory.asymptotics.right_layer_error; theory.margin_identities",
-       tolerance=f"ratio |e − e_R| / bound <= 1 + {ROUNDING:g} (rounding allowance)", max_examples=60,
-       precision="mpmath, working dps + (2b + λ)/ln 10 + 25 digits", rounding=ROUNDING)
-def right_layer(b, theta, lam):
-    """1 + ROUNDING − |e − e_R|/bound at mp.dps + (2b + λ)/ln 10 + 25 digits (a = b + λ)."""
-    from numerics.generated.population_mpmath import error_one_head
-
-    layer = _right_layer_function()
-    with mpmath.extradps(_digits_for(2 * b + lam)):
-        B, T = mpmath.mpf(b), mpmath.mpf(theta)
-        A = B + mpmath.mpf(lam)
-        V, R = B * (1 - T), mpmath.exp(-mpmath.mpf(lam))
-        Y = mpmath.exp(V)
-        bound = 2 * mpmath.exp(-B * T) * R * (V + R * B) / (B * (Y - 1 + R) ** 2)
-        ratio = abs(error_one_head(A, B, T) - layer(1 / B, Y, R, V)) / bound
-        return float(1 + mpmath.mpf(ROUNDING) - ratio)
+sympy_lemma(name="right_layer",
+            statement="|e(θ) − e_R(θ)| ≤ 2e^{−bθ}·r(v + rb)/(b(Y − 1 + r)²) for θ ∈ [1/2, 1], a ≥ b, b ≥ 2 "
+                      "(e_R: the derived right-boundary-layer form)",
+            domain={"b": sc.scales(min_value=2.0, max_value=300.0),
+                    "excess": st.floats(min_value=0.0, max_value=30.0),
+                    "theta": sc.thresholds(min_value=0.5, max_value=1.0)},
+            margin=stated_margin("right_layer"), evidence=("certified", "high-precision", "sampled"),
+            certify=spec_for("right_layer"),
+            reference="theory.margin_identities.stated_right_layer_margin; theory.asymptotics.right_layer_error",
+            tolerance="margin 1 − |e − e_R| / bound >= 0", max_examples=60)
 
 
-def _deviation_from_expansion(b, expansion: str, pairs) -> float:
-    """max |x/x₀ − 1| over the pairs (x, x₀) = ``pairs(L, ∇L, E)`` along the calibration relation.
+#: the sampled domain of the lemmas along the calibration relation: b, and lam = 0 (on the relation)
+_ON_RELATION = {"b": sc.scales(min_value=20.0, max_value=1e4), "lam": st.just(0.0)}
 
-    L and ∇L are evaluated in float64 (Gauss–Legendre on the model's breakpoints)
-    at (a, b) = (calibration_a(b), b); E is the derived expansion
-    ``asymptotics_numpy.<expansion>(b)`` (generated), and each x₀ is read as float64.
-    """
-    from numerics.generated import asymptotics_numpy as derived
-    from numerics.population.quantities import loss_and_gradient_float64
-
-    value, gradient = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
-    leading = getattr(derived, expansion)(b)
-    return max(abs(x / float(x0) - 1) for x, x0 in pairs(value, gradient, leading))
+sympy_lemma(name="leading_loss",
+            statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² "
+                      "for b ∈ [20, 10⁴]",
+            domain=dict(_ON_RELATION), margin=builtin_margin("leading_loss"), evidence=("certified", "sampled"),
+            reference="theory.asymptotics.flow_asymptotics().leading_loss", certify=spec_for("leading_loss"),
+            tolerance=f"margin = {LOSS_K} − b²·|L/leading_loss(b) − 1| >= 0", max_examples=40)
 
 
-@lemma(name="leading_loss",
-       statement=f"along the calibration relation, |L/(1/(2b²) + (1/2 − ζ(3))/b³) − 1| ≤ {LOSS_K}/b² for b ∈ [20, 10⁴]",
-       domain={"b": sc.scales(min_value=20.0, max_value=1e4)},
-       evidence=("certified", "sampled"), reference="theory.asymptotics.flow_asymptotics().leading_loss",
-       certify=spec_for("leading_loss"),
-       tolerance=f"margin = {LOSS_K} − b²·|relative error| >= 0 (float64 L)", max_examples=40,
-       precision="float64 (Gauss–Legendre on the model's breakpoints)")
-def leading_loss(b):
-    """K − b²·|L(calibration_a(b), b)/leading_loss(b) − 1| with float64 L (scale-free margin)."""
-    return LOSS_K - b**2 * _deviation_from_expansion(
-        b, "leading_loss", lambda value, gradient, leading: [(value, leading)])
-
-
-@lemma(name="progress_direction",
-       statement=f"along the calibration relation, −∇L = (1/(2b³), 1/(2b³))·(1 + O(1/b)): "
-                 f"max_i |2b³(−∇L)_i − 1| ≤ {PROGRESS_K}/b for b ∈ [20, 10⁴]",
-       domain={"b": sc.scales(min_value=20.0, max_value=1e4)},
-       evidence=("certified", "sampled"), reference="theory.asymptotics.flow_asymptotics().progress_direction",
-       certify=spec_for("progress_direction"),
-       tolerance=f"margin = {PROGRESS_K} − b·max deviation >= 0 (float64 ∇L)", max_examples=40,
-       precision="float64 (Gauss–Legendre on the model's breakpoints)")
-def progress_direction(b):
-    """K − b·max_i |−∇L_i / progress_direction(b)_i − 1| with float64 ∇L (scale-free margin)."""
-    return PROGRESS_K - b * _deviation_from_expansion(
-        b, "progress_direction", lambda value, gradient, leading: [(-gradient[i], leading[i]) for i in range(2)])
+sympy_lemma(name="progress_direction",
+            statement=f"along the calibration relation, −∇L = (1/(2b³), 1/(2b³))·(1 + O(1/b)): "
+                      f"max_i |2b³(−∇L)_i − 1| ≤ {PROGRESS_K}/b for b ∈ [20, 10⁴]",
+            domain=dict(_ON_RELATION), margin=builtin_margin("progress_direction"),
+            evidence=("certified", "sampled"), reference="theory.asymptotics.flow_asymptotics().progress_direction",
+            certify=spec_for("progress_direction"),
+            tolerance=f"margin = {PROGRESS_K} − b·max_i |2b³(−∇L)_i − 1| >= 0", max_examples=40)
 
 
 def _interior_boxes(quick: bool = True):
@@ -276,23 +224,15 @@ def certify_interior_error_bound(*, quick: bool = True, dps: int = 30, max_boxes
                     max_boxes=max_boxes) for a, b, theta in _interior_boxes(quick)]
 
 
-@lemma(name="interior_error_bound",
-       statement=f"|e(θ)| ≤ {INTERIOR_C}/b for θ ∈ [0.05, 0.95] and |a − a*(b)| ≤ 1 "
-                 "(a*(b) = b + 2 log b − ρ₁/b, the calibration relation)",
-       domain={"b": sc.scales(min_value=20.0, max_value=1e4),
-               "offset": st.floats(min_value=-1.0, max_value=1.0),
-               "theta": sc.thresholds(min_value=0.05, max_value=0.95)},
-       evidence=("certified", "sampled"), reference="stumpcheck.certified_builtins (margin 2 − b|e| over the whole "
-       "domain); theory bulk law e = 1/b",
-       certify=spec_for("interior_error_bound"), tolerance=f"margin = {INTERIOR_C} − b|e| >= 0", max_examples=200,
-       precision="float64 (sampled); Arb balls (certified)")
-def interior_error_bound(b, offset, theta):
-    """INTERIOR_C − b·|e(θ)| in float64 at a = calibration_a(b) + offset."""
-    from numerics.generated import asymptotics_numpy as derived
-    from numerics.generated import population_numpy as gen_np
-
-    a = float(derived.calibration_a(b)) + offset
-    return float(INTERIOR_C - b * abs(gen_np.error_one_head(a, b, theta)))
+sympy_lemma(name="interior_error_bound",
+            statement=f"|e(θ)| ≤ {INTERIOR_C}/b for θ ∈ [0.05, 0.95] and |a − a*(b)| ≤ 1 "
+                      "(a*(b) = b + 2 log b − ρ₁/b, the calibration relation)",
+            domain={"b": sc.scales(min_value=20.0, max_value=1e4),
+                    "lam": st.floats(min_value=-1.0, max_value=1.0),
+                    "theta": sc.thresholds(min_value=0.05, max_value=0.95)},
+            margin=builtin_margin("interior_error_bound"), evidence=("certified", "sampled"),
+            reference="stumpcheck.certified_builtins (margin 2 − b|e| over the whole domain); theory bulk law e = 1/b",
+            certify=spec_for("interior_error_bound"), tolerance=f"margin = {INTERIOR_C} − b|e| >= 0", max_examples=200)
 
 
 def attention_average(scores, x):

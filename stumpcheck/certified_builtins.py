@@ -31,7 +31,7 @@ import time
 from functools import cache
 
 __all__ = ["CERTIFIED_NAMES", "IDENTITY_NAMES", "certified_specs", "quick_domain", "certify_builtin",
-           "prove_label_encoding",
+           "prove_label_encoding", "builtin_margin", "stated_margin",
            "PROOF_OPTIONS", "spec_for"]
 
 CERTIFIED_NAMES = ("interior_error_bound", "leading_loss", "progress_direction", "bulk_error", "right_layer")
@@ -122,6 +122,32 @@ def _workers(name: str) -> int:
     return min(2, os.cpu_count() or 1) if PROOF_OPTIONS[name].get("parallel") else 1
 
 
+@cache
+def builtin_margin(name: str):
+    """The zero-argument callable returning lemma ``name``'s Margin (:data:`_MARGINS`, built on first use): the
+    lemma's one margin, which its sampled search evaluates and its proof encloses."""
+    def margin():
+        return certified_specs()[name][0]
+
+    return margin
+
+
+@cache
+def stated_margin(name: str):
+    """The zero-argument callable returning the stated margin of ``bulk_error`` or ``right_layer`` (excess
+    coordinates): the lemma's one margin; the proof encloses its rewritten atom margin, tied to it by the
+    symbolic identity of :mod:`theory.margin_identities` (whose stated margin must be this one)."""
+    def margin():
+        from numerics.certified.margins import Margin
+        from theory import margin_identities as identities
+
+        stated = {"bulk_error": identities.stated_bulk_margin,
+                  "right_layer": identities.stated_right_layer_margin}[name]()
+        return Margin.from_sympy(stated, coordinates=_DOMAINS[name][1], name=name)
+
+    return cache(margin)
+
+
 def spec_for(name: str):
     """The ``certify=`` of lemma ``name``: :func:`stumpcheck.lemmas.certified` over this module's margin and
     domain (built when first certified), with its quick sub-domain and prover options."""
@@ -135,7 +161,8 @@ def spec_for(name: str):
             from theory.margin_identities import identity_for
 
             return identity_for(name).record()
-    return certified(lambda: certified_specs()[name][0], lambda: certified_specs()[name][1],
+    margin = (lambda: certified_specs()[name][0]) if name in IDENTITY_NAMES else builtin_margin(name)
+    return certified(margin, lambda: certified_specs()[name][1],
                      strict=name in IDENTITY_NAMES, quick_domain=quick, dps=options.get("dps", 30),
                      identity=identity, max_boxes=options["max_boxes"], b_ratio=options["ratio"],
                      workers=_workers(name))

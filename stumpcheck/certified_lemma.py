@@ -58,6 +58,23 @@ def _leaf_row(leaf) -> dict:
             "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": leaf.depth}
 
 
+def _check_one_margin(entry, margin, identity) -> None:
+    """The proof must be about the lemma's one margin: the proved margin is it, or (with a symbolic identity) the
+    identity's stated margin is it. InputError (one line) otherwise, before any proof."""
+    from numerics.precision import InputError
+    from stumpcheck.lemma_margin import resolve_margin
+
+    one = resolve_margin(entry)
+    if one is None:
+        return
+    if identity is not None:
+        stated = (identity.get("stated_margin") or {}).get("srepr")
+        if stated != one.source["sympy_srepr"]:
+            raise InputError(f"lemma {entry.name}: its identity's stated margin is not the lemma's margin")
+    elif margin.source != one.source or margin.coordinates != one.coordinates:
+        raise InputError(f"lemma {entry.name}: its certified margin is not the lemma's margin")
+
+
 def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_examples: int, out_dir,
                     replay: str | None) -> ClaimResult:
     """Certify ``entry`` (a Lemma) with ``spec`` (its CertifiedSpec); see the module doc."""
@@ -70,6 +87,7 @@ def check_certified(entry, spec, *, start: float, quick: bool, seed: int, max_ex
         return check_symbolic(entry, spec, start=start)
     margin, domain, whole = spec.resolve(quick=quick, name=entry.name)
     identity = spec.identity_record(entry.name)
+    _check_one_margin(entry, margin, identity)
     proof = prove(margin, domain, strict=spec.strict, dps=spec.dps, **spec.prove_options)
     cpu = proof.cpu_seconds  # with the spawned processes' CPU when the proof ran on several
     document = certificate(entry.statement, margin, domain, proof, strict=spec.strict)

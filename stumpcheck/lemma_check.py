@@ -21,12 +21,17 @@ from collections.abc import Mapping
 
 from stumpcheck.claims.result import ClaimResult
 from numerics.precision import InputError
-from stumpcheck.lemmas import DEFAULT_DPS, EVIDENCE_LEVELS, CertifiedSpec, ClaimCheck, Lemma, _origin, _short_text
+from stumpcheck.lemmas import (DEFAULT_DPS, EVIDENCE_LEVELS, CertifiedSpec, ClaimCheck, Lemma, _origin, _short_text,
+                               python_only_refusal)
 
 __all__ = ["check_lemma", "run_entry"]
 
 class _UserExit(BaseException):
     """A margin called sys.exit (turned into InputError once Hypothesis has let go)."""
+
+
+class _Abort(BaseException):
+    """Stop the search on bad input found at a point (turned into InputError once Hypothesis has let go)."""
 
 
 class _Search:
@@ -39,6 +44,7 @@ class _Search:
         self.argmin = None
         self.failure = None  # (point, margin or None, error text or None)
         self.margins: list = []  # every evaluated margin, in order (None where it raised)
+        self.abort = None  # the one-line message of bad input found at a point
 
 
 def _format_point(point) -> str:
@@ -70,6 +76,34 @@ def _jsonable_point(point):
         return repr(point)
 
 
+def _one_value(entry: Lemma, point) -> float:
+    """The lemma's margin at ``point``: its SymPy margin where it has one (the Python function, if the file
+    gives one too, must agree with it: InputError with the point otherwise), else its Python function."""
+    evaluator = entry.point_margin(tuple(point)) if entry.sympy_margin is not None else None
+    if evaluator is None:
+        return float(entry.margin(**point))
+    value = evaluator(**point)
+    python = entry.python_margin
+    if python is not None:
+        from stumpcheck.lemma_margin import python_margin_tolerance
+
+        tolerance = python_margin_tolerance(value)
+        try:
+            other = float(python(**point))
+        except SystemExit:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the Python margin fails where the SymPy one has a value
+            other, why = math.nan, f"raised {type(exc).__name__}: {_short_text(str(exc), 80)}"
+        else:
+            why = f"is {other!r}"
+        if not abs(other - value) <= tolerance:
+            raise InputError(f"lemma {entry.name}: its Python margin and its SymPy margin disagree at "
+                             f"{_format_point(point)}: the Python margin {why}, the SymPy margin is {value!r} "
+                             f"(tolerance {tolerance:.2g}); a lemma has one margin: make the function compute the "
+                             "SymPy expression, or drop the function (sympy_lemma)")
+    return value
+
+
 def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -> tuple[_Search, str | None]:
     """Run Hypothesis on the lemma; returns the book-keeping and the reproduce_failure blob (if any)."""
     import mpmath
@@ -83,18 +117,32 @@ def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -
     except Exception as exc:  # a user's domain callable: bad input, one line
         raise InputError(f"lemma {entry.name}: building its domain failed: {type(exc).__name__}: {exc}") from None
 
+    if isinstance(entry.domain, Mapping):  # compile the SymPy margin before any point (bad margins: one line)
+        entry.point_margin(tuple(entry.domain))
+
     def property_holds(point):
         state.examples += 1
         try:
             with mpmath.workdps(dps):
-                value = float(entry.margin(**point))
+                value = _one_value(entry, point)
+        except _Abort:
+            raise
+        except InputError as exc:
+            state.abort = str(exc)
+            raise _Abort() from None
         except SystemExit as exc:  # the user's margin called sys.exit: stop the search, report bad input
             state.user_exit = exc.code
             raise _UserExit() from None
+        except KeyboardInterrupt:
+            raise
         except Exception as exc:
             state.failure = (point, None, f"{type(exc).__name__}: {_short_text(str(exc))}")
             state.margins.append(None)
             raise
+        except BaseException as exc:  # noqa: BLE001 - not an Exception: no counterexample, bad input
+            state.abort = (f"lemma {entry.name}: its margin ({_margin_file(entry)}) raised "
+                           f"{type(exc).__name__} (not an Exception): {_short_text(str(exc))}")
+            raise _Abort() from None
         state.margins.append(value)
         if value < state.min_margin:
             state.min_margin, state.argmin = value, point
@@ -116,6 +164,8 @@ def _search(entry: Lemma, *, max_examples: int, seed: int, deadline, dps: int) -
     except _UserExit:
         raise InputError(f"lemma {entry.name}: its margin ({_margin_file(entry)}) called "
                          f"sys.exit({state.user_exit!r})") from None
+    except _Abort:
+        raise InputError(state.abort) from None
     except (InvalidArgument, Unsatisfiable) as exc:
         if state.failure is None:  # the domain cannot be drawn from: bad input, one line
             raise InputError(f"lemma {entry.name}: hypothesis could not draw from its domain: "
@@ -159,6 +209,8 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     if level not in EVIDENCE_LEVELS:
         raise InputError(f"level must be one of {', '.join(EVIDENCE_LEVELS)}, got {level!r}")
     if level not in entry.evidence:
+        if entry.sympy_margin is None and level != "sampled":
+            raise InputError(python_only_refusal(entry.name, level))
         raise InputError(f"lemma {entry.name} supports the evidence levels {', '.join(entry.evidence)}, not {level}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed must be a non-negative int, got {seed!r}")
@@ -166,6 +218,12 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
         raise InputError(f"max_examples must be a positive int, got {max_examples!r}")
     start = time.perf_counter()
+    if entry.sympy_margin is not None:  # the one margin: built, Taylor order checked, before any work
+        from stumpcheck.lemma_margin import resolve_margin
+
+        resolve_margin(entry)
+        if isinstance(entry.domain, Mapping):
+            entry.point_margin(tuple(entry.domain))
     if level == "certified":
         if isinstance(entry.certify, CertifiedSpec):
             from stumpcheck.certified_lemma import check_certified
@@ -174,8 +232,16 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
                                    max_examples=max_examples, out_dir=out_dir, replay=replay)
         return _check_certified(entry, start, quick)
     state, blob = _search(entry, max_examples=max_examples, seed=seed, deadline=deadline, dps=dps)
+    one = entry.sympy_margin is not None
+    label = "" if one else "; Python margin (sampled only: no SymPy margin to certify)"
+    precision = entry.precision or f"mpmath dps {dps}"
+    if one and isinstance(entry.domain, Mapping):
+        precision = entry.point_margin(tuple(entry.domain)).precision
     details = {"reference": entry.reference, "seed": seed, "max_examples": max_examples,
-               "examples_run": state.examples, "precision": entry.precision or f"mpmath dps {dps}",
+               "examples_run": state.examples, "precision": precision,
+               "margin": ("the SymPy margin (compared with the file's Python margin at every point)"
+                          if one and entry.python_margin is not None else "the SymPy margin" if one else
+                          "a Python function (sampled only)"),
                "level": level, "replay": replay or f"check_lemma(get({entry.name!r}), seed={seed}, "
                                                     f"max_examples={max_examples})"}
     if out_dir is not None and state.margins:
@@ -194,7 +260,7 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
         else:
             what = f"raised {error}"
         figure = (f"counterexample (shrunk) {_format_point(point)}: {what}; replay with seed {seed}, "
-                  f"{max_examples} examples")
+                  f"{max_examples} examples{label}")
         return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
                            status="FAIL", evidence=level, seconds=time.perf_counter() - start, details=details)
     if state.argmin is None:  # no example ran: nothing was checked
@@ -212,6 +278,7 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     else:
         figure = (f"smallest margin {state.min_margin:.6g} at {_format_point(state.argmin)} "
                   f"over {state.examples} examples (seed {seed})")
+    figure += label
     status = "PASS"
     if level == "high-precision":
         check_dps, again, digits, text = _recheck(entry, state, dps)
@@ -242,7 +309,9 @@ def _recheck(entry: Lemma, state: _Search, dps: int) -> tuple[int, float, float,
     check_dps = dps + 10 + dps // 10
     with mpmath.workdps(check_dps):
         try:
-            again = float(entry.margin(**state.argmin))
+            evaluator = entry.point_margin(tuple(state.argmin)) if entry.sympy_margin is not None else None
+            again = (float(evaluator.value(state.argmin, high_precision=True)) if evaluator is not None else
+                     float(entry.margin(**state.argmin)))
         except SystemExit as exc:
             raise InputError(f"lemma {entry.name}: its margin ({_margin_file(entry)}) called "
                              f"sys.exit({exc.code!r})") from None

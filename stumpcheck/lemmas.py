@@ -12,7 +12,9 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
   searches the domain), ``"high-precision"`` (the same search, then the margin
   at the worst point is recomputed at a higher mpmath precision and the digits
   that agree are reported) and ``"certified"`` (Arb ball arithmetic and
-  bisection over the whole domain);
+  bisection over the whole domain); the two higher levels need the lemma's
+  SymPy margin (``sympy_margin=``): a lemma with a Python function only is
+  sampled-only (or certified by ``symbolic(...)``, a SymPy proof of its statement);
 * ``certify``: with ``"certified"``, a :class:`CertifiedSpec` made by
   :func:`certified` (a certified margin, its domain, strict or not: proved by
   :func:`numerics.certified.proof.prove`, which writes a certificate that
@@ -31,11 +33,7 @@ A **lemma** is a statement "margin(**point) ≥ 0 for every point of the domain"
 A margin must be a finite real number: NaN, ±inf and an exception are
 counterexamples (with the reason in the figure).
 
-:func:`stumpcheck.lemma_check.check_lemma` runs the sampled search with Hypothesis: ``@given`` on the
-domain, with ``hypothesis.target(-margin)`` so that the target phase pushes
-towards the smallest margin, the database off and ``@seed(seed)`` so that a run
-is replayed exactly by the same seed and ``max_examples``. A failing point is
-shrunk by Hypothesis and reported with its margin and the seed.
+:func:`stumpcheck.lemma_check.check_lemma` checks a lemma (a seeded Hypothesis search at the sampled level).
 
 The claims C1–C9 are registered as :class:`ClaimCheck` entries whose check is
 a claim function ``(*, quick, seed, out_dir[, scheduler]) -> ClaimResult``,
@@ -49,19 +47,16 @@ them with ``stumpcheck verify --lemma FILE.py:NAME`` (:func:`load_lemma`).
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from numerics.precision import InputError
 from stumpcheck.claims.result import ClaimResult  # noqa: F401  (the type claim checks return; re-exported)
 
 __all__ = ["EVIDENCE_LEVELS", "Lemma", "ClaimCheck", "CertifiedSpec", "SymbolicSpec", "certified", "symbolic", "lemma",
-           "register", "registered", "load_lemma"]
+           "sympy_lemma", "register", "registered", "load_lemma"]
 
 EVIDENCE_LEVELS = ("sampled", "high-precision", "certified")
 #: default number of Hypothesis examples per sampled check
@@ -205,6 +200,15 @@ def certified(margin, domain, *, strict: bool = False, quick_domain=None, dps: i
                          prove_options=dict(prove_options), identity=identity)
 
 
+def python_only_refusal(name: str, level: str) -> str:
+    """Why a lemma with a Python function only (no SymPy margin) cannot be checked at ``level``: it is
+    sampled-only (the high-precision check would re-run the same code, and no proof evaluates a Python function;
+    ``symbolic(...)``, a SymPy proof of the statement itself, is the one certified form it may have)."""
+    return (f"lemma {name}: a lemma with a Python function only is sampled-only, not {level}: give it a SymPy margin "
+            "(sympy_margin=Margin.from_sympy(...), or define it with sympy_lemma(...))"
+            + (" or a SymPy proof of its statement (certify=symbolic(...))" if level == "certified" else ""))
+
+
 @dataclass(frozen=True)
 class Lemma:
     """A statement ``margin(**point) ≥ 0 for all point in domain``; see the module doc."""
@@ -220,16 +224,20 @@ class Lemma:
     max_examples: int = DEFAULT_MAX_EXAMPLES
     precision: str = ""
     rounding: float = 0.0
+    sympy_margin: object = None
 
     def __post_init__(self):
         _check_name(self.name)
+        from stumpcheck.lemma_margin import one_margin
+
+        one_margin(self)
         if isinstance(self.rounding, bool) or not isinstance(self.rounding, (int, float)) or not (
                 math.isfinite(self.rounding) and 0 <= self.rounding < 1):
             raise ValueError(f"lemma {self.name}: rounding must be a number in [0, 1), got {self.rounding!r}")
         if not isinstance(self.statement, str) or not self.statement.strip():
             raise ValueError(f"lemma {self.name}: statement must be a non-empty string")
         if not callable(self.margin):
-            raise ValueError(f"lemma {self.name}: margin must be callable")
+            raise ValueError(f"lemma {self.name}: margin must be callable (or give sympy_margin=)")
         if not (callable(self.domain) or isinstance(self.domain, Mapping)):
             raise ValueError(f"lemma {self.name}: domain must be a dict of strategies or a callable")
         if isinstance(self.domain, Mapping):
@@ -240,11 +248,29 @@ class Lemma:
                     raise ValueError(f"lemma {self.name}: domain[{key!r}] must be a hypothesis strategy")
             object.__setattr__(self, "domain", dict(self.domain))
         object.__setattr__(self, "evidence", _check_evidence(self.evidence))
+        beyond = [level for level in self.evidence if self.sympy_margin is None and level != "sampled"
+                  and not (level == "certified" and isinstance(self.certify, SymbolicSpec))]
+        if beyond:
+            raise ValueError(python_only_refusal(self.name, beyond[0]))
         if "certified" in self.evidence and not (callable(self.certify) or isinstance(self.certify, CertifiedSpec)):
             raise ValueError(f"lemma {self.name}: evidence 'certified' needs certify=certified(margin, domain) "
                              "(or a certify callable)")
         if isinstance(self.max_examples, bool) or not isinstance(self.max_examples, int) or self.max_examples < 1:
             raise ValueError(f"lemma {self.name}: max_examples must be a positive int")
+
+    @property
+    def python_margin(self):
+        """The file's Python margin function, or None for a lemma given by its SymPy margin alone."""
+        from stumpcheck.lemma_margin import SympyMarginCall
+
+        return None if isinstance(self.margin, SympyMarginCall) else self.margin
+
+    def point_margin(self, variables):
+        """The :class:`~stumpcheck.lemma_margin.PointMargin` of the lemma's SymPy margin over ``variables``
+        (None for a Python-only lemma); InputError (one line) if the margin cannot be built or compiled."""
+        from stumpcheck.lemma_margin import point_margin_of
+
+        return point_margin_of(self, tuple(sorted(variables)))
 
     def strategy(self):
         """The Hypothesis strategy of points (dicts of keyword arguments for ``margin``)."""
@@ -305,6 +331,8 @@ def register(entry: "Lemma | ClaimCheck") -> "Lemma | ClaimCheck":
 
 def _origin(entry) -> str:
     function = entry.margin if isinstance(entry, Lemma) else entry.check
+    if isinstance(entry, Lemma) and entry.python_margin is None:
+        function = entry.sympy_margin
     if isinstance(function, str):
         return function
     return f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', '?')}"
@@ -313,7 +341,7 @@ def _origin(entry) -> str:
 def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference: str = "",
           certify: "Callable | CertifiedSpec | None" = None, tolerance: str = "margin >= 0 at every point",
           max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", rounding: float = 0.0,
-          register_it: bool = True) -> Callable[[Callable], Lemma]:
+          register_it: bool = True, sympy_margin=None) -> Callable[[Callable], Lemma]:
     """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).
 
     >>> from hypothesis import strategies as st
@@ -328,10 +356,23 @@ def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference
     def wrap(margin: Callable) -> Lemma:
         entry = Lemma(name=name, statement=statement, domain=domain, margin=margin, evidence=evidence,
                       reference=reference, certify=certify, tolerance=tolerance, max_examples=max_examples,
-                      precision=precision, rounding=rounding)
+                      precision=precision, rounding=rounding, sympy_margin=sympy_margin)
         return register(entry) if register_it else entry
 
     return wrap
+
+
+def sympy_lemma(*, name: str, statement: str, domain, margin, evidence=("sampled",), reference: str = "",
+                certify: "CertifiedSpec | None" = None, tolerance: str = "margin >= 0 at every point",
+                max_examples: int = DEFAULT_MAX_EXAMPLES, precision: str = "", register_it: bool = True) -> Lemma:
+    """A lemma given by its SymPy margin alone (a Margin, or a zero-argument callable returning one): the
+    sampled search, the high-precision check and the proof (``certify=certified(None, domain)``) all evaluate
+    it; ``lemma.margin(**point)`` is its value at a point."""
+    entry = Lemma(name=name, statement=statement, domain=domain, margin=None, evidence=evidence, reference=reference,
+                  certify=certify, tolerance=tolerance, max_examples=max_examples,
+                  precision=precision or "its SymPy margin: mpmath at points (θ-integrals: float64 quadrature), "
+                                         "Arb balls in proofs", sympy_margin=margin)
+    return register(entry) if register_it else entry
 
 
 def registered() -> dict[str, "Lemma | ClaimCheck"]:
@@ -346,44 +387,8 @@ def _short_text(text: str, limit: int = 200) -> str:
 
 
 def load_lemma(spec: str) -> Lemma:
-    """Import ``"path/to/file.py:name"`` by path and return its :class:`Lemma` ``name``.
+    """Import ``"path/to/file.py:name"`` by path and return its :class:`Lemma` ``name``
+    (:func:`stumpcheck.lemma_files.load_lemma`, re-exported here)."""
+    from stumpcheck.lemma_files import load_lemma as load
 
-    The file's ``@lemma`` definitions are not added to the registry (they are
-    checked only when named with ``--lemma``), and may reuse a registered name.
-
-    InputError (one line) if the spec is malformed, the file is missing or does
-    not import, the name is missing, or the object is not a Lemma.
-    """
-    if not isinstance(spec, str) or ":" not in spec:
-        raise InputError(f"--lemma must be FILE.py:NAME, got {spec!r}")
-    path_text, _, name = spec.rpartition(":")
-    if not path_text or not name:
-        raise InputError(f"--lemma must be FILE.py:NAME, got {spec!r}")
-    path = Path(path_text)
-    if not path.is_file():
-        raise InputError(f"--lemma: no such file {path_text!r}")
-    module_name = "stumpcheck_user_lemma_" + re.sub(r"\W", "_", str(path.resolve()))
-    module_spec = importlib.util.spec_from_file_location(module_name, path)
-    if module_spec is None or module_spec.loader is None:
-        raise InputError(f"--lemma: cannot import {path_text!r} as a Python file")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[module_name] = module
-    _LOADING_USER_FILE.append(path_text)  # register() keeps a user file's @lemma entries out of the registry
-    try:
-        module_spec.loader.exec_module(module)
-    except SystemExit as exc:  # the user's file called sys.exit: bad input, not stumpcheck's exit status
-        sys.modules.pop(module_name, None)
-        raise InputError(f"--lemma: importing {path_text!r} called sys.exit({exc.code!r})") from None
-    except Exception as exc:  # the user's file: report it in one line
-        sys.modules.pop(module_name, None)
-        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: "
-                         f"{_short_text(str(exc))}") from None
-    finally:
-        _LOADING_USER_FILE.pop()
-    if not hasattr(module, name):
-        raise InputError(f"--lemma: {path_text!r} has no attribute {name!r}")
-    entry = getattr(module, name)
-    if not isinstance(entry, Lemma):
-        raise InputError(f"--lemma: {path_text}:{name} is a {type(entry).__name__}, not a Lemma "
-                         "(decorate the margin function with @stumpcheck.lemmas.lemma(...))")
-    return entry
+    return load(spec)

@@ -53,10 +53,11 @@ def test_builtin_lemma_margin_is_nonnegative_on_its_domain(name, data):
 
 def test_bulk_error_bound_is_attained_when_the_left_mass_vanishes():
     """The bound drops only (1 − w₁)·v/(e^v − 1) and an e^{u−a} fraction of the left term:
-    at b = 100, θ = 0.05, λ = 2 it is attained to ~e^{−97}, so the margin equals the rounding allowance."""
+    at b = 100, θ = 0.05, λ = 2 it is attained to ~e^{−97}: the margin (its SymPy expression, evaluated until
+    two precisions agree) is about 7·10⁻⁴³."""
     with mpmath.workdps(30):
-        margin = _lemma("bulk_error").margin(b=100.0, theta=0.05, lam=2.0)
-    assert 0 <= margin <= 2 * bl.ROUNDING
+        margin = _lemma("bulk_error").margin(b=100.0, theta=0.05, excess=2.0)
+    assert 0 < margin <= 1e-40
 
 
 def test_bulk_error_sign_e_below_one_over_b():
@@ -73,7 +74,7 @@ def test_right_layer_bound_is_within_a_factor_two_and_a_half():
     """Its slack is the factor 2 ≥ 1/(1 − e^{−bθ}) and |v(1 − r) + rb| ≤ v + rb: at θ = 1 − 2/b,
     λ = 1 the ratio |e − e_R|/bound is above 0.4."""
     with mpmath.workdps(30):
-        margin = _lemma("right_layer").margin(b=50.0, theta=1 - 2 / 50, lam=1.0)
+        margin = _lemma("right_layer").margin(b=50.0, theta=1 - 2 / 50, excess=1.0)
     assert 0 <= margin <= 0.6
 
 
@@ -98,13 +99,13 @@ def test_leading_loss_next_term_is_the_derived_one():
         value, _ = loss_and_gradient_float64(float(derived.calibration_a(b)), b)
         scaled = b**2 * (value / float(derived.leading_loss(b)) - 1)
         assert abs(scaled - two_c4) < tol, scaled
-    assert 2.1 < bl.LOSS_K - _lemma("leading_loss").margin(b=20.0) < bl.LOSS_K
+    assert 2.1 < bl.LOSS_K - _lemma("leading_loss").margin(b=20.0, lam=0.0) < bl.LOSS_K
 
 
 def test_progress_direction_deviation_is_order_one_over_b():
     """b·max deviation stays in (1, 5] from b = 20 to 5000: order exactly 1/b, not smaller."""
     for b in (20.0, 200.0, 5000.0):
-        scaled = bl.PROGRESS_K - _lemma("progress_direction").margin(b=b)
+        scaled = bl.PROGRESS_K - _lemma("progress_direction").margin(b=b, lam=0.0)
         assert 1 < scaled <= bl.PROGRESS_K, (b, scaled)
 
 
@@ -127,7 +128,7 @@ def test_interior_error_bound_with_c_one_half_is_refuted_by_certification():
 
 def test_interior_error_bound_is_nearly_attained_in_the_bulk():
     """b|e| = 1 in the bulk: the margin 2 − b|e| is 1 there (the bound has a factor-2 slack)."""
-    margin = _lemma("interior_error_bound").margin(b=500.0, offset=0.0, theta=0.5)
+    margin = _lemma("interior_error_bound").margin(b=500.0, lam=0.0, theta=0.5)
     assert margin == pytest.approx(1.0, abs=1e-9)
 
 

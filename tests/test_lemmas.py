@@ -198,7 +198,7 @@ def test_check_lemma_validates_its_arguments():
     with pytest.raises(InputError, match="level must be one of"):
         check_lemma(entry, level="proved")
     with pytest.raises(InputError, match="supports the evidence levels sampled, not certified"):
-        check_lemma(entry, level="certified")
+        check_lemma(_sympy_lemma("1 + b"), level="certified")
     with pytest.raises(InputError, match="seed"):
         check_lemma(entry, seed=-1)
     with pytest.raises(InputError, match="max_examples"):
@@ -207,13 +207,45 @@ def test_check_lemma_validates_its_arguments():
         check_lemma(get("C1"))
 
 
-def test_high_precision_level_recomputes_the_worst_margin_at_more_digits():
-    import mpmath
+def _sympy_lemma(text, **options):
+    """A lemma given by its SymPy margin in b alone (b drawn from the integers 0..1000)."""
+    from numerics.certified.margins import Margin
 
-    entry = _lemma(lambda x: float(mpmath.mpf(1) / 3 - mpmath.mpf(x) / 3000), evidence=("high-precision",))
+    return Lemma(name="t", statement="test statement", domain={"b": st.integers(0, 1000)}, margin=None,
+                 sympy_margin=lambda: Margin.from_sympy(text, coordinates="abtheta"), **options)
+
+
+def test_high_precision_level_recomputes_the_worst_margin_at_more_digits():
+    entry = _sympy_lemma("1/3 - b/3000", evidence=("high-precision",))
     result = check_lemma(entry, level="high-precision", max_examples=50, dps=20)
     assert result.status == "PASS"
     assert result.details["check_dps"] == 32 and result.details["agreeing_digits"] >= 15
+
+
+def test_a_python_only_lemma_is_sampled_only():
+    """No SymPy margin: declaring high-precision, or certified without a symbolic proof, is refused where the
+    lemma is defined; asking check_lemma for those levels names the fix."""
+    fix = r"sampled-only, not {}: give it a SymPy margin \(sympy_margin=Margin.from_sympy\(...\), or define it " \
+          r"with sympy_lemma\(...\)\)"
+    with pytest.raises(ValueError, match=fix.format("high-precision")):
+        _lemma(lambda x: 1.0, evidence=("high-precision", "sampled"))
+    with pytest.raises(ValueError, match=fix.format("certified") + r" or a SymPy proof of its statement"):
+        _lemma(lambda x: 1.0, evidence=("certified", "sampled"), certify=lambda quick=True: [])
+    for level in ("high-precision", "certified"):
+        with pytest.raises(InputError, match=fix.format(level)):
+            check_lemma(_lemma(lambda x: 1.0), level=level)
+    assert _lemma(lambda x: 1.0, evidence=("certified", "sampled"),
+                  certify=lemmas.symbolic(lambda: {"status": "proved"})).evidence == ("certified", "sampled")
+
+
+def test_a_file_declaring_high_precision_on_a_python_margin_is_refused_when_loaded(tmp_path):
+    path = tmp_path / "python_only.py"
+    path.write_text("from hypothesis import strategies as st\nfrom stumpcheck.lemmas import lemma\n\n"
+                    "@lemma(name='p', statement='s', domain={'x': st.integers()}, evidence=('high-precision', 'sampled'))\n"
+                    "def p(x):\n    return 1.0\n")
+    with pytest.raises(InputError, match=r"lemma p: a lemma with a Python function only is sampled-only, not "
+                                         r"high-precision: give it a SymPy margin"):
+        load_lemma(f"{path}:p")
 
 
 # --------------------------------------------------------------------------------------
@@ -333,8 +365,8 @@ def test_rounding_allowance_is_validated(rounding):
 def test_a_margin_at_its_rounding_allowance_is_tight_and_the_digits_are_those_compared():
     """margin = allowance + (1 − ratio) with ratio = 1: reported as tight, digits limited by float64's ulp."""
     allowance = 1e-20
-    result = check_lemma(_lemma(lambda x: allowance, evidence=("high-precision",), rounding=allowance,
-                                max_examples=5), level="high-precision", seed=0)
+    result = check_lemma(_sympy_lemma("10**-20", evidence=("high-precision",), rounding=allowance, max_examples=5),
+                         level="high-precision", seed=0)
     assert result.status == "PASS" and result.details["tight_to_rounding"]
     assert result.figure.startswith("tight to rounding")
     expected = -math.log10(math.ulp(allowance))  # ≈ 35.8: what two equal float64 margins can show
@@ -343,19 +375,23 @@ def test_a_margin_at_its_rounding_allowance_is_tight_and_the_digits_are_those_co
 
 
 def test_digits_of_a_plain_float_margin_never_exceed_float64():
-    result = check_lemma(_lemma(lambda x: 1.0 + x, evidence=("high-precision",), max_examples=5),
+    result = check_lemma(_sympy_lemma("1 + b", evidence=("high-precision",), max_examples=5),
                          level="high-precision", seed=0)
     assert result.details["agreeing_digits"] <= 15.96 and "float64 margin agree" in result.figure
 
 
-def test_a_margin_that_drifts_with_precision_reports_the_digits_that_agree():
-    import mpmath
+def test_a_margin_that_drifts_with_precision_reports_the_digits_that_agree(monkeypatch):
+    """The margin at the higher precision is 1 + 10⁻¹⁰ where the sampled one is 1: about 10 digits agree."""
+    from stumpcheck.lemma_margin import PointMargin
 
-    def margin(x):  # 1 + 10^-(working digits): changes in the 30th digit between the two precisions
-        return float(mpmath.mpf(1) + mpmath.mpf(10) ** (-mpmath.mp.dps // 3))
+    entry = _sympy_lemma("1 + 0*b", evidence=("high-precision",), max_examples=3)
+    exact = PointMargin.value
 
-    result = check_lemma(_lemma(margin, evidence=("high-precision",), max_examples=3), level="high-precision",
-                         seed=0)
+    def drifting(self, point, *, high_precision=False):
+        return exact(self, point, high_precision=high_precision) + (1e-10 if high_precision else 0)
+
+    monkeypatch.setattr(PointMargin, "value", drifting)
+    result = check_lemma(entry, level="high-precision", seed=0)
     assert 9 < result.details["agreeing_digits"] < 11
 
 

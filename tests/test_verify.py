@@ -140,6 +140,32 @@ def test_bad_input_exits_2_with_one_line(args, tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("stumpcheck: error:"), err
 
 
+def test_level_without_only_says_which_entries_ran_at_their_own_level(tmp_path, monkeypatch):
+    """--level high-precision over a registry of a claim (sampled), a lemma with high-precision and a
+    sampled-only lemma certified symbolically: the two without the level run at their own, and the row's
+    evidence, its details and a note before the summary say so."""
+    entries = catalogue.registry()
+    monkeypatch.setattr(lemmas, "_REGISTRY", {
+        "STANDIN": ClaimCheck(name="STANDIN", statement="a stand-in claim", check=_plot_writing_check,
+                              evidence=("sampled",)),
+        "bulk_error": entries["bulk_error"], "label_encoding": entries["label_encoding"]})
+    result = _invoke("--level", "high-precision", "--max-examples", "5", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.strip().splitlines()
+    assert lines[-2] == ("note: 2 entries do not support --level high-precision and ran at their own level "
+                         "(evidence column): STANDIN sampled, label_encoding certified")
+    assert lines[-1].startswith("3/3 PASS")
+    rows = {c["id"]: c for c in _strict_json(tmp_path / "results.json")["claims"]}
+    assert {i: r["evidence"] for i, r in rows.items()} == {"STANDIN": "sampled", "bulk_error": "high-precision",
+                                                           "label_encoding": "certified"}
+    assert rows["STANDIN"]["details"]["level_requested"] == "high-precision"
+    assert rows["label_encoding"]["details"]["level_requested"] == "high-precision"
+    assert "level_requested" not in rows["bulk_error"]["details"]
+    alone = _invoke("--only", "bulk_error", "--level", "high-precision", "--max-examples", "5", "--out",
+                    str(tmp_path / "alone"))
+    assert alone.exit_code == 0 and "note:" not in alone.stdout
+
+
 def _builtin_lemmas_through_verify(tmp_path, names):
     """The fast equivalent of ``verify --quick`` for the lemmas: every built-in lemma at its
     default level, few examples. Every lemma with a certified level runs it: interior_error_bound, bulk_error
