@@ -1,0 +1,254 @@
+"""Fuzz items of issue 27 for `train`, `sweep`, worker processes, progress output and C6's k.
+
+Each case is an input that used to hang, exit 0 past a documented limit, leave
+an empty --out folder behind, or leave worker processes running; here each
+must end within :data:`CASE_SECONDS` with exit 2 (or 1 for a failed check)
+and one line on stderr, and a refused request must leave nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stumpcheck.cli import MAX_ERROR_LINE, main
+
+REPO = Path(__file__).resolve().parent.parent
+#: most seconds one refused command may take
+CASE_SECONDS = 30.0
+SAMPLED = ["--m", "8", "--n", "8", "--seed", "0"]
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    """A valid 8 × 8 corpus file, in a folder of its own."""
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    path = folder / "c.npz"
+    np.savez(path, x=np.random.default_rng(0).random((8, 8)), theta=np.linspace(0.1, 0.9, 8))
+    return str(path)
+
+
+def _refused(argv, work: Path, capsys, *, status: int = 2) -> str:
+    """Run ``argv`` in ``work`` (empty); require ``status``, one stderr line, no traceback, nothing written."""
+    before = sorted(work.iterdir())
+    start = time.perf_counter()
+    got = main(argv)
+    seconds = time.perf_counter() - start
+    out, err = capsys.readouterr()
+    assert got == status, f"exit {got}, expected {status}; stderr: {err[-600:]}"
+    assert seconds < CASE_SECONDS, f"took {seconds:.1f} s"
+    assert "Traceback" not in out + err and "internal error" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("stumpcheck: error: "), err[-2000:]
+    assert len(lines[0]) <= MAX_ERROR_LINE
+    assert sorted(work.iterdir()) == before, "a refused request left files behind"
+    return lines[0]
+
+
+# --- train: ranges, horizons, the large-resolution start, nothing left behind
+
+@pytest.mark.parametrize("option, value, fragment", [
+    ("--a0", "1e151", "|a0| <= 1e+150"),
+    ("--a0", "-1e151", "|a0| <= 1e+150"),
+    ("--b0", "1e151", "(0, 1e+150]"),
+])
+def test_train_start_outside_the_documented_range_is_refused(option, value, fragment, corpus, tmp_path,
+                                                             monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    line = _refused(["train", "--quiet", "--corpus", corpus, option, value, "--out", "run"], tmp_path, capsys)
+    assert fragment in line and option in line
+
+
+def test_train_horizon_beyond_the_step_cap_is_refused_up_front(corpus, tmp_path, monkeypatch, capsys):
+    """--t-max 1e300 used to run without end (k·η ≥ 1e300 needs about 1e296 steps)."""
+    from numerics.corpus.gd import MAX_STEPS
+
+    monkeypatch.chdir(tmp_path)
+    line = _refused(["train", "--quiet", "--corpus", corpus, "--t-max", "1e300", "--out", "run"], tmp_path, capsys)
+    assert "--t-max" in line and f"{MAX_STEPS:.0e}" in line and "steps" in line
+
+
+def test_train_steps_above_the_cap_are_refused(corpus, tmp_path, monkeypatch, capsys):
+    from numerics.corpus.gd import MAX_STEPS
+
+    monkeypatch.chdir(tmp_path)
+    line = _refused(["train", "--quiet", "--corpus", corpus, "--steps", str(MAX_STEPS + 1), "--out", "run"],
+                    tmp_path, capsys)
+    assert "--steps" in line
+
+
+def test_train_horizon_within_the_cap_runs(corpus, tmp_path, monkeypatch, capsys):
+    """The cap refuses only what it must: a t-max a few steps long runs and stops by t_max."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--quiet", "--corpus", corpus, "--eta", "1", "--t-max", "3", "--out", "run"]) == 0
+    assert "stopped because: t_max; 3 steps" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("size", [["--m", "1", "--n", "1"], ["--m", "7", "--n", "100"], ["--m", "100", "--n", "4"]])
+def test_train_large_resolution_needs_m_and_n_at_least_8(size, tmp_path, monkeypatch, capsys):
+    """b0 = (m ∧ n)/4 below 2 is no large-resolution start (sweep refuses such cells too)."""
+    monkeypatch.chdir(tmp_path)
+    line = _refused(["train", "--quiet", *size, "--seed", "0", "--init", "large-resolution", "--out", "run"],
+                    tmp_path, capsys)
+    assert "m ∧ n" in line and ">= 8" in line and "b0" in line
+
+
+def test_sweep_and_train_share_the_large_resolution_minimum():
+    from numerics.corpus.steps import MIN_LARGE_RESOLUTION_SIZE, large_resolution_start
+    from numerics.precision import InputError
+
+    assert MIN_LARGE_RESOLUTION_SIZE == 8
+    assert large_resolution_start(8, 8)[1] == 2.0
+    with pytest.raises(InputError):
+        large_resolution_start(7, 8)
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--resume"], "no checkpoint"),                                  # resume with nothing to resume
+    (["--b0", "1e150"], "no curvature"),                              # the corpus rule: a flat start
+    (["--eta-rule", "population", "--b0", "1e100"], "no positive eigenvalue"),
+    (["--eta-rule", "lookahead", "--a0", "-1e100"], "no positive eigenvalue"),
+])
+@pytest.mark.parametrize("out", ["run", "new/deeper/run"])
+def test_train_failures_after_the_folder_check_leave_nothing_behind(extra, fragment, out, corpus, tmp_path,
+                                                                    monkeypatch, capsys):
+    """These passed the --out check, created the folder, then failed with exit 2 and left it (empty) behind."""
+    monkeypatch.chdir(tmp_path)
+    line = _refused(["train", "--quiet", "--corpus", corpus, *extra, "--out", out], tmp_path, capsys)
+    assert fragment in line
+
+
+def test_train_failure_in_an_existing_folder_removes_only_what_it_wrote(corpus, tmp_path, monkeypatch, capsys):
+    """A folder that existed keeps what it held; the run's own checkpoint folder goes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "notes.txt").write_text("mine\n")
+    line = _refused(["train", "--quiet", "--corpus", corpus, "--b0", "1e150", "--out", "run"], tmp_path, capsys)
+    assert "no curvature" in line
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["notes.txt"]
+
+
+def test_train_failure_at_the_first_evaluation_leaves_nothing(tmp_path, monkeypatch, capsys):
+    """L̂ that cannot be evaluated at the start (with --eta, so no step rule looks first) after the checkpoint
+    folder was made: the folder goes."""
+    from numerics.corpus import gd
+
+    def broken(*args, **kwargs):
+        raise ArithmeticError("overflow")
+
+    monkeypatch.setattr("numerics.corpus.empirical.loss_and_gradient", broken)
+    monkeypatch.chdir(tmp_path)
+    assert gd.MAX_STEPS >= 1
+    line = _refused(["train", "--quiet", *SAMPLED, "--eta", "1", "--steps", "3", "--out", "run"], tmp_path, capsys)
+    assert "cannot be evaluated" in line
+
+
+# --- worker processes end with their parent, even inside a long C call
+
+
+#: a parent whose two spawned workers each sit in one C call that holds the GIL (no Python thread can run)
+GIL_PARENT = textwrap.dedent("""
+    import multiprocessing, os, sys, time
+    from pathlib import Path
+    from numerics.processes import parent_watching_pool
+
+    def busy(folder):
+        Path(folder, str(os.getpid())).write_text("")
+        return sum(range(10 ** 13))
+
+    if __name__ == "__main__":
+        with parent_watching_pool(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(busy, sys.argv[1]) for _ in range(2)]
+            from multiprocessing import resource_tracker
+            Path(sys.argv[1], "tracker").write_text(str(resource_tracker._resource_tracker._pid))
+            if sys.argv[2] == "interrupt":
+                while len([p for p in Path(sys.argv[1]).iterdir() if p.name.isdigit()]) < 2:
+                    time.sleep(0.05)
+                raise KeyboardInterrupt
+            time.sleep(600)
+""")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _start_parent(tmp_path: Path, mode: str):
+    source = tmp_path / "parent.py"
+    source.write_text(GIL_PARENT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    parent = subprocess.Popen([sys.executable, str(source), str(tmp_path), mode], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        pids = [int(p.name) for p in tmp_path.iterdir() if p.name.isdigit()]
+        if len(pids) >= 2 and (tmp_path / "tracker").exists():
+            return parent, pids, int((tmp_path / "tracker").read_text())
+        if parent.poll() is not None and mode != "interrupt":
+            pytest.fail(f"the parent exited early: {parent.stderr.read().decode()[-2000:]}")
+        time.sleep(0.05)
+    parent.kill()
+    pytest.fail("the workers did not start within 90 s")
+
+
+def _gone_within(pids, seconds: float) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:  # clean up before failing
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux's")
+def test_kill_9_of_the_parent_ends_workers_busy_in_c_within_2_seconds(tmp_path):
+    """`flow --certified`'s workers sit in Arb calls; after kill -9 they computed on for 5-9 s and their resource
+    tracker lived on. A polling thread cannot run while a C call holds the GIL; the kernel's signal can."""
+    parent, pids, tracker = _start_parent(tmp_path, "kill")
+    try:
+        assert all(_alive(pid) for pid in pids)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        assert not _gone_within(pids, 2.0), "workers outlived their SIGKILLed parent by more than 2 s"
+        assert not _gone_within([tracker], 3.0), "the resource tracker outlived the workers"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(10)
+
+
+def test_an_exception_in_the_pool_block_terminates_busy_workers_at_once(tmp_path):
+    """Ctrl-C (KeyboardInterrupt) inside `with parent_watching_pool(...)` does not wait for the running tasks."""
+    parent, pids, _ = _start_parent(tmp_path, "interrupt")
+    try:
+        parent.wait(15)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        assert parent.poll() is not None, "the parent waited for its busy workers after KeyboardInterrupt"
+        assert not _gone_within(pids, 2.0)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(10)
+
+
+def test_certified_tube_runs_its_pieces_on_a_parent_watching_pool():
+    """The tube's pool (flow --certified) is the parent-watching one (the kill -9 test above covers its workers)."""
+    source = (REPO / "numerics" / "certified" / "tube.py").read_text(encoding="utf-8")
+    assert "parent_watching_pool(" in source and "ProcessPoolExecutor(" not in source
