@@ -252,3 +252,58 @@ def test_certified_tube_runs_its_pieces_on_a_parent_watching_pool():
     """The tube's pool (flow --certified) is the parent-watching one (the kill -9 test above covers its workers)."""
     source = (REPO / "numerics" / "certified" / "tube.py").read_text(encoding="utf-8")
     assert "parent_watching_pool(" in source and "ProcessPoolExecutor(" not in source
+
+
+# --- progress bars only on a terminal
+
+def test_fraction_bar_draws_nothing_into_a_stderr_that_is_not_a_terminal(capsys):
+    """`recheck` of a flow certificate wrote its tube bar (carriage returns and all) into a redirected stderr."""
+    from stumpcheck.progress import fraction_bar, progress_bar
+
+    with fraction_bar("re-checking") as progress:
+        progress(0.5)
+        progress(1.0)
+    bar = progress_bar(total=10, desc="GD steps")
+    bar.update(10)
+    bar.close()
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals")
+def test_bars_are_drawn_on_a_terminal(tmp_path):
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    code = ("from stumpcheck.progress import fraction_bar\n"
+            "with fraction_bar('re-checking') as progress:\n    progress(0.5)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)},
+                             stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    shown = b""
+    try:
+        child.wait(60)
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert b"re-checking" in shown and b"%|" in shown
+
+
+@pytest.mark.slow
+def test_recheck_of_a_flow_certificate_keeps_a_piped_stderr_clean(tmp_path):
+    """The whole command, stderr a pipe: PASS on stdout, nothing on stderr (was 279 bytes of bar redraws)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "stumpcheck", "recheck", str(REPO / "tests" / "flow_certificate_v1.json")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("PASS"), done.stderr[-2000:]
+    assert done.stderr == ""
