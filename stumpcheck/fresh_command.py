@@ -212,10 +212,12 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     scheduler = parse_scheduler(scheduler)
     out, created = make_out_dir(out_dir)
     bar = progress_bar(total=len(cells), desc="sweep cells", quiet=quiet)
+    done = {"finished": 0}
 
     def progress(record, finished, total):
         bar.total = total
         bar.update(1)
+        done["finished"] = finished
 
     try:
         records = run_sweep(c6_cell, cells, store=out / "sweep.jsonl", scheduler=scheduler, workers=workers,
@@ -223,6 +225,11 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     except InputError:
         if created and not any(out.iterdir()):  # e.g. no Dask scheduler there: leave nothing behind
             out.rmdir()
+        raise
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo(f"stumpcheck sweep: interrupted; {done['finished']} new cell(s) stored in {out / 'sweep.jsonl'}; "
+                   "run the same command again to resume (stored cells are skipped)", err=True)
         raise
     finally:
         bar.close()

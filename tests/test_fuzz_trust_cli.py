@@ -307,3 +307,36 @@ def test_recheck_of_a_flow_certificate_keeps_a_piped_stderr_clean(tmp_path):
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.startswith("PASS"), done.stderr[-2000:]
     assert done.stderr == ""
+
+
+# --- sweep: Ctrl-C says how to resume, and exits promptly
+
+def test_ctrl_c_in_sweep_says_the_same_command_resumes(tmp_path):
+    """SIGINT to the process group (a terminal's Ctrl-C) once a cell is stored: exit 130 within seconds, and one
+    line saying that the same command resumes (there was none)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "stumpcheck", "sweep", "--quiet", "--m", "8", "--n", "8", "--N", "16",
+            "--seeds", "0,1,2,3,4,5,6,7,8,9,10,11", "--reps", "200000", "--workers", "2", "--out", "sw"]
+    child = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    store = tmp_path / "sw" / "sweep.jsonl"
+    try:
+        deadline = time.monotonic() + 180
+        while not (store.exists() and store.read_text().count("\n") >= 1) and time.monotonic() < deadline:
+            assert child.poll() is None, child.stderr.read()[-2000:]
+            time.sleep(0.1)
+        assert store.exists(), "no cell finished within 180 s"
+        start = time.monotonic()
+        os.killpg(child.pid, signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+        seconds = time.monotonic() - start
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait(10)
+    assert child.returncode == 130, err[-2000:]
+    assert seconds < 10, f"took {seconds:.1f} s to stop"
+    assert "Traceback" not in err
+    hints = [line for line in err.splitlines() if "same command" in line]
+    assert len(hints) == 1 and "resume" in hints[0] and "sweep.jsonl" in hints[0], err
+    assert err.strip().splitlines()[-1] == "stumpcheck: interrupted"
