@@ -340,3 +340,43 @@ def test_ctrl_c_in_sweep_says_the_same_command_resumes(tmp_path):
     hints = [line for line in err.splitlines() if "same command" in line]
     assert len(hints) == 1 and "resume" in hints[0] and "sweep.jsonl" in hints[0], err
     assert err.strip().splitlines()[-1] == "stumpcheck: interrupted"
+
+
+# --- C6's k: one value, to the digits its interval supports, in the text, the plot title and the JSON
+
+def test_interval_decimals():
+    from stumpcheck.claims.c6_fit import DEFAULT_DECIMALS, interval_decimals
+
+    assert interval_decimals([1.5, 2.1]) == 1          # half-width 0.3
+    assert interval_decimals([1.70, 1.80]) == 2        # 0.05
+    assert interval_decimals([0.0, 6.0]) == 0          # 3
+    assert interval_decimals([float("nan"), 1.0]) == DEFAULT_DECIMALS
+    assert interval_decimals([1.0, 1.0]) == DEFAULT_DECIMALS
+
+
+def test_c6_k_is_one_value_in_text_plot_and_json(monkeypatch, tmp_path):
+    """k read 1.76 in the text, 1.8 in the plot title and 1.763... in the JSON."""
+    import re
+
+    from stumpcheck.claims import c6
+    from stumpcheck.claims.c6_plots import rates_title
+    from tests.test_claim_c6 import NS, _synthetic_cell
+
+    monkeypatch.setitem(c6.C6_SETTINGS, "quick", dict(c6.C6_SETTINGS["quick"], sizes=(64, 128, 256, 512),
+                                                      mechanism_sizes=(64, 128, 256, 512), control_sizes=(64, 128),
+                                                      reps=4, bootstrap=20, N=tuple(int(N) for N in NS[::3])))
+    monkeypatch.setattr(c6, "c6_cell", _synthetic_cell(1.0))
+    monkeypatch.setattr("stumpcheck.claims.c6_controls.FIXED_SCALES", (32.0,))
+    titles = []
+    monkeypatch.setattr("stumpcheck.claims.c6_plots.rates_title",
+                        lambda row, fit: titles.append(rates_title(row, fit)) or titles[-1])
+    result = c6.check_c6(quick=True, seed=0, out_dir=tmp_path, workers=1)
+    for key, row in (("power_mean_fit", "large-resolution"), ("mechanism_fit", "mechanism")):
+        fit = result.details[key]
+        decimals = fit["k_decimals"]
+        assert fit["k"] == round(fit["k"], decimals) and abs(fit["k"] - fit["k_fit"]) <= 0.5 * 10 ** -decimals
+        shown = f"{fit['k']:.{decimals}f}"
+        in_text = re.search(rf"{row}: p = [^;]*?k = ([0-9.]+) \[", result.figure).group(1)
+        in_title = re.search(r"k = ([0-9.]+) ", [t for t in titles if t.startswith(row)][0]).group(1)
+        assert in_text == in_title == shown, (in_text, in_title, shown)
+        assert f"k = {shown}" in result.details["explanation"] or f"and {shown})" in result.details["explanation"]
