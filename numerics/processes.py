@@ -18,7 +18,9 @@ by :func:`watch_parent`, the pool *initializer* of :func:`parent_watching_pool`:
   it was started by is gone (the worker is then re-parented, so its parent id
   changes). Portable, but it only runs when the worker releases the GIL.
 
-A worker whose parent died before the initializer ran exits at once. The pool
+A worker whose parent died before the initializer ran exits at once. The
+workers must be children of the pool's process ("spawn" or "fork" start
+methods; a "forkserver" worker's parent is the server, so it would exit at once). The pool
 is also a context manager that tears down promptly: leaving the ``with``
 block by an exception (Ctrl-C included) terminates the running workers
 instead of waiting for their tasks (:func:`terminate_workers`).

@@ -101,8 +101,8 @@ def _remove_created(folder: Path | None) -> None:
 @click.option("--n", "n_text", default=None, help="Points per task of a sampled corpus.")
 @click.option("--seed", "seed_text", default=None, help="Seed of a sampled corpus, an integer in [0, 2^63 - 1].")
 @click.option("--steps", "steps_text", default=None,
-              help=f"Number of GD steps (default {DEFAULT_STEPS} unless --t-max is given).")
-@click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps).")
+              help=f"Number of GD steps, at most 1e7 (default {DEFAULT_STEPS} unless --t-max is given).")
+@click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps); T/eta at most 1e7 steps.")
 @click.option("--b-target", "b_target_text", default=None, help="Also stop once b >= B.")
 @click.option("--eta", "eta_text", default=None,
               help="Step size (default: from --eta-rule at the start).")
@@ -117,9 +117,10 @@ def _remove_created(folder: Path | None) -> None:
                    "b > 0 and each lower L̂.")
 @click.option("--init", "init", default=None, type=click.Choice(["large-resolution"]),
               help="large-resolution: b0 = (m∧n)/4, a0 = calibration_a(b0), --eta-rule population, stop once "
-                   f"b >= (m∧n)/2 (or at --steps, default {LARGE_RESOLUTION_STEPS}); not with --a0/--b0.")
-@click.option("--a0", "a0_text", default=None, help="Initial label score a0 (default 10).")
-@click.option("--b0", "b0_text", default=None, help="Initial attention scale b0 > 0 (default 10).")
+                   f"b >= (m∧n)/2 (or at --steps, default {LARGE_RESOLUTION_STEPS}); needs m∧n >= 8 (b0 >= 2); "
+                   "not with --a0/--b0.")
+@click.option("--a0", "a0_text", default=None, help="Initial label score a0, |a0| <= 1e150 (default 10).")
+@click.option("--b0", "b0_text", default=None, help="Initial attention scale b0, 0 < b0 <= 1e150 (default 10).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--resume", is_flag=True, help="Continue from the checkpoint in --out (same corpus and settings).")
 @click.option("--estimator", default="one-head", show_default=True,
