@@ -2,21 +2,41 @@
 
 A ``concurrent.futures`` pool's workers outlive a parent killed with SIGKILL
 (no ``atexit``, no shutdown message reaches them): they keep computing and keep
-the parent's stdout open. :func:`watch_parent` is a pool *initializer*: it
-starts a daemon thread in the worker that polls ``os.getppid()`` every
-``interval`` seconds and ends the worker with ``os._exit`` as soon as the
-parent it was started by is gone (the worker is then re-parented, so its
-parent id changes). Use it as
-``ProcessPoolExecutor(initializer=watch_parent, initargs=(os.getpid(),))``.
+the parent's stdout and the resource tracker open. Two guards, both installed
+by :func:`watch_parent`, the pool *initializer* of :func:`parent_watching_pool`:
+
+* **Kernel (Linux).** ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (through ctypes):
+  the kernel kills the worker the moment the thread that started it ends.
+  It needs no cooperation from the worker, so it also ends a worker that is
+  inside a long C call holding the GIL (an Arb integral, a NumPy kernel),
+  where no Python thread can run. Because the signal follows the starting
+  *thread*, it is armed only for workers started by the parent's main thread
+  (whose end is the process's end); :class:`ParentWatchingPool` records which
+  thread starts each worker (workers are started inside ``submit``).
+* **Polling (everywhere).** A daemon thread polls ``os.getppid()`` every
+  ``interval`` seconds and ends the worker with ``os._exit`` once the parent
+  it was started by is gone (the worker is then re-parented, so its parent id
+  changes). Portable, but it only runs when the worker releases the GIL.
+
+A worker whose parent died before the initializer ran exits at once. The
+workers must be children of the pool's process ("spawn" or "fork" start
+methods; a "forkserver" worker's parent is the server, so it would exit at once). The pool
+is also a context manager that tears down promptly: leaving the ``with``
+block by an exception (Ctrl-C included) terminates the running workers
+instead of waiting for their tasks (:func:`terminate_workers`).
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["PARENT_POLL_SECONDS", "watch_parent", "parent_watching_pool"]
+__all__ = ["PARENT_POLL_SECONDS", "ORPHAN_EXIT_STATUS", "ParentWatchingPool", "arm_parent_death_signal",
+           "parent_watching_pool", "terminate_workers", "watch_parent"]
 
 #: how often a worker checks that its parent is alive (a killed parent's workers exit within this time)
 PARENT_POLL_SECONDS = 0.5
@@ -24,10 +44,36 @@ PARENT_POLL_SECONDS = 0.5
 #: exit status of a worker whose parent died
 ORPHAN_EXIT_STATUS = 70
 
+#: prctl option number of PR_SET_PDEATHSIG (linux/prctl.h)
+_PR_SET_PDEATHSIG = 1
 
-def watch_parent(parent_pid: int, interval: float = PARENT_POLL_SECONDS) -> None:
-    """Pool initializer: end this process once its parent ``parent_pid`` is no longer its parent."""
-    if os.getppid() != parent_pid:  # the parent died before the worker got here
+
+def arm_parent_death_signal(signal_number: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``signal_number`` to this process when the thread that started it ends.
+
+    Linux only (``prctl(PR_SET_PDEATHSIG)``); returns False where it is not
+    available or the call fails, True once armed.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal_number), 0, 0, 0) == 0
+    except (OSError, AttributeError, TypeError):
+        return False
+
+
+def watch_parent(parent_pid: int, interval: float = PARENT_POLL_SECONDS, kernel_signal: bool = False) -> None:
+    """Pool initializer: end this process once its parent ``parent_pid`` is no longer its parent.
+
+    ``kernel_signal`` also arms the kernel's parent-death signal (see the module
+    docstring); pass it only when the worker was started by the parent's main thread.
+    """
+    if kernel_signal:
+        arm_parent_death_signal()
+    if os.getppid() != parent_pid:  # the parent died before the worker got here (or before the signal was armed)
         os._exit(ORPHAN_EXIT_STATUS)
 
     def poll() -> None:
@@ -39,9 +85,54 @@ def watch_parent(parent_pid: int, interval: float = PARENT_POLL_SECONDS) -> None
     threading.Thread(target=poll, name="stumpcheck-parent-watch", daemon=True).start()
 
 
-def parent_watching_pool(max_workers: int, *, mp_context=None):
-    """A ProcessPoolExecutor whose workers run :func:`watch_parent` (they exit if this process dies)."""
-    from concurrent.futures import ProcessPoolExecutor
+class _ParentWatch:
+    """The picklable initializer of a :class:`ParentWatchingPool`; ``kernel_signal`` is set per started worker."""
 
-    return ProcessPoolExecutor(max_workers=max_workers, mp_context=mp_context, initializer=watch_parent,
-                               initargs=(os.getpid(),))
+    def __init__(self, parent_pid: int, interval: float):
+        self.parent_pid, self.interval, self.kernel_signal = parent_pid, interval, False
+
+    def __call__(self) -> None:
+        watch_parent(self.parent_pid, self.interval, self.kernel_signal)
+
+
+def terminate_workers(executor) -> None:
+    """SIGTERM every worker process of a ProcessPoolExecutor (their running tasks are abandoned)."""
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+class ParentWatchingPool(ProcessPoolExecutor):
+    """A ProcessPoolExecutor whose workers end with this process (:func:`watch_parent`), SIGKILL included.
+
+    As a context manager it waits for its tasks on a normal exit and terminates
+    its workers at once when the block is left by an exception (KeyboardInterrupt
+    included), so Ctrl-C does not wait for the running tasks.
+    """
+
+    def __init__(self, max_workers: int, *, mp_context=None, interval: float = PARENT_POLL_SECONDS):
+        self._watch = _ParentWatch(os.getpid(), interval)
+        self._start_lock = threading.Lock()
+        super().__init__(max_workers=max_workers, mp_context=mp_context, initializer=self._watch)
+
+    def submit(self, fn, /, *args, **kwargs):
+        # workers are started here, by the calling thread; the kernel signal follows that thread, so it is armed
+        # only when it is the main thread (the initializer is pickled or forked with the flag as it is now)
+        with self._start_lock:
+            self._watch.kernel_signal = threading.current_thread() is threading.main_thread()
+            return super().submit(fn, *args, **kwargs)
+
+    def __exit__(self, exc_type, exc, traceback):
+        if exc_type is not None:
+            terminate_workers(self)
+            self.shutdown(wait=True, cancel_futures=True)
+        else:
+            self.shutdown(wait=True)
+        return False
+
+
+def parent_watching_pool(max_workers: int, *, mp_context=None) -> ParentWatchingPool:
+    """A :class:`ParentWatchingPool` of ``max_workers`` processes (they exit if this process dies)."""
+    return ParentWatchingPool(max_workers, mp_context=mp_context)

@@ -70,21 +70,11 @@ def grad(corpus_file, a_text, b_text, estimator, method, as_json) -> None:
     a = parse_score(a_text, "a")
     b = parse_scale(b_text, "b")
     data = load_corpus(corpus_file)
-    import sys
+    from stumpcheck.progress import fraction_bar
 
-    from tqdm import tqdm
-
-    bar = tqdm(total=1000, desc="loss and gradient", disable=data.m * data.n < 10**7, file=sys.stderr,
-               bar_format="{l_bar}{bar}| {elapsed}<{remaining}", mininterval=1.0)
-
-    def progress(fraction):
-        bar.update(int(fraction * 1000) - bar.n)
-
-    try:
+    with fraction_bar("loss and gradient", quiet=data.m * data.n < 10**7) as progress:
         loss, gradient = loss_and_gradient(data.x, data.theta, a, b, estimator=estimator, method=method,
                                            progress=progress)
-    finally:
-        bar.close()
     result = {"loss": loss, "grad_a": float(gradient[0]), "grad_b": float(gradient[1]), "a": a, "b": b,
               "estimator": estimator, "method": method, "precision": "float64", "m": data.m, "n": data.n,
               "corpus_seed": data.seed, "corpus": str(corpus_file), "evidence": "sampled"}

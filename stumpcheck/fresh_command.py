@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -20,6 +19,7 @@ import click
 from numerics.precision import InputError
 from stumpcheck.options import (SEED_MAX, make_out_dir, parse_float, parse_int, parse_int_list, parse_scheduler,
                                 parse_score, parse_seed, shown)
+from stumpcheck.progress import progress_bar
 
 #: most fresh draws (contexts × points, summed over N) one `stumpcheck fresh` makes: about 10–15 min on one core
 MAX_DRAWS = 10 ** 10
@@ -49,8 +49,6 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
     The CI is the normal approximation mean ± 1.96·sd/√reps; the median and
     90% quantile of |θ̂_N − θ| are printed too. Evidence: sampled (float64).
     """
-    from tqdm import tqdm
-
     from numerics.corpus.fresh import MAX_N, MAX_REPS, fresh_context_errors, validate_frozen
 
     a = parse_score(a_text, "a")
@@ -69,8 +67,8 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
     if reps * sum(Ns) > MAX_DRAWS:
         raise InputError(f"--reps {reps} × N {sum(Ns)} = {reps * sum(Ns):.3g} draws is more than this command "
                          f"makes ({MAX_DRAWS:.0e}); lower --reps or --N")
-    bar = tqdm(total=reps * len(Ns), desc="fresh contexts", disable=quiet or reps * sum(Ns) < 2 ** 22,
-               file=sys.stderr, mininterval=1.0)
+    bar = progress_bar(total=reps * len(Ns), desc="fresh contexts", quiet=quiet or reps * sum(Ns) < 2 ** 22,
+                       mininterval=1.0)
     try:
         results = [fresh_context_errors(a, b, theta, N, estimator=estimator, reps=reps, seed=seed,
                                         progress=bar.update) for N in Ns]
@@ -122,6 +120,7 @@ def _grid_cells(path: str, defaults: dict) -> list[dict]:
 def _validated(cell: dict) -> dict:
     from numerics.corpus.corpora import MAX_TOKENS
     from numerics.corpus.fresh import MAX_N, MAX_REPS
+    from numerics.corpus.steps import MIN_LARGE_RESOLUTION_SIZE
 
     def ints(value, name, minimum, maximum=SEED_MAX):
         values = value if isinstance(value, list) else [value]
@@ -151,9 +150,9 @@ def _validated(cell: dict) -> dict:
         raise InputError(f"m·n = {cell['m'] * cell['n']} tokens is above the supported {MAX_TOKENS:.0e}")
     if cell["reps"] > MAX_REPS:
         raise InputError(f"reps must be <= {MAX_REPS}, got {cell['reps']}")
-    if min(cell["m"], cell["n"]) < 8:
-        raise InputError(f"m ∧ n must be >= 8 (a corpus to run C5 and train on), got m={cell['m']}, "
-                         f"n={cell['n']}")
+    if min(cell["m"], cell["n"]) < MIN_LARGE_RESOLUTION_SIZE:
+        raise InputError(f"m ∧ n must be >= {MIN_LARGE_RESOLUTION_SIZE} (a corpus to run C5 and train on from "
+                         f"b0 = (m ∧ n)/4 >= 2), got m={cell['m']}, n={cell['n']}")
     return cell
 
 
@@ -194,8 +193,6 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     and ignored (the certified interval's ladder is sized from m∧n). Rerunning
     with the same --out skips finished cells.
     """
-    from tqdm import tqdm
-
     from numerics.corpus.sweep import run_sweep
     from stumpcheck.claims.c6_protocol import CELL_PROTOCOL, HORIZON_RULE, INTERIOR_THETAS, c6_cell
 
@@ -214,11 +211,13 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     workers = parse_int(workers_text, "workers", minimum=1, maximum=64)
     scheduler = parse_scheduler(scheduler)
     out, created = make_out_dir(out_dir)
-    bar = tqdm(total=len(cells), desc="sweep cells", disable=quiet, file=sys.stderr)
+    bar = progress_bar(total=len(cells), desc="sweep cells", quiet=quiet)
+    done = {"finished": 0}
 
     def progress(record, finished, total):
         bar.total = total
         bar.update(1)
+        done["finished"] = finished
 
     try:
         records = run_sweep(c6_cell, cells, store=out / "sweep.jsonl", scheduler=scheduler, workers=workers,
@@ -226,6 +225,11 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
     except InputError:
         if created and not any(out.iterdir()):  # e.g. no Dask scheduler there: leave nothing behind
             out.rmdir()
+        raise
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo(f"stumpcheck sweep: interrupted; {done['finished']} new cell(s) stored in {out / 'sweep.jsonl'}; "
+                   "run the same command again to resume (stored cells are skipped)", err=True)
         raise
     finally:
         bar.close()

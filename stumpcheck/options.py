@@ -13,7 +13,7 @@ from pathlib import Path
 from numerics.precision import InputError, parse_decimal
 
 __all__ = ["SEED_MAX", "MAX_MAGNITUDE", "shown", "parse_int", "parse_int_list", "parse_float", "parse_seed",
-           "parse_score", "parse_scale", "parse_scheduler", "make_out_dir"]
+           "parse_score", "parse_scale", "parse_scheduler", "first_missing_folder", "make_out_dir"]
 
 #: seeds are non-negative integers below 2⁶³ (stored as int64 in corpora and checkpoints)
 SEED_MAX = 2 ** 63 - 1
@@ -109,3 +109,17 @@ def make_out_dir(text, name: str = "out") -> tuple[Path, bool]:
     except OSError as exc:
         raise InputError(f"--{name}: cannot create {text}: {exc.strerror or exc}") from None
     return out, created
+
+
+def first_missing_folder(path) -> Path | None:
+    """The outermost folder on the way to ``path`` (``path`` itself or an ancestor) that does not exist yet.
+
+    Creating ``path`` with its parents creates that folder and what lies below it, so removing it (and only
+    it) undoes the creation; None when ``path`` already exists.
+    """
+    missing = Path(path).absolute()
+    if missing.exists():
+        return None
+    while not missing.parent.exists() and missing.parent != missing:
+        missing = missing.parent
+    return missing

@@ -7,24 +7,29 @@ corpus curvature at the start (η = 1/‖∇²L̂(a₀, b₀)‖₂, printed wit
 adds an earlier stop). ``--init large-resolution`` is the start of the
 finite-corpus theorem (C6): b₀ = (m ∧ n)/4, a₀ = calibration_a(b₀), η from the
 population Hessian (``--eta-rule population``), stop once b ≥ (m ∧ n)/2 or
-after ``--steps`` (default 20000). A run that would leave the model (b ≤ 0 or
-non-finite) stops at its last good iterate, writes its outputs and exits 1
-with one line naming the step and the rule. Writes trajectory.csv,
-trajectory.json, frozen.json, training.png and checkpoints/checkpoint.npz into
---out. Bad input raises :class:`numerics.precision.InputError` (exit 2).
+after ``--steps`` (default 20000); it needs m ∧ n ≥ 8 (b₀ ≥ 2). A run that
+would leave the model (b ≤ 0 or non-finite) stops at its last good iterate,
+writes its outputs and exits 1 with one line naming the step and the rule.
+Writes trajectory.csv, trajectory.json, frozen.json, training.png and
+checkpoints/checkpoint.npz into --out. Bad input raises
+:class:`numerics.precision.InputError` (exit 2): the ranges |a₀| ≤ 10¹⁵⁰,
+0 < b₀ ≤ 10¹⁵⁰, the corpus, the checkpoint, the step rule at the start and
+the step cap (``numerics.corpus.gd.MAX_STEPS``, also for ``--t-max``) are
+checked before --out is created, and a failure after that removes what this
+run created (the folder, or the checkpoints folder in an existing one).
 """
 
 from __future__ import annotations
 
-import math
-import sys
+import shutil
 import time
 from pathlib import Path
 
 import click
 
 from numerics.precision import InputError
-from stumpcheck.options import parse_float, parse_int, parse_seed
+from stumpcheck.options import first_missing_folder, parse_float, parse_int, parse_scale, parse_score, parse_seed
+from stumpcheck.progress import progress_bar
 
 __all__ = ["train", "DEFAULT_STEPS"]
 
@@ -48,7 +53,7 @@ def _integer(text, name: str, *, minimum: int = 1) -> int | None:
     return None if text is None else parse_int(text, name, minimum=minimum)
 
 
-def _load_corpus(corpus_file, m_text, n_text, seed_text):
+def _load_corpus(corpus_file, m_text, n_text, seed_text, init):
     from numerics.corpus.corpora import load_corpus, make_corpus
 
     sampled = [t is not None for t in (m_text, n_text, seed_text)]
@@ -56,25 +61,36 @@ def _load_corpus(corpus_file, m_text, n_text, seed_text):
         if any(sampled):
             raise InputError("give either --corpus FILE or --m M --n N --seed S, not both")
         corpus = load_corpus(corpus_file)
-        _check_size(corpus.m, corpus.n)
+        _check_size(corpus.m, corpus.n, init)
         return corpus, {"source": str(corpus_file)}
     if not all(sampled):
         missing = [f"--{k}" for k, s in zip(("m", "n", "seed"), sampled) if not s]
         raise InputError(f"give --corpus FILE, or all of --m, --n, --seed (missing {', '.join(missing)})")
     m, n, seed = _integer(m_text, "m"), _integer(n_text, "n"), parse_seed(seed_text)
-    _check_size(m, n)
+    _check_size(m, n, init)
     corpus = make_corpus(m, n, seed=seed)
     return corpus, {"source": "sampled"}
 
 
-def _check_size(m: int, n: int) -> None:
-    """Refuse a corpus GD cannot hold: m·n ≤ MAX_TOKENS and its working arrays within the memory available."""
+def _check_size(m: int, n: int, init) -> None:
+    """Refuse a corpus GD cannot hold: m·n ≤ MAX_TOKENS and its working arrays within the memory available;
+    with --init large-resolution also m ∧ n < 8 (b₀ = (m ∧ n)/4 < 2)."""
     from numerics.corpus.corpora import MAX_TOKENS
+    from numerics.corpus.steps import check_large_resolution_size
     from numerics.resources import require_memory
+
+    if init == "large-resolution":
+        check_large_resolution_size(m, n)
 
     if m * n > MAX_TOKENS:
         raise InputError(f"m·n = {m * n} tokens is above the supported {MAX_TOKENS:.0e}")
     require_memory(GD_BYTES_PER_TOKEN * m * n, f"gradient descent on m·n = {m * n} tokens")
+
+
+def _remove_created(folder: Path | None) -> None:
+    """Remove ``folder`` (created by this run: everything in it is this run's), if given."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @click.command("train")
@@ -85,8 +101,8 @@ def _check_size(m: int, n: int) -> None:
 @click.option("--n", "n_text", default=None, help="Points per task of a sampled corpus.")
 @click.option("--seed", "seed_text", default=None, help="Seed of a sampled corpus, an integer in [0, 2^63 - 1].")
 @click.option("--steps", "steps_text", default=None,
-              help=f"Number of GD steps (default {DEFAULT_STEPS} unless --t-max is given).")
-@click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps).")
+              help=f"Number of GD steps, at most 1e7 (default {DEFAULT_STEPS} unless --t-max is given).")
+@click.option("--t-max", "t_max_text", default=None, help="Stop at flow time t = k·eta >= T (instead of --steps); T/eta at most 1e7 steps.")
 @click.option("--b-target", "b_target_text", default=None, help="Also stop once b >= B.")
 @click.option("--eta", "eta_text", default=None,
               help="Step size (default: from --eta-rule at the start).")
@@ -101,9 +117,10 @@ def _check_size(m: int, n: int) -> None:
                    "b > 0 and each lower L̂.")
 @click.option("--init", "init", default=None, type=click.Choice(["large-resolution"]),
               help="large-resolution: b0 = (m∧n)/4, a0 = calibration_a(b0), --eta-rule population, stop once "
-                   f"b >= (m∧n)/2 (or at --steps, default {LARGE_RESOLUTION_STEPS}); not with --a0/--b0.")
-@click.option("--a0", "a0_text", default=None, help="Initial label score a0 (default 10).")
-@click.option("--b0", "b0_text", default=None, help="Initial attention scale b0 > 0 (default 10).")
+                   f"b >= (m∧n)/2 (or at --steps, default {LARGE_RESOLUTION_STEPS}); needs m∧n >= 8 (b0 >= 2); "
+                   "not with --a0/--b0.")
+@click.option("--a0", "a0_text", default=None, help="Initial label score a0, |a0| <= 1e150 (default 10).")
+@click.option("--b0", "b0_text", default=None, help="Initial attention scale b0, 0 < b0 <= 1e150 (default 10).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--resume", is_flag=True, help="Continue from the checkpoint in --out (same corpus and settings).")
 @click.option("--estimator", default="one-head", show_default=True,
@@ -125,15 +142,16 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     checkpoint into --out; --resume continues an interrupted run and ends with
     the same numbers as an uninterrupted one.
     """
-    from tqdm import tqdm
-
     from numerics.provenance import provenance
     from numerics.corpus.gd import train_gd
     from numerics.corpus.steps import HORIZON_FRACTION, choose_eta, large_resolution_start
     from numerics.corpus.checkpoint import CHECKPOINT_NAME, read_checkpoint
     from numerics.corpus.training_report import training_table, write_training_outputs
 
-    steps = _integer(steps_text, "steps")
+    from numerics.corpus.gd import MAX_STEPS, step_budget
+    from numerics.resources import check_writable_dir
+
+    steps = None if steps_text is None else parse_int(steps_text, "steps", minimum=1, maximum=MAX_STEPS)
     t_max = _number(t_max_text, "t-max", positive=True)
     b_target = _number(b_target_text, "b-target", positive=True)
     if steps is not None and t_max is not None:
@@ -145,35 +163,44 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         raise InputError("give --eta or --eta-rule, not both")
     if init is not None and (a0_text is not None or b0_text is not None):
         raise InputError("--init large-resolution sets a0 and b0: do not also give --a0/--b0")
-    a0 = _number(a0_text if a0_text is not None else "10", "a0")
-    b0 = _number(b0_text if b0_text is not None else "10", "b0", positive=True)
+    a0 = parse_score(a0_text if a0_text is not None else "10", "a0")
+    b0 = parse_scale(b0_text if b0_text is not None else "10", "b0")
     checkpoint_every = _integer(checkpoint_every_text, "checkpoint-every")
     record_every = _integer(record_every_text, "record-every")
-    corpus, source = _load_corpus(corpus_file, m_text, n_text, seed_text)
+    out = Path(out_dir)
+    checkpoint_dir = out / "checkpoints"
+    check_writable_dir(out, "--out")
+    if not resume and (checkpoint_dir / CHECKPOINT_NAME).exists():
+        raise InputError(f"{out} already holds a checkpoint: pass --resume to continue it, or choose another --out")
+    if resume and not (checkpoint_dir / CHECKPOINT_NAME).is_file():
+        raise InputError(f"no checkpoint to resume from: {checkpoint_dir / CHECKPOINT_NAME} does not exist")
+    corpus, source = _load_corpus(corpus_file, m_text, n_text, seed_text, init)
     if init == "large-resolution":
         a0, b0 = large_resolution_start(corpus.m, corpus.n)
         if b_target is None:
             b_target = HORIZON_FRACTION * min(corpus.m, corpus.n)
     step_rule = eta_rule or ("population" if init == "large-resolution" else "corpus")
-    out = Path(out_dir)
-    checkpoint_dir = out / "checkpoints"
-    if not resume and (checkpoint_dir / CHECKPOINT_NAME).exists():
-        raise InputError(f"{out} already holds a checkpoint: pass --resume to continue it, or choose another --out")
-    from numerics.resources import check_writable_dir
+    # the step rule at the start and the step cap are checked before --out is created
+    chosen_eta = None if eta is not None else choose_eta(corpus.x, corpus.theta, a0, b0, step_rule,
+                                                         estimator=estimator)
+    shown_eta = eta if eta is not None else chosen_eta[0]
+    if t_max is not None and t_max / shown_eta > MAX_STEPS:
+        rule = "--eta" if eta is not None else f"the {step_rule} step rule"
+        raise InputError(f"--t-max {t_max_text} at eta = {shown_eta:.6g} ({rule}) needs about "
+                         f"{t_max / shown_eta:.3g} GD steps, above the cap of {MAX_STEPS:.0e} steps a run; "
+                         "lower --t-max or give a larger --eta")
+    try:
+        total = step_budget(steps, t_max, shown_eta, record_every)
+    except InputError as exc:
+        raise InputError(f"{exc}".replace("(record_every)", "(--record-every)")) from None
 
-    check_writable_dir(out, "--out")
+    new_folder = first_missing_folder(out)
+    new_checkpoints = not checkpoint_dir.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create {out}: {exc.strerror or exc}") from None
-
-    if steps is not None:
-        total = steps
-    else:
-        shown_eta = eta if eta is not None else choose_eta(corpus.x, corpus.theta, a0, b0, step_rule,
-                                                           estimator=estimator)[0]
-        total = math.ceil(t_max / shown_eta)
-    bar = tqdm(total=total, desc="GD steps", disable=quiet, file=sys.stderr, mininterval=0.5, unit="step")
+    bar = progress_bar(total=total, desc="GD steps", quiet=quiet, mininterval=0.5, unit="step")
     shown = {"time": 0.0}
 
     def progress(step, a, b, loss):
@@ -187,7 +214,7 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         result = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, eta=eta, steps=steps, b_target=b_target,
                           t_max=t_max, estimator=estimator, checkpoint_dir=checkpoint_dir,
                           checkpoint_every=checkpoint_every, resume=resume, progress=progress,
-                          record_every=record_every, method=method, step_rule=step_rule)
+                          record_every=record_every, method=method, step_rule=step_rule, chosen_eta=chosen_eta)
     except KeyboardInterrupt:
         bar.close()
         try:
@@ -195,6 +222,10 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         except InputError:
             kept = "no checkpoint was written"
         click.echo(f"stumpcheck train: interrupted; {kept}; rerun with --resume to continue", err=True)
+        raise
+    except InputError:
+        # exit 2 leaves nothing behind: remove what this run created, and only that
+        _remove_created(new_folder if new_folder is not None else (checkpoint_dir if new_checkpoints else None))
         raise
     finally:
         bar.close()

@@ -151,28 +151,50 @@ def test_sizes_at_the_documented_limits_are_refused_under_a_memory_cap(args, cap
     assert list(tmp_path.iterdir()) == []
 
 
+def _read_pty(fd: int, timeout: float) -> str:
+    """What the child wrote into its pseudo-terminal within ``timeout`` s ('' at its end)."""
+    ready, _, _ = select.select([fd], [], [], timeout)
+    if not ready:
+        return ""
+    try:
+        return os.read(fd, 4096).decode(errors="replace")
+    except OSError:  # EIO: the child closed the terminal
+        return ""
+
+
 def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
-    """10^10 draws are allowed (with a progress bar); Ctrl-C ends them with status 130 and one line."""
+    """10^10 draws are allowed (with a progress bar on a terminal); Ctrl-C ends them with status 130 and one line.
+
+    stderr is a pseudo-terminal here: progress bars are drawn only on a terminal (stumpcheck.progress)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # tqdm draws nothing 0 columns wide
     child = subprocess.Popen([sys.executable, "-m", "stumpcheck", "fresh", "--a", "10", "--b", "10", "--theta",
                               "0.5", "--N", "1000", "--reps", "10000000"], cwd=tmp_path, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
     try:
         # interrupt once the progress bar is up (start-up time varies with the machine's load)
         shown, deadline = "", time.monotonic() + 120
         while "fresh contexts" not in shown and time.monotonic() < deadline and child.poll() is None:
-            ready, _, _ = select.select([child.stderr], [], [], 1.0)
-            if ready:
-                shown += os.read(child.stderr.fileno(), 4096).decode(errors="replace")
+            shown += _read_pty(master, 1.0)
         child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
-        err = shown + err
+        child.wait(30)
+        while chunk := _read_pty(master, 1.0):
+            shown += chunk
+        err = shown.replace("\r\n", "\n")
     finally:
+        os.close(master)
         if child.poll() is None:
             child.kill()
             child.wait(10)
     assert child.returncode == 130, err[-2000:]
-    assert "Traceback" not in err and err.strip().splitlines()[-1] == "stumpcheck: interrupted"
+    assert "Traceback" not in err and err.strip().splitlines()[-1].strip() == "stumpcheck: interrupted"
     assert "fresh contexts" in err  # the progress bar was shown
 
 

@@ -218,11 +218,13 @@ def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end
             report(p)
     if workers > 1 and len(todo) > 1:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
 
+        from numerics.processes import parent_watching_pool
+
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            with parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = {}
                 queue = list(todo)
                 while queue or futures:

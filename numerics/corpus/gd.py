@@ -13,6 +13,9 @@ Trajectory rule: the loss L̂(z_k) and z_k are recorded at every step k with
 k ≡ 0 (mod ``record_every``) and at the final step (default: every step).
 Stop rules (the first one met ends the run, checked after evaluating z_k):
 ``steps`` (k = steps), ``t_max`` (k·η ≥ t_max), ``b_target`` (b_k ≥ b_target).
+A run whose ``steps`` or ⌈t_max/η⌉ (whichever is smaller) exceeds
+:data:`MAX_STEPS` is refused before the first step (:func:`step_budget`):
+a horizon such as t_max = 10³⁰⁰ would otherwise never end.
 A step that leaves b > 0 or produces a non-finite value ends the run at the
 last good iterate (``stopped_because`` says so).
 
@@ -40,14 +43,41 @@ from numerics.corpus.checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointW
                                           read_checkpoint)
 from numerics.corpus.curvature import ESTIMATORS, loss_gradient_hessian, spectral_curvature
 
-__all__ = ["DEFAULT_A0", "DEFAULT_B0", "ETA_SAFETY", "StepBound", "TrainResult", "default_eta", "step_bound",
-           "train_gd"]
+__all__ = ["DEFAULT_A0", "DEFAULT_B0", "ETA_SAFETY", "MAX_RECORDS", "MAX_STEPS", "StepBound", "TrainResult", "default_eta", "step_bound",
+           "step_budget", "train_gd"]
 
 #: docs/model.md §4: a₀ = b₀ = 10 by default, so that the calibration phase (a → b + 2 log b) is visible
 DEFAULT_A0 = 10.0
 DEFAULT_B0 = 10.0
 #: η = ETA_SAFETY / ‖∇²L̂(a₀, b₀)‖₂; 1 means half the local descent-lemma bound 2/‖∇²L̂‖₂
 ETA_SAFETY = 1.0
+#: most GD steps one run may take (measured 47 µs a step at m = n = 8: about 8 min)
+MAX_STEPS = 10 ** 7
+#: most trajectory rows one run records (about 350 bytes each while running, measured): ⌈steps/record_every⌉
+MAX_RECORDS = 10 ** 6
+
+
+def step_budget(steps: int | None, t_max: float | None, eta: float, record_every: int = 1) -> int | None:
+    """The most steps a run with these stop rules takes: min(steps, ⌈t_max/η⌉), None when neither is given.
+
+    InputError when it exceeds :data:`MAX_STEPS` (naming the rule and the steps it would take), or when it
+    would record more than :data:`MAX_RECORDS` rows at ``record_every``.
+    """
+    by_time = None if t_max is None else t_max / eta
+    budget = min([v for v in (steps, by_time) if v is not None], default=None)
+    if budget is None:
+        return None
+    if budget > MAX_STEPS:
+        if steps is not None and (by_time is None or steps <= by_time):
+            raise InputError(f"steps = {steps} is above the cap of {MAX_STEPS:.0e} GD steps a run")
+        raise InputError(f"t_max = {t_max:g} at eta = {eta:.6g} needs about {by_time:.3g} GD steps, above the cap "
+                         f"of {MAX_STEPS:.0e} steps a run; lower t_max or take a larger eta")
+    budget = math.ceil(budget)
+    if -(-budget // record_every) > MAX_RECORDS:
+        raise InputError(f"{budget} steps recorded every {record_every} would keep {-(-budget // record_every)} "
+                         f"trajectory rows, above the {MAX_RECORDS:.0e} a run keeps; record every "
+                         f"{-(-budget // MAX_RECORDS)} steps or more (record_every)")
+    return budget
 
 
 @dataclass
@@ -197,7 +227,8 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
              steps: int | None = None, b_target: float | None = None, t_max: float | None = None,
              estimator: str = "one-head", checkpoint_dir=None, checkpoint_every: int = 1000, resume: bool = False,
              progress=None, record_every: int = 1, max_steps_this_run: int | None = None,
-             method: str = "dense", keep_b_positive: bool = True, step_rule: str = "corpus") -> TrainResult:
+             method: str = "dense", keep_b_positive: bool = True, step_rule: str = "corpus",
+             chosen_eta: tuple[float, str] | None = None) -> TrainResult:
     """Run constant-step GD on L̂ of the corpus (x, θ) from (a₀, b₀); see the module docstring.
 
     ``eta=None`` uses :func:`default_eta`. At least one stop rule (``steps``,
@@ -211,7 +242,10 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     ``step_rule`` names the rule for ``eta=None`` (:data:`numerics.corpus.steps.ETA_RULES`:
     "corpus", the default here, "population" or "lookahead"); a run that would
     leave the model ends with ``stopped_because`` naming the step and the rule.
-    Invalid input raises InputError.
+    ``chosen_eta`` is the (η, rule sentence) that ``choose_eta`` already returned
+    for this start, estimator and ``step_rule`` (so a caller that checked it
+    first need not compute it twice). A run longer than :data:`MAX_STEPS`
+    steps is refused (:func:`step_budget`). Invalid input raises InputError.
     """
     from numerics.corpus.empirical import loss_and_gradient
 
@@ -238,12 +272,14 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     if step_rule not in ETA_RULES:
         raise InputError(f"unknown step rule {step_rule!r}; one of {', '.join(ETA_RULES)}")
     if eta is None:
-        eta_value, eta_rule = choose_eta(x, theta, a0, b0, step_rule, estimator=estimator)
+        eta_value, eta_rule = (chosen_eta if chosen_eta is not None
+                               else choose_eta(x, theta, a0, b0, step_rule, estimator=estimator))
         rule_name = f"the {step_rule} step rule"
     else:
         eta_value = finite_float(eta, "eta", positive=True)
         eta_rule = f"eta = {eta_value:.6g}, given by the user"
         rule_name = "the user's step"
+    step_budget(steps, t_max, eta_value, record_every)
     settings = _settings(a0, b0, eta_value, estimator, steps, t_max, b_target, record_every, method)
     settings["keep_b_positive"] = bool(keep_b_positive)
     fingerprint = corpus_fingerprint(x, theta)

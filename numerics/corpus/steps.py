@@ -20,7 +20,10 @@ stating the rule and its numbers):
   lowers L̂ (strictly). Falls back to an error if none does.
 
 The large-resolution start of the finite-corpus theorem (C6):
-b₀ = (m ∧ n)/4, a₀ = calibration_a(b₀) (:func:`large_resolution_start`).
+b₀ = (m ∧ n)/4, a₀ = calibration_a(b₀) (:func:`large_resolution_start`). It
+needs m ∧ n ≥ 8, so that b₀ ≥ 2: docs/model.md §4.4 asks b₀ ≫ 1, and below
+that the start is not on the large-resolution side of the calibration phase
+(at m = n = 1, b₀ = 0.25 and GD left b where it was for 20 000 steps).
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ import numpy as np
 
 from numerics.precision import InputError, finite_float
 
-__all__ = ["ETA_RULES", "LOOKAHEAD_POWERS", "choose_eta", "large_resolution_start", "lookahead_eta",
-           "population_eta", "population_hessian_eigenvalues"]
+__all__ = ["ETA_RULES", "LOOKAHEAD_POWERS", "MIN_LARGE_RESOLUTION_SIZE", "check_large_resolution_size", "choose_eta",
+           "large_resolution_start", "lookahead_eta", "population_eta", "population_hessian_eigenvalues"]
 
 ETA_RULES = ("population", "corpus", "lookahead")
 #: candidates of the lookahead rule: η_pop · 2^j for j in this order (largest first)
@@ -40,16 +43,25 @@ LOOKAHEAD_POWERS = tuple(range(6, -11, -1))
 #: b₀ = (m ∧ n) · START_FRACTION for the large-resolution start; its horizon cap is (m ∧ n) · HORIZON_FRACTION
 START_FRACTION = 0.25
 HORIZON_FRACTION = 0.5
+#: smallest m ∧ n of a large-resolution start: b₀ = (m ∧ n)/4 ≥ 2 (the sweep's cells need the same)
+MIN_LARGE_RESOLUTION_SIZE = 8
+
+
+def check_large_resolution_size(m: int, n: int) -> None:
+    """InputError unless m ∧ n ≥ MIN_LARGE_RESOLUTION_SIZE (b₀ = (m ∧ n)/4 ≥ 2, docs/model.md §4.4)."""
+    size = min(int(m), int(n))
+    if size < MIN_LARGE_RESOLUTION_SIZE:
+        raise InputError(f"the large-resolution start needs m ∧ n >= {MIN_LARGE_RESOLUTION_SIZE}: b0 = (m ∧ n)/4 "
+                         f"would be {START_FRACTION * size:g}, below {START_FRACTION * MIN_LARGE_RESOLUTION_SIZE:g} "
+                         f"(b0 >> 1, docs/model.md §4.4); got m={m}, n={n}")
 
 
 def large_resolution_start(m: int, n: int) -> tuple[float, float]:
     """(a₀, b₀) = (calibration_a(b₀), (m ∧ n)/4): on the derived calibration relation a = b + 2 log b − ρ₁/b."""
     from numerics.generated import asymptotics_numpy as derived
 
-    size = min(int(m), int(n))
-    if size < 1:
-        raise InputError(f"m and n must be positive, got m={m}, n={n}")
-    b0 = START_FRACTION * size
+    check_large_resolution_size(m, n)
+    b0 = START_FRACTION * min(int(m), int(n))
     return float(derived.calibration_a(b0)), float(b0)
 
 

@@ -190,29 +190,14 @@ def run_sweep(cell_function: Callable[[dict], dict], cells: list, *, store, sche
 
 
 def _run_pool(cell_function, todo, workers, record_of) -> None:
-    # workers end with this process, even when it is killed with SIGKILL (numerics.processes)
-    executor = parent_watching_pool(min(workers, len(todo)))
-    try:
+    # workers end with this process, even when it is killed with SIGKILL; leaving the block by an exception
+    # (Ctrl-C, a failed cell) terminates the running cells instead of waiting for them (numerics.processes);
+    # the finished cells are already in the store
+    with parent_watching_pool(min(workers, len(todo))) as executor:
         futures = {executor.submit(_timed_call, cell_function, cell): (key, cell) for key, cell in todo}
         for future in concurrent.futures.as_completed(futures):
             key, cell = futures[future]
             record_of(key, cell, future.result())
-    except BaseException:
-        # interrupted (Ctrl-C) or failed: stop the running cells now instead of waiting for them to finish;
-        # the finished cells are already in the store
-        _terminate_workers(executor)
-        raise
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
-
-
-def _terminate_workers(executor) -> None:
-    """SIGTERM every worker process of a ProcessPoolExecutor (its running tasks are abandoned)."""
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
-        try:
-            process.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
 
 
 def _run_dask(cell_function, todo, scheduler, record_of) -> None:

@@ -43,6 +43,7 @@ from numerics.precision import InputError
 from stumpcheck.claims.c6_protocol import (C6_LADDER_B0, C6_SETTINGS, HORIZON_RULE, HORIZON_RUNGS,  # noqa: F401
                                            INTERIOR_THETAS, MECHANISM_B0, ROWS, c6_cell, c6_cells, c6_horizon,
                                            size_horizons)
+from stumpcheck.claims.c6_fit import k_text
 from stumpcheck.claims.result import ClaimResult
 
 __all__ = ["C6_SETTINGS", "C6_CI_WIDTH", "C6_TOLERANCE", "HORIZON_RULE", "INTERIOR_THETAS", "MECHANISM_B0",
@@ -152,9 +153,10 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     def describe(row):
         f = fits[row]["power_mean"]
         add = fits[row]["additive"]
+        digits = f.get("k_decimals", 2) + 1  # the interval's ends one decimal further than k itself
         return (f"{row}: p = {f['p']:.3f} [{f['p_ci95'][0]:.3f}, {f['p_ci95'][1]:.3f}], q = {f['q']:.3f} "
-                f"[{f['q_ci95'][0]:.3f}, {f['q_ci95'][1]:.3f}], k = {f['k']:.2f} [{f['k_ci95'][0]:.2f}, "
-                f"{f['k_ci95'][1]:.2f}], rms log residual {f['rms_log_residual']:.3f} (additive fit: p = "
+                f"[{f['q_ci95'][0]:.3f}, {f['q_ci95'][1]:.3f}], k = {k_text(f)} [{f['k_ci95'][0]:.{digits}f}, "
+                f"{f['k_ci95'][1]:.{digits}f}], rms log residual {f['rms_log_residual']:.3f} (additive fit: p = "
                 f"{add['p']:.3f}, q = {add['q']:.3f}, rms {add['rms_log_residual']:.3f}) "
                 f"[{'PASS' if verdicts[row] else 'FAIL'}]"
                 + (f" (POOR FIT: rms log residual {f['rms_log_residual']:.2f} > {C6_POOR_FIT:g}; the interval "
@@ -233,7 +235,7 @@ def _explanation(fits: dict, controls: dict, no_step: list, cells: int) -> str:
         "Criterion: the frozen error, averaged over θ ∈ {0.3, 0.5, 0.7} and the corpora of a size, is fitted by the "
         "power mean (A^k (m∧n)^(-pk) + B^k N^(-qk))^(1/k) with k free; PASS needs p and q within 0.1 of 1 with "
         "bootstrap 95% intervals at most 0.3 wide, for both rows. The additive surface (k = 1) is misspecified: the "
-        f"crossover is sharper than a sum (fitted k = {lr['power_mean']['k']:.2f} and {mech['power_mean']['k']:.2f}), "
+        f"crossover is sharper than a sum (fitted k = {k_text(lr['power_mean'])} and {k_text(mech['power_mean'])}), "
         f"and the additive fit reports q = {lr['additive']['q']:.2f} / {mech['additive']['q']:.2f} with rms log "
         f"residual {lr['additive']['rms_log_residual']:.3f} / {mech['additive']['rms_log_residual']:.3f} against "
         f"{lr['power_mean']['rms_log_residual']:.3f} / {mech['power_mean']['rms_log_residual']:.3f} for the power "

@@ -12,15 +12,43 @@ fresh-context mean from N(mean, sd²/reps), the sampling law of the mean of
 ``reps`` resampled contexts (CLT; the errors are bounded), so both sources
 of randomness, corpora and fresh contexts, are resampled together. The
 additive surface (k = 1) is fitted to the same data as a secondary figure.
+
+The crossover sharpness k is reported to the digits its bootstrap interval
+supports (:func:`interval_decimals`: the decimal place of the leading digit
+of the interval's half-width), and that one rounded value is what the text,
+the plot title and the JSON (``k``) carry; the unrounded least-squares value
+is ``k_fit`` (the fitted surface is drawn with it).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from numerics.fits import fit_additive_surface, fit_power_mean
 
-__all__ = ["cell_curve", "row_data", "row_fit"]
+__all__ = ["DEFAULT_DECIMALS", "cell_curve", "interval_decimals", "k_text", "row_data", "row_fit"]
+
+#: decimals of k when there is no interval to size them (no bootstrap replicates)
+DEFAULT_DECIMALS = 2
+
+
+def interval_decimals(ci) -> int:
+    """Decimals a value with 95 % interval ``ci`` has: the decimal place of the leading digit of the interval's
+    half-width (0.3 → 1, 0.05 → 2, 3 → 0); :data:`DEFAULT_DECIMALS` when the interval is missing or empty."""
+    try:
+        half = (float(ci[1]) - float(ci[0])) / 2
+    except (TypeError, ValueError, IndexError):
+        return DEFAULT_DECIMALS
+    if not (math.isfinite(half) and half > 0):
+        return DEFAULT_DECIMALS
+    return max(0, -math.floor(math.log10(half)))
+
+
+def k_text(fit: dict) -> str:
+    """k of a power-mean fit as printed everywhere: the JSON value ``k`` to its ``k_decimals`` decimals."""
+    return f"{fit['k']:.{fit.get('k_decimals', DEFAULT_DECIMALS)}f}"
 
 
 def cell_curve(result: dict) -> dict:
@@ -57,8 +85,8 @@ def row_fit(results: list, *, bootstrap: int, seed: int) -> dict:
     """Power-mean fit of one row with bootstrap 95 % intervals, and the additive fit (see the module docstring)."""
     if not results:
         nan = float("nan")
-        empty = {"p": nan, "p_ci95": [nan, nan], "q": nan, "q_ci95": [nan, nan], "k": nan, "k_ci95": [nan, nan],
-                 "rms_log_residual": nan}
+        empty = {"p": nan, "p_ci95": [nan, nan], "q": nan, "q_ci95": [nan, nan], "k": nan, "k_fit": nan,
+                 "k_decimals": DEFAULT_DECIMALS, "k_ci95": [nan, nan], "rms_log_residual": nan}
         return {"power_mean": empty, "additive": dict(empty), "data": {}}
     data = row_data(results)
     point_means = {s: block["mean"].mean(axis=0) for s, block in data.items()}
@@ -80,8 +108,9 @@ def row_fit(results: list, *, bootstrap: int, seed: int) -> dict:
     def ci(column):
         return [float(np.percentile(draws[:, column], 2.5)), float(np.percentile(draws[:, column], 97.5))]
 
-    power_mean = {"p": point["p"], "p_ci95": ci(0), "q": point["q"], "q_ci95": ci(1), "k": point["k"],
-                  "k_ci95": ci(2), "rms_log_residual": point["rms_log_residual"], "A": point["A"], "B": point["B"],
+    decimals = interval_decimals(ci(2))
+    power_mean = {"p": point["p"], "p_ci95": ci(0), "q": point["q"], "q_ci95": ci(1),
+                  "k": round(point["k"], decimals), "k_decimals": decimals, "k_fit": point["k"], "k_ci95": ci(2), "rms_log_residual": point["rms_log_residual"], "A": point["A"], "B": point["B"],
                   "points": point["points"], "bootstrap": int(bootstrap), "model": point["model"],
                   "corpora_per_size": {str(s): int(block["mean"].shape[0]) for s, block in data.items()}}
     return {"power_mean": power_mean, "additive": additive,

@@ -8,15 +8,20 @@ from pathlib import Path
 
 import numpy as np
 
-from stumpcheck.claims.c6_fit import row_data
+from stumpcheck.claims.c6_fit import k_text, row_data
 from numerics.fits import power_mean_surface
 
-__all__ = ["plot_c6"]
+__all__ = ["plot_c6", "rates_title"]
 
 
 def _surface(fit: dict, size, N):
     return np.exp(power_mean_surface(size, N, log_A=math.log(fit["A"]), p=fit["p"], log_B=math.log(fit["B"]),
-                                     q=fit["q"], k=fit["k"]))
+                                     q=fit["q"], k=fit.get("k_fit", fit["k"])))
+
+
+def rates_title(row: str, fit: dict) -> str:
+    """The title of one row's panel: p, q and k as the report prints them (k from :func:`k_text`)."""
+    return f"{row}: p = {fit['p']:.2f}, q = {fit['q']:.2f}, k = {k_text(fit)} (lines: fit)"
 
 
 def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> list:
@@ -37,8 +42,7 @@ def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> l
             grid = np.geomspace(Ns[0], Ns[-1], 100)
             axes[0, col].plot(grid, _surface(fit, np.full_like(grid, s), grid), "-", color=color, lw=1)
         axes[0, col].set_xlabel("N (fresh context size)")
-        axes[0, col].set_title(f"{row}: p = {fit['p']:.2f}, q = {fit['q']:.2f}, k = {fit['k']:.1f} (lines: fit)",
-                               fontsize=10)
+        axes[0, col].set_title(rates_title(row, fit), fontsize=10)
         if sizes:
             Ns = data[sizes[0]]["N"]
             for j, N in enumerate(Ns[::3]):
