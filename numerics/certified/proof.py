@@ -253,7 +253,7 @@ def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: i
     leaves are the groups' leaves in order of b, so they tile the domain as the groups do.
     """
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from numerics.processes import parent_watching_pool
 
     pieces = sorted(starts, key=lambda p: p.variables["b"][0])
     count = min(len(pieces), 4 * workers)
@@ -264,7 +264,7 @@ def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: i
     jobs = [(margin.to_json(), _group_domain(domain, g).to_json(), [p.to_json() for p in g],
              {**options, "max_boxes": max(1, max_boxes * len(g) // len(pieces)), "prec_bits": prec_bits,
               "b_ratio": None}) for g in groups]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         parts = list(pool.map(_prove_group, *zip(*jobs)))
     proof = Proof(status="undecided", prec_bits=prec_bits, dps=options["dps"], strict=options["strict"])
     for part in parts:
