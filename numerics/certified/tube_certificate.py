@@ -234,12 +234,14 @@ def _recomputed(parsed, settings: Settings, bits: int, workers: int):
         for k, job in enumerate(jobs):
             yield k, _recompute_job(job)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from numerics.certified.tube import spawn_pool, stop_pool
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with spawn_pool(workers) as pool:
         try:
             yield from enumerate(pool.map(_recompute_job, jobs))
+        except KeyboardInterrupt:
+            stop_pool(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
