@@ -88,10 +88,13 @@ def watch_parent(parent_pid: int, interval: float = PARENT_POLL_SECONDS, kernel_
 class _ParentWatch:
     """The picklable initializer of a :class:`ParentWatchingPool`; ``kernel_signal`` is set per started worker."""
 
-    def __init__(self, parent_pid: int, interval: float):
+    def __init__(self, parent_pid: int, interval: float, ignore_interrupt: bool = False):
         self.parent_pid, self.interval, self.kernel_signal = parent_pid, interval, False
+        self.ignore_interrupt = ignore_interrupt
 
     def __call__(self) -> None:
+        if self.ignore_interrupt:  # Ctrl-C reaches the whole process group: the parent alone decides what stops
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         watch_parent(self.parent_pid, self.interval, self.kernel_signal)
 
 
@@ -112,8 +115,9 @@ class ParentWatchingPool(ProcessPoolExecutor):
     included), so Ctrl-C does not wait for the running tasks.
     """
 
-    def __init__(self, max_workers: int, *, mp_context=None, interval: float = PARENT_POLL_SECONDS):
-        self._watch = _ParentWatch(os.getpid(), interval)
+    def __init__(self, max_workers: int, *, mp_context=None, interval: float = PARENT_POLL_SECONDS,
+                 ignore_interrupt: bool = False):
+        self._watch = _ParentWatch(os.getpid(), interval, ignore_interrupt)
         self._start_lock = threading.Lock()
         super().__init__(max_workers=max_workers, mp_context=mp_context, initializer=self._watch)
 
@@ -133,6 +137,9 @@ class ParentWatchingPool(ProcessPoolExecutor):
         return False
 
 
-def parent_watching_pool(max_workers: int, *, mp_context=None) -> ParentWatchingPool:
-    """A :class:`ParentWatchingPool` of ``max_workers`` processes (they exit if this process dies)."""
-    return ParentWatchingPool(max_workers, mp_context=mp_context)
+def parent_watching_pool(max_workers: int, *, mp_context=None, ignore_interrupt: bool = False) -> ParentWatchingPool:
+    """A :class:`ParentWatchingPool` of ``max_workers`` processes (they exit if this process dies).
+
+    ``ignore_interrupt``: the workers ignore SIGINT, so that Ctrl-C (sent to the whole process group) reaches
+    only the parent, which then ends them (:func:`terminate_workers`) instead of each dying with a traceback."""
+    return ParentWatchingPool(max_workers, mp_context=mp_context, ignore_interrupt=ignore_interrupt)

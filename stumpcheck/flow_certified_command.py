@@ -15,6 +15,10 @@ cheap checks here, its leaves re-enclosed by ``stumpcheck recheck``), flow_certi
 too (:mod:`numerics.certified.flow_region_certificate`) and tube.json a ``for_all_t`` summary. A tube that
 is incomplete, or whose box at T is not in R, gets no region: both files say "not proved" and why (the exit
 status is the tube's). The last lines say which parts are proved.
+
+Every input (the start, T, --rel-goal, --dps, --time-limit, the region options, that ``--out`` can be
+written) is checked before the folder is created or any work starts. Ctrl-C stops the workers at once and
+prints, on one line, that the same command resumes from ``OUT/tube_checkpoint.jsonl`` (exit 130).
 """
 
 from __future__ import annotations
@@ -115,11 +119,14 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     from numerics.provenance import provenance
     from numerics.resources import check_writable_dir
 
+    from numerics.certified.tube_statement import MAX_TUBE_DPS, MIN_TUBE_DPS
+    from numerics.precision import InputError
+
     dps = DEFAULT_TUBE_DPS if dps is None else dps
+    if not MIN_TUBE_DPS <= int(dps) <= MAX_TUBE_DPS:
+        raise InputError(f"--dps of the certified tube must be in [{MIN_TUBE_DPS}, {MAX_TUBE_DPS}], got {dps}")
     check_tube_arguments(a0, b0, t_max, rel_goal, float(_initial_radius(a0, b0, texts)))
     if time_limit is not None and not (time_limit > 0 and time_limit < float('inf')):
-        from numerics.precision import InputError
-
         raise InputError(f"--time-limit must be a positive number of seconds, got {time_limit:g}")
     region_, region_document = _region_request(region, region_file, region_b_max)
     out_dir = out_dir or "stumpcheck-tube"
@@ -127,11 +134,16 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     from stumpcheck.progress import fraction_bar
 
-    with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
-        workers = int(workers) if workers is not None else (2 if (os.cpu_count() or 1) >= 2 else 1)
-        tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit, progress=progress,
-                              r0=_initial_radius(a0, b0, texts), workers=workers,
-                              checkpoint=Path(out_dir) / CHECKPOINT)
+    workers = int(workers) if workers is not None else (2 if (os.cpu_count() or 1) >= 2 else 1)
+    try:
+        with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
+            tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
+                                  progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
+                                  checkpoint=Path(out_dir) / CHECKPOINT)
+    except KeyboardInterrupt:
+        click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
+                   f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
+        raise click.exceptions.Exit(130) from None
     summary = tube_summary(tube)
     for t, row in summary["relative_width_b_at"].items():
         click.echo(f"t = {t:>6}: b in [{row['b_lo']}, {row['b_hi']}], relative width {row['relative_width_b']:.2e}")

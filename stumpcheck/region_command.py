@@ -4,6 +4,11 @@ Registered in :mod:`stumpcheck.cli`. The region, its obligations and what they p
 :mod:`numerics.certified.invariant_region`; the certificate and its re-check in
 :mod:`numerics.certified.invariant_region_certificate`. Exit status 0 if proved (and the entry box, if
 given, lies in the region) or if the re-check passes, 1 if not; bad input raises :class:`numerics.precision.InputError` (the CLI turns it into exit 2).
+
+Every input is checked before any work: B, the entry (its decimals, lo <= hi, b > 0, and the entry check
+itself, which is cheap), that ``--out`` can be written; with ``--recheck``, the certificate's limits and
+entry's shape. ``--recheck`` checks what was asked: ``--b-max`` given on the command line must be the B the
+certificate proves, and ``--entry-t``/``--entry-box`` given must be its recorded entry (else FAIL, exit 1).
 """
 
 from __future__ import annotations
@@ -36,14 +41,43 @@ def _entry(t_text, box_text):
     return {"t": str(t_text).strip(), "box": {"a": (parts[0], parts[1]), "b": (parts[2], parts[3])}}
 
 
-def _recheck(path: str, points: str) -> None:
-    from numerics.certified.invariant_region_certificate import recheck_region
+def _asked_fault(document: dict, b_max, entry) -> str | None:
+    """Why the certificate is not of what was asked (B, the entry), or None."""
+    from numerics.certified.invariant_region import Region
+
+    if b_max is not None:
+        try:
+            proved = Region.from_json(document.get("region")).b_max
+        except InputError:
+            proved = None
+        if proved != b_max:
+            shown_b = "no readable B" if proved is None else f"B = {float(proved):g}"
+            return f"the certificate proves {shown_b}, not the asked --b-max {float(b_max):g}"
+    if entry is not None:
+        recorded = document.get("entry")
+        same = isinstance(recorded, dict) and Fraction(recorded["t"]) == Fraction(entry["t"]) and all(
+            [Fraction(x) for x in recorded["box"][k]] == [Fraction(x) for x in entry["box"][k]] for k in ("a", "b"))
+        if not same:
+            return "the certificate's entry is not the asked --entry-t/--entry-box"
+    return None
+
+
+def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
+    from numerics.certified.invariant_region_certificate import (check_region_limits, is_region_certificate,
+                                                                recheck_region)
     from numerics.certified.lemma_certificate import read_certificate
 
     document = read_certificate(path)
     try:
-        ok, message = recheck_region(document, points=points,
-                                     progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
+        if not is_region_certificate(document):
+            raise InputError("not a region certificate (format stumpcheck-region-certificate/1)")
+        check_region_limits(document)
+        fault = _asked_fault(document, b_max, entry)
+        if fault is None:
+            ok, message = recheck_region(document, points=points,
+                                         progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
+        else:
+            ok, message = False, fault
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     click.echo(f"{'PASS' if ok else 'FAIL'} {path}: {message}")
@@ -70,16 +104,26 @@ def region(b_max_text, workers, entry_t, entry_box, out_dir, recheck_file, point
     The region's constants are the defaults of numerics.certified.invariant_region (b_start = 30, c = 1/2,
     d_minus = 5/2, d_plus = 11/2); only B is chosen here. Writes OUT/region_certificate.json.
     """
-    if recheck_file is not None:
-        _recheck(recheck_file, points)
-        return
+    from click.core import ParameterSource
+
     from numerics.certified.invariant_region import DEFAULT_REGION
-    from numerics.certified.invariant_region_certificate import region_certificate
-    from numerics.certified.lemma_certificate import write_certificate
+    from numerics.certified.invariant_region_certificate import check_entry_shape, entry_record, region_certificate
 
     b_max = Fraction(parse_decimal(b_max_text, "--b-max"))
-    region_ = DEFAULT_REGION.with_b_max(b_max)
     entry = _entry(entry_t, entry_box)
+    if entry is not None:
+        check_entry_shape(entry)
+    if recheck_file is not None:
+        asked = click.get_current_context().get_parameter_source("b_max_text") is not ParameterSource.DEFAULT
+        _recheck(recheck_file, points, b_max if asked else None, entry)
+        return
+    from numerics.certified.lemma_certificate import write_certificate
+    from numerics.resources import check_writable_dir
+
+    region_ = DEFAULT_REGION.with_b_max(b_max)
+    if entry is not None:
+        entry_record(region_, entry)  # its check by Arb, cheap: a malformed box is refused before the proof
+    check_writable_dir(out_dir, "--out")
     started = time.perf_counter()
     document = region_certificate(region_, entry=entry, workers=int(workers),
                                   progress=lambda name: click.echo(f"  proving {name} ...", err=True))

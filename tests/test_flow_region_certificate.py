@@ -148,9 +148,12 @@ def test_a_claim_for_all_t_without_a_region_is_rejected(combined):
     del forged["region"]
     ok, message = recheck_flow_region(_redigest(forged))
     assert not ok and "claims a proof" in message
-    forged["for_all_t"] = for_all_t_summary(None, "the tube is incomplete")
+    forged["for_all_t"] = for_all_t_summary(None, "the region's obligations were not all proved")
     ok, message = recheck_flow_region(_redigest(forged))
     assert ok and "nothing is claimed" in message
+    forged["for_all_t"] = for_all_t_summary(None, "the tube is incomplete: it does not reach T")  # it is complete
+    ok, message = recheck_flow_region(_redigest(forged))
+    assert not ok and "not one the writer gives" in message
 
 
 def test_a_malformed_embedded_region_is_exit_2(combined, capsys):

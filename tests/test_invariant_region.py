@@ -79,6 +79,9 @@ def test_a_dropped_box_is_rejected(short_certificate):
     lemma["leaves"] = lemma["leaves"][:-1]
     _redigest(lemma)
     ok, message = recheck_region(_redigest(forged))
+    assert not ok and "the summary of drift_upper_half" in message
+    forged["summary"]["drift_upper_half"]["leaves"] -= 1  # the summary made to agree, as a forger would
+    ok, message = recheck_region(_redigest(forged))
     assert not ok and "drift_upper_half" in message and "tile" in message
 
 

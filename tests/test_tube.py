@@ -115,7 +115,13 @@ def test_tube_rows_and_box_at_are_exact_and_contain_the_interval_boxes(small_tub
     write_tube_outputs(small_tube, tmp_path, provenance={})
     assert tube_rationals(tmp_path) == rows == tube_rationals(tmp_path / "flow_certificate.json")
     box = box_at(rows, Fraction(1, 100))
-    assert box is not None and box[0] < box[1] and box[2] < box[3] and box_at(rows, 1) is None
+    assert box is not None and box[0] < box[1] and box[2] < box[3]
+    from numerics.precision import InputError
+
+    for source in (rows, small_tube, tmp_path, tmp_path / "flow_certificate.json"):  # no box beyond proved time
+        with pytest.raises(InputError, match="outside the tube's proved time"):
+            box_at(source, 1)
+    assert box_at(tmp_path, T_SMALL) is not None  # T itself is proved
     inner = [Fraction(x) for x in enclosure_at(small_tube, Fraction(1, 100))]  # z̃(s) ± r_sup at t = 0.01
     assert box[0] <= inner[0] <= inner[1] <= box[1] and box[2] <= inner[2] <= inner[3] <= box[3]
     # the recheck command dispatches a /2 certificate, and refuses the certificate's own precision

@@ -25,7 +25,11 @@ otherwise ``region`` is absent and ``for_all_t`` says "not proved" and why.
 :func:`~numerics.certified.invariant_region_certificate.recheck_region` (obligations restated from the
 region's constants, leaves re-enclosed; the entry's check and bands recomputed), then requires the entry's
 time to equal T and its box to CONTAIN the tube's box at T recomputed from the certificate's pieces and
-radii, and the ``for_all_t`` summary to be the one the region gives.
+radii, and the ``for_all_t`` summary to be the one the region gives. Without a region, ``for_all_t`` must
+prove nothing and say so in the writer's words: exactly {"proved": false, "status": "for all t >= T: not
+proved (REASON)"} with REASON the incomplete tube's (only for an incomplete tube) or a complete tube's
+(the entry box not in R, with the entry check's detail, which is not re-derived: no region is recorded to
+derive it from; or obligations not all proved).
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ from flint import arb, ctx
 
 from numerics.certified.invariant_region import Region
 from numerics.certified.invariant_region_bounds import b4_band, horizon, lower_decimal as region_lower
-from numerics.certified.invariant_region_certificate import (entry_record, is_region_certificate, recheck_region,
-                                                            region_certificate)
+from numerics.certified.invariant_region_certificate import (check_region_limits, entry_record, is_region_certificate,
+                                                            recheck_region, region_certificate)
 from numerics.certified.lemma_certificate import digest as region_digest
 from numerics.certified.tube_certificate import digest as flow_digest
 from numerics.certified.tube_numbers import exact_fraction, lower_decimal, upper_decimal
@@ -123,16 +127,36 @@ def _embed(flow: dict, region_document: dict | None, reason: str | None) -> dict
     return out
 
 
+_INCOMPLETE = "the tube is incomplete: it does not reach T"
+_NOT_ALL_PROVED = "the region's obligations were not all proved"
+_NOT_IN_R = "entry box not in R: "
+
+
+def _unproved_fault(summary: dict, complete) -> str | None:
+    """None if ``summary`` is a "not proved" record as :func:`for_all_t_summary` writes it for this tube."""
+    status = summary.get("status")
+    prefix = "for all t >= T: not proved ("
+    if set(summary) != {"proved", "status"} or not isinstance(status, str) or not (
+            status.startswith(prefix) and status.endswith(")")):
+        return "for_all_t without a region must be exactly {proved: false, status: 'for all t >= T: not proved (...)'}"
+    reason = status[len(prefix):-1]
+    allowed = reason == _INCOMPLETE if complete is not True else (reason == _NOT_ALL_PROVED
+                                                                   or reason.startswith(_NOT_IN_R))
+    if not allowed:
+        return f"for_all_t's reason {reason[:60]!r} is not one the writer gives for this tube"
+    return None
+
+
 def _entry_reason(region: Region, flow: dict):
     """(entry, None) for a complete tube whose box at T lies in R, else (entry or None, the reason why not)."""
     from numerics.certified.invariant_region_bounds import entry_check
 
     if flow.get("complete") is not True:
-        return None, "the tube is incomplete: it does not reach T"
+        return None, _INCOMPLETE
     entry = entry_of(flow)
     check = entry_check(region, entry["box"])
     if not check["inside"]:
-        return entry, f"entry box not in R: {check['reason']}"
+        return entry, f"{_NOT_IN_R}{check['reason']}"
     return entry, None
 
 
@@ -147,7 +171,7 @@ def embed_region(flow: dict, region: Region, *, workers: int = 1, max_boxes: int
         return _embed(flow, None, reason)
     document = region_certificate(region, entry=entry, workers=workers, max_boxes=max_boxes, progress=progress)
     if document["status"] != "proved":
-        return _embed(flow, None, "the region's obligations were not all proved")
+        return _embed(flow, None, _NOT_ALL_PROVED)
     return _embed(flow, document, None)
 
 
@@ -199,6 +223,8 @@ def check_region_structure(document: dict) -> None:
         raise InputError("the certificate's 'for_all_t' is not a summary {proved: true or false, ...}")
     if region_document is not None and not is_region_certificate(region_document):
         raise InputError("the embedded 'region' is not a region certificate")
+    if region_document is not None:
+        check_region_limits(region_document)
 
 
 def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=None) -> tuple[bool, str]:
@@ -212,6 +238,9 @@ def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=No
     if region_document is None:
         if summary is not None and summary.get("proved") is not False:
             return False, "for_all_t claims a proof but the certificate holds no region"
+        fault = None if summary is None else _unproved_fault(summary, document.get("complete"))
+        if fault is not None:
+            return False, fault
         return True, "no region embedded: nothing is claimed for t > T"
     if document.get("complete") is not True:
         return False, "a region is embedded but the tube is not complete"

@@ -16,7 +16,13 @@
 recorded region constants alone, requires each recorded lemma certificate to state exactly that obligation
 (margin, domain, strictness), re-checks each by :func:`numerics.certified.recheck.recheck` (exact tiling of
 its domain, every leaf enclosed again at another precision), recomputes δ, the entry check and the bands.
-So a narrower region (smaller c), a smaller δ (or d₊), or a dropped leaf box is rejected.
+So a narrower region (smaller c), a smaller δ (or d₊), or a dropped leaf box is rejected. The texts are
+derived too: ``statement``, ``proved`` and ``not_proved`` must be the ones the recorded region gives, and
+``summary`` the one its obligations' records give (the digest is integrity only: a forger recomputes it).
+
+Before any of that, :func:`check_region_limits` bounds the file (the region's decimals, each obligation's
+digits, leaf count and decimals) and reads the entry's shape: InputError (one line, with the limit).
+The entry is re-checked before the leaves (it is cheap).
 """
 
 from __future__ import annotations
@@ -28,13 +34,18 @@ from pathlib import Path
 from numerics.certified.invariant_region import OBLIGATIONS, Region, obligations, prove_obligation
 from numerics.certified.invariant_region_bounds import band_table, entry_check, horizon, lower_decimal
 from numerics.certified.lemma_certificate import certificate, digest, parse_exact
+from numerics.certified.tube_numbers import check_decimal_size
 from numerics.precision import InputError
 
-__all__ = ["FORMAT", "region_certificate", "recheck_region", "is_region_certificate", "entry_record"]
+__all__ = ["FORMAT", "region_certificate", "recheck_region", "is_region_certificate", "entry_record",
+           "check_region_limits", "check_entry_shape", "MAX_REGION_LEAVES", "MAX_REGION_DPS"]
 
 FORMAT = "stumpcheck-region-certificate/1"
 #: the times at which an entry's bands of b(t)⁴/t are recorded (those in [T, t_B])
 BAND_TIMES = tuple(10**k for k in range(6, 17))
+#: leaves of one obligation (the prover's default box budget) and digits of its certificate, at most
+MAX_REGION_LEAVES = 20_000
+MIN_REGION_DPS, MAX_REGION_DPS = 15, 100
 _MODULES = ("invariant_region.py", "invariant_region_bounds.py", "invariant_region_certificate.py")
 
 
@@ -65,6 +76,75 @@ def _not_proved_text(region: Region) -> list[str]:
             "'for all t' holds up to the exit time from b <= b_max only (at least t_B), not beyond",
             "that the flow's state at T is in R: that is the entry box's hypothesis (checked by Arb when an entry "
             "is recorded; the box itself comes from the certified tube)"]
+
+
+def _sizes(item, where: str) -> None:
+    if isinstance(item, dict):
+        for key, value in item.items():
+            _sizes(value, f"{where}.{key}")
+    elif isinstance(item, list):
+        for value in item:
+            _sizes(value, where)
+    elif isinstance(item, (str, int)) and not isinstance(item, bool):
+        check_decimal_size(item, where)
+
+
+def check_entry_shape(entry) -> None:
+    """InputError (one line) unless ``entry`` is {"t": a decimal >= 0, "box": {"a": [lo, hi], "b": [lo, hi]}}
+    with lo <= hi and b > 0, every decimal within the size limits."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("box"), dict):
+        raise InputError("an entry needs 't' (the time T) and 'box' ({a: [lo, hi], b: [lo, hi]})")
+    box = entry["box"]
+    try:
+        check_decimal_size(entry["t"], "the entry's t")
+        t = parse_exact(entry["t"], "the entry's t")
+        ends = {}
+        for name in ("a", "b"):
+            lo, hi = box[name]
+            for x in (lo, hi):
+                check_decimal_size(x, f"the entry box's {name}")
+            ends[name] = (parse_exact(lo, f"the entry box's {name}"), parse_exact(hi, f"the entry box's {name}"))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError("an entry box needs 'a' and 'b' intervals [lo, hi] of decimals") from None
+    if not t >= 0:
+        raise InputError(f"the entry's t must be >= 0, got {str(entry['t'])[:30]}")
+    if not all(lo <= hi for lo, hi in ends.values()) or not ends["b"][0] > 0:
+        raise InputError("an entry box needs lo <= hi in a and b, and b > 0")
+
+
+def check_region_limits(document: dict) -> None:
+    """InputError (one line, with the limit) if a region certificate exceeds a limit or has a malformed
+    entry: run before any work, so that a hostile file cannot stall the re-check."""
+    region = document.get("region")
+    if isinstance(region, dict):
+        for key in ("b_start", "b_max", "c", "d_minus", "d_plus", "delta"):
+            if isinstance(region.get(key), (str, int)) and not isinstance(region.get(key), bool):
+                check_decimal_size(region[key], f"region.{key}")
+    records = document.get("obligations")
+    for name, lemma in (records.items() if isinstance(records, dict) else ()):
+        if not isinstance(lemma, dict):
+            continue
+        dps = lemma.get("dps")
+        if isinstance(dps, bool) or not isinstance(dps, int) or not MIN_REGION_DPS <= dps <= MAX_REGION_DPS:
+            raise InputError(f"obligation {name}: dps {str(dps)[:20]} is outside the limits "
+                             f"[{MIN_REGION_DPS}, {MAX_REGION_DPS}] of a region certificate")
+        leaves = lemma.get("leaves")
+        if isinstance(leaves, list) and len(leaves) > MAX_REGION_LEAVES:
+            raise InputError(f"obligation {name}: {len(leaves)} leaves, more than the limit {MAX_REGION_LEAVES}")
+        _sizes(lemma.get("domain"), f"obligation {name}: domain")
+        for leaf in leaves if isinstance(leaves, list) else ():
+            if isinstance(leaf, dict):
+                _sizes({k: leaf.get(k) for k in ("box", "lower", "upper", "depth")}, f"obligation {name}: leaf")
+    if document.get("entry") is not None:
+        check_entry_shape(document["entry"])
+
+
+def _summary(records: dict) -> dict:
+    return {name: {"status": r.get("status"), "leaves": len(r.get("leaves") or []), "boxes": r.get("boxes"),
+                   "max_depth": r.get("max_depth_reached"), "seconds": r.get("seconds"),
+                   "prec_bits": r.get("prec_bits")} for name, r in records.items()}
 
 
 def entry_record(region: Region, entry: dict) -> dict:
@@ -112,9 +192,7 @@ def region_certificate(region: Region | None = None, *, proofs: dict | None = No
         "region": region.to_json(),
         "proved": _proved_text(region) if status == "proved" else [],
         "not_proved": _not_proved_text(region),
-        "summary": {name: {"status": r.get("status"), "leaves": len(r.get("leaves") or []), "boxes": r.get("boxes"),
-                           "max_depth": r.get("max_depth_reached"), "seconds": r.get("seconds"),
-                           "prec_bits": r.get("prec_bits")} for name, r in records.items()},
+        "summary": _summary(records),
         "obligations": records,
         "entry": None if entry is None else entry_record(region, entry),
         "seconds": round(time.perf_counter() - started, 3),
@@ -145,6 +223,7 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
         raise InputError(f"not a region certificate: format {str((document or {}).get('format'))[:60]!r}, "
                          f"expected {FORMAT!r}" if isinstance(document, dict) else "not a region certificate")
     started = time.perf_counter()
+    check_region_limits(document)
     if document.get("digest") != digest(document):
         return False, "the certificate was edited after it was written (its digest does not match)"
     if document.get("status") != "proved":
@@ -162,14 +241,20 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
                        f"{region.to_json()['delta']}")
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
+    if document.get("proved") != _proved_text(region) or document.get("not_proved") != _not_proved_text(region):
+        return False, "the 'proved' or 'not_proved' texts are not the ones the recorded region gives"
     records = document.get("obligations")
     if not isinstance(records, dict) or set(records) != set(OBLIGATIONS):
         return False, f"the certificate must hold exactly the obligations {', '.join(OBLIGATIONS)}"
-    leaves = 0
-    for name, (statement, margin, domain, strict) in obligations(region).items():
+    if not all(isinstance(r, dict) for r in records.values()):
+        return False, "an obligation is not a lemma certificate"
+    summary, derived = document.get("summary"), _summary(records)
+    if summary != derived:
+        wrong = [n for n in OBLIGATIONS if not isinstance(summary, dict) or summary.get(n) != derived[n]]
+        return False, f"the summary of {', '.join(wrong) or 'the obligations'} is not the one its record gives"
+    stated = obligations(region)
+    for name, (statement, margin, domain, strict) in stated.items():
         lemma = records[name]
-        if not isinstance(lemma, dict):
-            return False, f"obligation {name}: not a lemma certificate"
         try:
             recorded_domain = Domain.from_json(lemma.get("domain")).to_json()
         except InputError as exc:
@@ -179,6 +264,16 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
                 or lemma.get("author_statement", lemma.get("statement")) != statement):
             return False, (f"obligation {name} does not state what the region needs (margin, domain "
                            f"{domain.to_json()['variables']}, strict={strict})")
+    entry = document.get("entry")
+    if entry is not None:  # cheap, so before the leaves
+        again = entry_record(region, {"t": entry["t"], "box": entry["box"]})
+        if again != entry:
+            return False, "the entry's check, horizon or bands are not what the recorded box and region give"
+        if not again["check"]["inside"]:
+            return False, f"the entry box is not in the region: {again['check']['reason']}"
+    leaves = 0
+    for name in stated:
+        lemma = records[name]
         if progress is not None:
             progress(name)
         try:
@@ -188,16 +283,6 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
         if not result.passed:
             return False, f"obligation {name}: {result.message}"
         leaves += result.leaves_checked
-    entry = document.get("entry")
-    if entry is not None:
-        try:
-            again = entry_record(region, {"t": entry["t"], "box": entry["box"]})
-        except (InputError, KeyError, TypeError) as exc:
-            return False, f"the entry cannot be re-checked: {exc}"
-        if again != entry:
-            return False, "the entry's check, horizon or bands are not what the recorded box and region give"
-        if not again["check"]["inside"]:
-            return False, f"the entry box is not in the region: {again['check']['reason']}"
     seconds = time.perf_counter() - started
     return True, (f"the region's 4 obligations restate its constants and re-check: {leaves} leaves tile their "
                   f"domains and re-enclose their margins at another precision"

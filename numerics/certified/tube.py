@@ -46,11 +46,13 @@ from numerics.certified.tube_piece import (RHO_MAX, Settings, ball_from_json, ba
                                            delta_from, interval_bounds, jump, sub_interval_s)
 from numerics.precision import InputError
 
-__all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "check_tube_arguments", "PADDING",
-           "piece_json", "piece_from_json", "step_budget"]
+__all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "MIN_TUBE_T", "check_tube_arguments", "PADDING",
+           "piece_json", "piece_from_json", "step_budget", "spawn_pool", "stop_pool"]
 
 #: The largest T accepted (s_T = log(1 + T) ≈ 27.6).
 MAX_TUBE_T = 1e12
+#: The smallest T accepted (a tube to 1e-12 is one interval; far below, the float solve's step underflows)
+MIN_TUBE_T = 1e-12
 #: relative padding of the recorded δ, μ (50 % of M, 10 % of G: G enters μ linearly, M only δ's tiny ellipse
 #: term): a re-check at another precision stays below them
 PADDING = 0.05
@@ -138,8 +140,8 @@ def check_tube_arguments(a0: float, b0: float, t_max: float, rel_goal: float, r0
             raise InputError(f"{name} must be a finite number, got {value}")
     if not 1 <= b0 <= 1e3 or abs(a0) > 1e3:
         raise InputError(f"the certified tube starts from 1 <= b0 <= 1000 and |a0| <= 1000, got a0={a0}, b0={b0}")
-    if not 0 < t_max <= MAX_TUBE_T:
-        raise InputError(f"t-max must be in (0, {MAX_TUBE_T:g}] for the certified tube, got {t_max:g}")
+    if not MIN_TUBE_T <= t_max <= MAX_TUBE_T:
+        raise InputError(f"t-max must be in [{MIN_TUBE_T:g}, {MAX_TUBE_T:g}] for the certified tube, got {t_max:g}")
     if not 1e-12 <= rel_goal < 1:
         raise InputError(f"rel-goal must be in [1e-12, 1), got {rel_goal:g}")
     if not 0 <= r0 < 1e-6:
@@ -203,6 +205,26 @@ class _Checkpoint:
                 handle.write(json.dumps({"key": key, "bounds": bounds}) + "\n")
 
 
+def spawn_pool(workers: int):
+    """A pool of ``workers`` spawned processes for the intervals' integrals: they ignore Ctrl-C (the parent stops
+    them at once, :func:`stop_pool`) and end with their parent, SIGKILL included
+    (:func:`numerics.processes.parent_watching_pool`)."""
+    import multiprocessing
+
+    from numerics.processes import parent_watching_pool
+
+    return parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn"), ignore_interrupt=True)
+
+
+def stop_pool(pool) -> None:
+    """End the pool's workers now, without waiting for the intervals they are computing (an interval takes
+    seconds; its integrals are recomputed by the next run)."""
+    from numerics.processes import terminate_workers
+
+    terminate_workers(pool)
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end):
     """Bounds for every piece (in order; stops launching at the deadline), with the checkpoint."""
     todo = [p for p in pieces if _key(p, settings) not in checkpoint.done]
@@ -217,14 +239,11 @@ def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end
         if _key(p, settings) in checkpoint.done:
             report(p)
     if workers > 1 and len(todo) > 1:
-        import multiprocessing
         from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        from numerics.processes import parent_watching_pool
-
         try:
-            with parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            with spawn_pool(workers) as pool:
                 futures = {}
                 queue = list(todo)
                 while queue or futures:
@@ -233,7 +252,11 @@ def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end
                         futures[pool.submit(compute_bounds, piece_json(piece), settings.as_json())] = piece
                     if not futures:
                         break
-                    future = next(as_completed(futures))
+                    try:
+                        future = next(as_completed(futures))
+                    except KeyboardInterrupt:  # at once: the finished intervals are in the checkpoint
+                        stop_pool(pool)
+                        raise
                     piece = futures.pop(future)
                     checkpoint.add(_key(piece, settings), future.result())
                     report(piece)

@@ -16,6 +16,11 @@ row's time interval contains [e^{s_lo} − 1, e^{s_hi} − 1], and the last inte
 says it is complete. Then, at its own precision, it recomputes every interval's integrals: M and G on
 the ellipse (first: the cheaper part), then the point defects and P, and the Hessians along z̃, requiring
 them below the recorded M, G, P and the recomputed μ_i (from the recorded G and ρ) below the recorded μ_i.
+Before any of that, :func:`numerics.certified.tube_statement.check_limits` bounds the file (digits, counts,
+decimal sizes; InputError), and after the digest (integrity only: a forger recomputes it) the meaning of the
+file is derived, not trusted (:mod:`numerics.certified.tube_statement`): the estimator is the one-head
+loss's, the statement is the one the start and radius give, each row's time range lies within the outward
+rounding of its proved range, and a complete tube's last row ends at T.
 Certificates of format /1 are re-checked by :mod:`numerics.certified.tube_certificate_v1`.
 """
 
@@ -40,6 +45,8 @@ from numerics.certified.tube_interval import radius_bound
 from numerics.certified.tube_lognorm import log_norms, point_hessians
 from numerics.certified.tube_numbers import exact_fraction, parse_lower, parse_upper
 from numerics.certified.tube_piece import RHO_MAX, Settings, delta_from, jump, sub_interval_s
+from numerics.certified.tube_statement import (ESTIMATOR, check_limits, ends_fault, flow_statement, row_time_fault,
+                                               statement_fault)
 from numerics.precision import InputError
 
 __all__ = ["FORMAT", "flow_certificate", "write_flow_certificate", "recheck_flow_certificate",
@@ -70,8 +77,7 @@ def flow_certificate(tube: Tube) -> dict:
     valid_to = tube.intervals[-1].rows[-1][1] if tube.intervals else "0"
     document = {
         "format": FORMAT,
-        "statement": (f"the population flow dz/dt = -grad L(z) from the disk of radius {tube.r0} about "
-                      f"(a, b) = ({tube.a0!r}, {tube.b0!r}) stays in the box of each row for t in [t_lo, t_hi]"),
+        "statement": flow_statement(tube.a0, tube.b0, tube.r0),
         "initial": {"a0": float(tube.a0).hex(), "b0": float(tube.b0).hex(), "radius": tube.r0},
         "t_max": repr(float(tube.t_max)),
         "complete": bool(tube.complete),
@@ -80,7 +86,7 @@ def flow_certificate(tube: Tube) -> dict:
         "method": "a-posteriori validation of Chebyshev pieces: defect by interpolation of rigorous point defects "
                   "plus a Bernstein-ellipse bound (complex theta-integrals); Euclidean log norm from the Hessian "
                   "interpolated along the piece with Cauchy estimates; Gronwall chain with jumps",
-        "estimator": "one-head",
+        "estimator": ESTIMATOR,
         "dps": int(tube.dps),
         "settings": tube.settings.as_json(),
         "padding": PADDING,
@@ -115,9 +121,9 @@ def _parse(document: dict):
         for _, item in parsed:
             for name in ("p", "m", "delta", "g", "rho", "r_start", "mu", "r_end", "r_sup", "rows"):
                 item[name]
-            if not (len(item["mu"]) == len(item["r_end"]) == len(item["r_sup"]) == len(item["rows"])
-                    == settings.subdivisions and len(item["p"]) == len(item["m"]) == 2):
-                raise ValueError("an interval's lists do not match the settings")
+            if not (len(item["p"]) == len(item["m"]) == 2 and all(isinstance(row, list) and len(row) == 6
+                                                                  for row in item["rows"])):
+                raise ValueError("an interval needs two P, two M and rows of six decimals")
             for text in (*item["p"], *item["m"], item["delta"], item["g"], item["rho"], item["r_start"], *item["mu"],
                          *item["r_end"], *item["r_sup"], *(x for row in item["rows"] for x in row)):
                 exact_fraction(text)
@@ -138,6 +144,9 @@ def _cheap_checks(document, a0, b0, radius, t_max, settings, parsed):
     previous = None
     count = settings.subdivisions
     for k, (piece, item) in enumerate(parsed):
+        lengths = {name: len(item[name]) for name in ("mu", "r_end", "r_sup", "rows")}
+        if set(lengths.values()) != {count}:
+            return k, f"the interval has {lengths} entries, not the {count} sub-intervals of its settings"
         if not piece.s1 > piece.s0:
             return k, "an interval with s_end <= s_start"
         if previous is not None and piece.s0 != previous.s1:
@@ -170,17 +179,17 @@ def _cheap_checks(document, a0, b0, radius, t_max, settings, parsed):
                       and (hb.lower() - rs) >= parse_upper(row[4]) and (hb.upper() + rs) <= parse_lower(row[5]))
             if not inside:
                 return k, f"the box of sub-interval {i} does not contain the piece's hull widened by r_sup"
-            if not (parse_upper(row[0]) <= s_lo.expm1() and parse_lower(row[1]) >= s_hi.expm1()):
-                return k, f"the time interval of sub-interval {i} does not contain [e^s_lo - 1, e^s_hi - 1]"
+            fault = row_time_fault(row[0], row[1], s_lo, s_hi)
+            if fault is not None:
+                return k, f"the row of sub-interval {i} {fault}"
             r = parse_upper(item["r_end"][i])
         r_previous = r
         previous = piece
     if exact_fraction(parsed[0][1]["rows"][0][0]) != 0:
         return 0, "the tube does not start at t = 0"
-    if document.get("complete") is True:
-        reached = arb(parsed[-1][0].s1).expm1()
-        if not reached >= arb(t_max.numerator) / t_max.denominator:
-            return len(parsed) - 1, "the tube is called complete but its last interval ends before T"
+    fault = ends_fault(document, t_max, arb(parsed[-1][0].s1).expm1(), parsed[-1][1]["rows"][-1][1])
+    if fault is not None:
+        return len(parsed) - 1, fault
     return None, None
 
 
@@ -225,12 +234,14 @@ def _recomputed(parsed, settings: Settings, bits: int, workers: int):
         for k, job in enumerate(jobs):
             yield k, _recompute_job(job)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from numerics.certified.tube import spawn_pool, stop_pool
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with spawn_pool(workers) as pool:
         try:
             yield from enumerate(pool.map(_recompute_job, jobs))
+        except KeyboardInterrupt:
+            stop_pool(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -245,9 +256,13 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
         return v1.recheck_flow_certificate(document, dps, progress)
     if document.get("dps") == dps:
         raise InputError(f"re-check at another precision than the certificate's {dps} digits")
+    check_limits(document, dps)
     a0, b0, radius, t_max, settings, parsed = _parse(document)
     if document.get("digest") != digest(document):
         return _fail("the digest does not match the certificate's contents (it was edited)", started=started)
+    fault = statement_fault(document, a0, b0)
+    if fault is not None:
+        return _fail(fault, started=started)
     settings = settings.at_dps(max(15, int(dps)))
     from numerics.certified.tube import _bits
 
@@ -261,10 +276,12 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
                 return _fail(reason, k, parsed[k][1], started, bits, k)
             if progress is not None:
                 progress(k + 1, len(parsed))
-    what = "complete" if document.get("complete") is True else f"incomplete (valid to t = {document.get('valid_to_t')})"
+    what = (f"complete on [0, T = {document.get('t_max')}]" if document.get("complete") is True
+            else f"incomplete (valid to t = {document.get('valid_to_t')} < T = {document.get('t_max')})")
     rows = sum(len(item["rows"]) for _, item in parsed)
     message = (f"{len(parsed)} intervals ({rows} rows) re-verified at {settings.dps} digits ({bits} bits): contiguous "
-               f"from t = 0, jumps and Gronwall radii, boxes, defect (points and ellipse) and log-norm bounds "
-               f"confirmed; tube {what}")
+               f"from t = 0, jumps and Gronwall radii, boxes, rows' times within their proved ranges, defect "
+               f"(points and ellipse) and log-norm bounds confirmed; estimator {ESTIMATOR}, statement derived from "
+               f"the start; tube {what}")
     return RecheckResult(True, message, leaves_checked=len(parsed), prec_bits=bits,
                          seconds=time.perf_counter() - started)

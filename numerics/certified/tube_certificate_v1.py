@@ -16,7 +16,9 @@ of the next, the same node), that r_start_{k+1} = r_end_k and each box contains 
 says it is complete; then, at its own working precision, it recomputes every interval's node defects,
 δ and μ over the recorded ρ (rigorous θ-integrals), requires them below the recorded bounds, recomputes
 the Gronwall radius from the recorded bounds and requires r_end, r_sup < ρ and the recorded box to
-contain z̃'s hull ± r_sup.
+contain z̃'s hull ± r_sup. As for format /2, the file's limits are checked first and its meaning is derived
+(:mod:`numerics.certified.tube_statement`: estimator, statement, each interval's time range within the outward
+rounding of its proved range, a complete tube ending at T).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from flint import arb, ctx
 from numerics.certified.balls import working_bits
 from numerics.certified.recheck import RecheckResult
 from numerics.certified.tube_interval import Node, interval_bounds, node_defect, piece_hull, radius_bound
+from numerics.certified.tube_statement import check_limits, ends_fault, row_time_fault, statement_fault
 from numerics.certified.tube_numbers import (arb_fraction, exact_fraction, lower_decimal, parse_lower, parse_upper,
                                              upper_decimal)
 from numerics.precision import InputError
@@ -150,11 +153,14 @@ def _exact_checks(document, a0, b0, radius, t_max, parsed):
                 return k + 1, "a gap in t between consecutive intervals"
     if parsed[0][4][0] != 0:
         return 0, "the tube does not start at t = 0"
-    if document.get("complete") is True:
-        with ctx.workprec(128):
-            reached = arb(parsed[-1][1].s).expm1()
-            if not reached >= arb(t_max.numerator) / t_max.denominator:
-                return len(parsed) - 1, "the tube is called complete but its last interval ends before T"
+    with ctx.workprec(128):
+        for k, (n0, n1, _, _, _, item) in enumerate(parsed):
+            fault = row_time_fault(item["t"][0], item["t"][1], arb(n0.s), arb(n1.s))
+            if fault is not None:
+                return k, f"the interval's time range {fault}"
+        fault = ends_fault(document, t_max, arb(parsed[-1][1].s).expm1(), parsed[-1][5]["t"][1], version=1)
+        if fault is not None:
+            return len(parsed) - 1, fault
     return None, None
 
 
@@ -166,9 +172,13 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None) -> Recheck
     recorded_dps = document.get("dps")
     if recorded_dps == dps:
         raise InputError(f"re-check at another precision than the certificate's {dps} digits")
+    check_limits(document, dps, version=1)
     a0, b0, radius, t_max, parsed = _structure(document)
     if document.get("digest") != digest(document):
         return _fail("the digest does not match the certificate's contents (it was edited)", started=started)
+    fault = statement_fault(document, a0, b0, version=1)
+    if fault is not None:
+        return _fail(fault, started=started)
     index, message = _exact_checks(document, a0, b0, radius, t_max, parsed)
     if message is not None:
         return _fail(message, index, parsed[index][5] if index is not None else None, started)

@@ -1,9 +1,15 @@
 """A finished tube as exact rationals, for the claims built on it: its rows and the box containing z(t).
 
 A row (t_lo, t_hi, a_lo, a_hi, b_lo, b_hi) says z(t) ∈ [a_lo, a_hi] × [b_lo, b_hi] for every t ∈ [t_lo, t_hi]
-(the outward decimals of tube.csv, read as exact Fractions). Consecutive rows touch or overlap in t and
-cover [0, valid_to_t]. The source is a :class:`numerics.certified.tube.Tube`, a tube directory, its
-tube.csv, or its flow_certificate.json (format /2; the rows are those the re-check verifies).
+(the outward decimals of tube.csv, read as exact Fractions). Consecutive rows touch or overlap in t (by
+the rounding of their common end only: the re-check requires each row's times within the outward rounding
+of its proved range) and cover [0, valid_to_t]. The source is a :class:`numerics.certified.tube.Tube`, a
+tube directory, its tube.csv, or its flow_certificate.json (format /2; the rows are those the re-check
+verifies).
+
+:func:`box_at` answers only inside proved time, :func:`proved_until`: T for a complete tube (its rows reach
+T and end there), else a lower bound of where its last row ends; for a bare list of rows or a tube.csv
+without its tube.json, that lower bound for the last row. A t beyond it (or below 0) is an InputError.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from pathlib import Path
 from numerics.certified.tube_numbers import exact_fraction
 from numerics.precision import InputError
 
-__all__ = ["tube_rationals", "box_at"]
+__all__ = ["tube_rationals", "box_at", "proved_until"]
 
 
 def _rows_of(source) -> list:
@@ -54,11 +60,50 @@ def tube_rationals(source) -> list[tuple[Fraction, Fraction, Fraction, Fraction,
     return rows
 
 
+def _summary_of(source):
+    """(t_max, complete) of a source that records them, else None."""
+    from numerics.certified.tube import Tube
+
+    if isinstance(source, Tube):
+        return Fraction(source.t_max), bool(source.complete)
+    if isinstance(source, list):
+        return None
+    path = Path(source)
+    if path.is_dir():
+        path = path / "tube.json"
+    elif path.suffix != ".json":
+        path = path.with_name("tube.json")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return Fraction(float(document["t_max"])), document["complete"] is True  # the float T the tube reached
+    except (OSError, ValueError, KeyError, TypeError, OverflowError):
+        return None
+
+
+def proved_until(source, rows=None) -> Fraction:
+    """The end of the proved time of ``source`` (see the module doc): T if it is a complete tube, else the
+    last row's t_hi lowered by its rounding (t_hi ≤ e^{s} − 1 + 10⁻¹⁴·t_hi, as the re-check requires)."""
+    from numerics.certified.tube_statement import ROW_ROUNDING
+
+    rows = rows if rows is not None else (source if isinstance(source, list) else tube_rationals(source))
+    if not rows:
+        raise InputError("the tube has no rows: no time is proved")
+    last = rows[-1][1] * (1 - ROW_ROUNDING)
+    summary = _summary_of(source)
+    if summary is not None and summary[1]:
+        return min(summary[0], rows[-1][1])
+    return last
+
+
 def box_at(source, t) -> tuple[Fraction, Fraction, Fraction, Fraction] | None:
     """(a_lo, a_hi, b_lo, b_hi) containing z(t): the intersection of the boxes of every row whose [t_lo, t_hi]
-    contains t (exact); None if no row does."""
+    contains t (exact); InputError for a t outside [0, :func:`proved_until`]; None if no row holds t (a gap)."""
     t = Fraction(t)
     rows = source if isinstance(source, list) else tube_rationals(source)
+    end = proved_until(source, rows)
+    if not 0 <= t <= end:
+        raise InputError(f"t = {float(t):g} is outside the tube's proved time [0, {float(end):.15g}]: it has no "
+                         "box there")
     box = None
     for t_lo, t_hi, a_lo, a_hi, b_lo, b_hi in rows:
         if t_lo <= t <= t_hi:

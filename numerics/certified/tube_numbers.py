@@ -10,6 +10,7 @@ survives the round trip as a bound at any working precision.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 from flint import arb, fmpq
@@ -17,7 +18,14 @@ from flint import arb, fmpq
 from numerics.precision import InputError
 
 __all__ = ["upper_decimal", "lower_decimal", "padded_upper", "exact_fraction", "parse_upper", "parse_lower",
-           "arb_fraction"]
+           "arb_fraction", "check_decimal_size", "MAX_DECIMAL_LENGTH", "MAX_DECIMAL_EXPONENT"]
+
+#: the longest recorded decimal read back (the tube writes at most ~25 characters)
+MAX_DECIMAL_LENGTH = 100
+#: the largest |exponent| of a recorded decimal read back: ``Fraction("1e999999999")`` would build a
+#: billion-digit integer, so a hostile file could stall a re-check before any check ran
+MAX_DECIMAL_EXPONENT = 1000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
 
 
 def arb_fraction(x: arb) -> Fraction:
@@ -59,8 +67,25 @@ def padded_upper(x: arb, relative: float, digits: int, absolute: float = 0.0) ->
     return upper_decimal(x + abs(x) * arb(relative) + arb(absolute), digits)
 
 
+def check_decimal_size(text, name: str = "value") -> None:
+    """InputError (one line) unless the decimal text is at most ``MAX_DECIMAL_LENGTH`` characters with an
+    exponent of at most ``MAX_DECIMAL_EXPONENT`` in absolute value: checked before the text is converted."""
+    text = str(text)
+    if len(text) > MAX_DECIMAL_LENGTH:
+        raise InputError(f"{name} is a decimal of {len(text)} characters, more than the limit "
+                         f"{MAX_DECIMAL_LENGTH}: {text[:20]!r}...")
+    if text.strip().lstrip("+-").lower().startswith("0x"):  # a float64 hex string: its 'e' is a digit
+        return
+    match = _EXPONENT.search(text)
+    if match is not None and abs(int(match.group(1))) > MAX_DECIMAL_EXPONENT:
+        raise InputError(f"{name} has the exponent {match.group(1)[:12]}, beyond the limit "
+                         f"±{MAX_DECIMAL_EXPONENT}: {text[:40]!r}")
+
+
 def exact_fraction(text, name: str = "value") -> Fraction:
-    """The exact rational value of a recorded decimal; InputError (one line) if it is not one."""
+    """The exact rational value of a recorded decimal; InputError (one line) if it is not one, or if it is
+    longer or has a larger exponent than the limits (:func:`check_decimal_size`)."""
+    check_decimal_size(text, name)
     try:
         value = Fraction(str(text))
     except (ValueError, ZeroDivisionError, TypeError):
