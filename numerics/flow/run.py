@@ -63,6 +63,7 @@ from numerics.flow.ode import (Bosh3, Dopri5, Extrapolation7, MPArithmetic, PICo
                                Status, diffeqsolve)
 from numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
 from numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
+from numerics.flow.stiffness import warn_if_explicit
 from numerics.generated import asymptotics_numpy as derived
 from numerics.population.quadrature import breakpoints as quadrature_breakpoints
 from numerics.population.quantities import check_parameters, loss_and_gradient_float64
@@ -164,16 +165,19 @@ def _save_times(t_max: float, per_decade: int) -> np.ndarray:
 
 
 def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quadrature_order=None, rhs="arb",
-           workers=1, piece_digits=None):
-    controller = PIController(rtol=rtol, atol=rtol * 1e-2)
-    saveat = SaveAt(ts=tuple(np.log1p(save_ts)))
+           workers=1, piece_digits=None, *, steps=False, atol=None, max_steps=2_000_000):
+    """One solve from z0 to t_max at rtol (atol = rtol/100 unless given), saving at ``save_ts`` (and every
+    step with ``steps``)."""
+    atol = rtol * 1e-2 if atol is None else atol
+    controller = PIController(rtol=rtol, atol=atol)
+    saveat = SaveAt(ts=tuple(np.log1p(save_ts)), steps=steps)
     if dps is None:
         flow_field = PopulationFlowField(estimator)
         if isinstance(solver, ScipyMethod):
             return solve_scipy(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, rtol=rtol,
-                               atol=rtol * 1e-2, max_steps=2_000_000, progress=progress)
+                               atol=atol, max_steps=max_steps, progress=progress)
         return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
-                           max_steps=2_000_000, progress=progress, linearization=flow_field.linearization)
+                           max_steps=max_steps, progress=progress, linearization=flow_field.linearization)
     arithmetic = MPArithmetic(dps)
     population_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers,
                                              piece_digits=piece_digits)
@@ -186,7 +190,7 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
             z0 = list(flow_field.to_coordinates(z0))
     try:
         sol = diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
-                          max_steps=2_000_000, progress=progress, linearization=flow_field.linearization,
+                          max_steps=max_steps, progress=progress, linearization=flow_field.linearization,
                           arithmetic=arithmetic)
     finally:
         population_field.close()
@@ -293,6 +297,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
     if solver is None:
         solver = default_solver(rtol, dps)
+    warn_if_explicit(SOLVERS[solver], solver)
     save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 
