@@ -70,7 +70,7 @@ from numerics.population.quantities import check_parameters, loss_and_gradient_f
 from numerics.precision import InputError, validate_dps
 from numerics.processes import parent_watching_pool
 
-__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX",
+__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
 #: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks). The
@@ -104,6 +104,10 @@ MIN_RTOL_FLOAT64 = 1e-13
 #: Largest t_max: b(t) ≈ (C t)^{1/4} reaches about 3·10⁵ near t = 4·10²¹, where the switch layer at
 #: 1 − θ ≈ b⁻³ falls below float64's resolution of θ and the quadrature's field is no longer resolved.
 MAX_T_MAX = 1e21
+#: Smallest t_max: the flow then moves z by about t_max·|∇L(z₀)|, far
+#: below any precision a flow runs at, and below about 1e-140 scipy's LSODA, stepping from s = 0 to
+#: s = log(1 + t_max), does not reach the end in minutes (measured at 1e-150 and 1e-308).
+MIN_T_MAX = 1e-100
 #: Largest start |a0| and b0, for the same reason (b ≈ 3·10⁵ is where the float64 field stops being resolved).
 MAX_START_A = 1e6
 MAX_START_B = 1e5
@@ -222,7 +226,7 @@ def _piece_rule_end(final_a, final_b, dps, piece_digits, info) -> dict:
 def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=None, rhs="arb", dps=None):
     """Validate the arguments of :func:`run_population_flow` (InputError naming the first problem); returns dps.
 
-    |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, 0 < t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
+    |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, :data:`MIN_T_MAX` ≤ t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
     float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits, δ ∈ (0, ½), a known solver (None: the default
     of the precision) and right-hand side.
     """
@@ -234,6 +238,9 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
         raise InputError(f"t-max must be a finite number, got {t_max}")
     if t_max <= 0:
         raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max}")
+    if t_max < MIN_T_MAX:
+        raise InputError(f"t-max must be >= {MIN_T_MAX:g} (a shorter flow moves z by about t-max*|grad L|, below "
+                         f"any working precision, and the solvers do not step across it), got {t_max:g}")
     if t_max > MAX_T_MAX:
         raise InputError(f"t-max must be <= {MAX_T_MAX:g} (beyond, b exceeds the scales the field's quadrature "
                          f"resolves), got {t_max:g}")
