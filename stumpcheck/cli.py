@@ -129,6 +129,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     from numerics.precision import validate_dps
     from numerics.provenance import provenance
 
+    _check_flow_option_pairs(click.get_current_context(), certified, dps)
     if dps is not None:
         dps = validate_dps(dps)
     a0 = _decimal_float(a0_text, "a0")
@@ -173,16 +174,52 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
                    f"{run.stats['quadrature_check_digits_start']:.1f} digits at the start, "
                    f"{run.stats['quadrature_check_digits_end']:.1f} at the end); {rhs} integrand, largest "
                    f"relative rounding bound of a field evaluation {run.stats.get('rounding_bound', math.nan):.1e}")
-    for name, fit in run.fits.items():
-        if isinstance(fit, dict):
-            click.echo(f"{name}: {fit['value']:.6g}  95% CI [{fit['ci95'][0]:.6g}, {fit['ci95'][1]:.6g}]  "
-                       f"t in [{fit['t_range'][0]:.2e}, {fit['t_range'][1]:.2e}]  ({fit['model']})")
+    fits = {name: fit for name, fit in run.fits.items() if isinstance(fit, dict)}
+    for name, fit in fits.items():
+        click.echo(f"{name}: {fit['value']:.6g}  95% CI [{fit['ci95'][0]:.6g}, {fit['ci95'][1]:.6g}]  "
+                   f"t in [{fit['t_range'][0]:.2e}, {fit['t_range'][1]:.2e}]  ({fit['model']})")
+    caveats = {fit.get("validity") for fit in fits.values() if not fit.get("valid", True)}
+    for caveat in sorted(caveats):
+        click.echo(f"caveat on the fits above: {caveat}")
     if out_dir is not None:
         paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64" if dps is None else f"{dps} digits"))
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
     if not run.status.ok:  # the flow did not reach t-max: what was asked for was not computed
         click.echo(f"stumpcheck flow: the solve {run.status.message}", err=True)
         click.get_current_context().exit(1)
+
+
+#: Options of ``flow`` that only one of its paths reads: (option, parameter, what it needs).
+_FLOW_DPS_ONLY = (("--rhs", "rhs", "--dps (the integrand of a high-precision solve)"),)
+_FLOW_CERTIFIED_ONLY = (("--rel-goal", "rel_goal_text"), ("--time-limit", "time_limit_text"))
+_FLOW_PLAIN_ONLY = (("--rtol", "rtol_text"), ("--solver", "solver"), ("--rhs", "rhs"), ("--delta", "delta_text"),
+                    ("--no-check", "no_check"))
+
+
+def _given(ctx, parameter: str) -> bool:
+    """True when the user gave the option (not its default)."""
+    source = ctx.get_parameter_source(parameter)
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
+
+
+def _check_flow_option_pairs(ctx, certified: bool, dps) -> None:
+    """Refuse a ``flow`` option the chosen path would ignore (exit 2, naming it and what it needs)."""
+    if certified:
+        for option, parameter in _FLOW_PLAIN_ONLY:
+            if _given(ctx, parameter):
+                raise InputError(f"{option} is not used by flow --certified (it sets the float64/--dps solve; the "
+                                 "certified tube has its own method and --rel-goal, --time-limit, --dps)")
+        return
+    for option, parameter in _FLOW_CERTIFIED_ONLY:
+        if _given(ctx, parameter):
+            raise InputError(f"{option} needs --certified (it sets the certified tube)")
+    if dps is None:
+        for option, parameter, needs in _FLOW_DPS_ONLY:
+            if _given(ctx, parameter):
+                raise InputError(f"{option} needs {needs}; the float64 solve has a compiled integrand")
+        if _given(ctx, "workers"):
+            raise InputError("--workers needs --dps or --certified (a float64 solve runs in one process, its "
+                             "a-posteriori check in a second)")
 
 
 # Commands that live in their own modules, as "module:click_object". Each

@@ -1,12 +1,18 @@
 """``stumpcheck eval``: e(θ), L, ∇L or ∇²L at a requested number of verified digits.
 
-Every printed digit is verified: the value is computed at --dps digits and
-again, independently (higher precision, every quadrature piece halved, inputs
-read exactly), and only the digits the two share are printed
-(:func:`numerics.evidence.verified_evaluation`). When they share fewer than
---dps digits the working precision is raised, within a budget; if that is not
-enough, the command prints the verified digits, a warning naming the
-component, and exits with status 1.
+Every printed digit is verified, by one of two methods, and the output names which:
+
+* **certified** (the default where it succeeds, ``--method auto`` or ``arb``): a rigorous Arb
+  enclosure (:mod:`numerics.certified.enclosures`; the θ-integrals by ``acb.integral``, with the
+  working precision raised by the bits that resolve the switch layer at 1 − θ*) at --dps + 5
+  digits; a component is printed to the most digits (≤ --dps) to which both ends of its ball
+  round alike, so each printed decimal is the correct rounding of the exact value;
+* **high-precision** (``--method mpmath``, or where the enclosure is not tight enough): the value
+  is computed at --dps digits and again, independently (higher precision, every quadrature piece
+  halved, inputs read exactly), and only the digits the two share are printed
+  (:func:`numerics.evidence.verified_evaluation`). When they share fewer than --dps digits the
+  working precision is raised, within a budget; if that is not enough, the command prints the
+  verified digits, a warning naming the component, and exits with status 1.
 
 Domain (checked before any arithmetic, one-line error and status 2 outside):
 |a| ≤ 10⁹, 10⁻³⁰⁰ ≤ b ≤ 10⁹ (10⁻³⁰ ≤ b ≤ 10⁸ for the θ-integrals), θ ∈ [0, 1]; decimal
@@ -96,16 +102,22 @@ def _progress(start: float):
                    "about 1 min at 100 digits, many minutes at 1000).")
 @click.option("--estimator", default="one-head", show_default=True,
               type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
+@click.option("--method", default="auto", show_default=True, type=click.Choice(["auto", "arb", "mpmath"]),
+              help="Where the verified digits come from: arb (a rigorous Arb enclosure; exit 1 if it is not "
+                   "tight enough), mpmath (two independent mpmath evaluations), auto (arb, else mpmath).")
 @click.option("--certified", is_flag=True,
               help="Print a rigorous Arb enclosure [mid +/- rad] and its relative radius instead.")
 @click.option("--rel-width", "rel_width_text", default=None,
               help="With --certified: fail (exit 1) unless rad/|mid| is at most this.")
-def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified, rel_width_text) -> None:
+def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, method, certified, rel_width_text) -> None:
     """Evaluate e(θ), L, ∇L or ∇²L from the derived expressions at --dps verified digits.
 
-    The value is computed twice, independently (at --dps and at a higher
+    By default the digits come from a rigorous Arb enclosure (evidence:
+    certified; each printed decimal is the correct rounding of the exact
+    value), in seconds. Where no enclosure is tight enough (or with --method
+    mpmath) the value is computed twice, independently (at --dps and at a higher
     precision with every θ-piece halved), and only the digits both share are
-    printed (evidence: high-precision). If they share fewer than --dps digits
+    printed (evidence: high-precision); the output says which. If they share fewer than --dps digits
     the precision is raised (up to 4 × --dps + 60 digits, no new attempt after
     5 minutes); if that is not
     enough, the verified digits are printed with a warning and the exit status
@@ -144,6 +156,18 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
     if certified:
         _eval_certified(quantity, a, b, theta, a_text, b_text, theta_text, digits, estimator, rel_width_text)
         return
+    where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if theta is not None else "")
+    fallback = ""
+    if method != "mpmath":
+        from stumpcheck.eval_arb import arb_verified_digits
+
+        found, reason = arb_verified_digits(quantity, a, b, theta, digits, estimator)
+        if found is not None:
+            _print_arb(quantity, estimator, where, digits, found)
+            return
+        if method == "arb":
+            raise click.ClickException(f"no Arb enclosure verifies {digits} digits: {reason}")
+        fallback = f"; no Arb enclosure verified {digits} digits ({reason})"
 
     def compute(subdivide):
         av, bv = population._mpf(a), population._mpf(b)
@@ -158,12 +182,11 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
     cap = MAX_DPS if quantity == "error" else MAX_INTEGRAL_DPS + MAX_INTEGRAL_DPS // 4
     result = verified_evaluation(compute, digits, max_dps=min(cap, _RAISE_FACTOR * digits + 60),
                                  progress=_progress(time.monotonic()), time_budget=_TIME_BUDGET)
-    where = f"a={a_text}, b={b_text}" + (f", theta={theta_text}" if theta is not None else "")
     shared = result.agreeing_digits
     agreement = "all digits" if shared == float("inf") else f"{shared:.1f} digits"
     raised = f"; working precision raised to {result.working_dps} digits" if result.working_dps > digits else ""
     click.echo(f"# {quantity}, estimator {estimator}, {where}; {digits} digits, evidence {result.evidence}: "
-               f"agrees with an independent {result.check_dps}-digit evaluation to {agreement}{raised}")
+               f"agrees with an independent {result.check_dps}-digit evaluation to {agreement}{raised}{fallback}")
     unverified = []
     for name, value, kept in zip(NAMES[quantity], result.values, result.verified):
         if kept >= 1:
@@ -178,6 +201,16 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, certified
                    f"({', '.join(unverified)}) up to {result.working_dps} working digits; "
                    "printed only the verified ones", err=True)
         click.get_current_context().exit(1)
+
+
+def _print_arb(quantity, estimator, where, digits, found) -> None:
+    """The Arb route's output: its header naming the method, then each component's correctly rounded digits."""
+    work, values = found
+    click.echo(f"# {quantity}, estimator {estimator}, {where}; {digits} digits, evidence certified: a rigorous "
+               f"Arb enclosure at {work} digits (python-flint ball arithmetic), each printed decimal the correct "
+               f"rounding of the enclosed value")
+    for name, (text, _) in zip(NAMES[quantity], values):
+        click.echo(f"{name} = {text}")
 
 
 def _eval_certified(quantity, a, b, theta, a_text, b_text, theta_text, digits, estimator, rel_width_text) -> None:

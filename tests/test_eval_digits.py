@@ -152,7 +152,8 @@ def test_eval_exits_1_and_prints_only_verified_digits_when_the_budget_is_exhaust
     from numerics.population import quantities as population
 
     monkeypatch.setattr(population, "error", lambda a, b, theta, estimator: mpmath.mpf(2) ** -mpmath.mp.prec * 1e6)
-    status, out, err = run(["eval", "error", "--a", "1", "--b", "1", "--theta", "0.5", "--dps", "15"], capsys)
+    status, out, err = run(["eval", "error", "--a", "1", "--b", "1", "--theta", "0.5", "--dps", "15", "--method",
+                            "mpmath"], capsys)
     assert status == 1
     assert "unverified" in _printed(out)["e"] or _significant(_printed(out)["e"]) < 15
     assert "warning" in err and len(err.strip().splitlines()) == 1

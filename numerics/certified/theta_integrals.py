@@ -289,7 +289,7 @@ def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_widt
 
 
 def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
-                            rel_width=None) -> tuple[Enclosure, Enclosure]:
+                            rel_width=None, extra_bits: int = 0) -> tuple[Enclosure, Enclosure]:
     """Certified enclosures of (∂L/∂a, ∂L/∂b) = ∫₀¹ e ∇e dθ.
 
     Both components come from one complex integral: the integrand
@@ -297,10 +297,12 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
     its integral along the real segment has the two (scaled) components as real
     and imaginary parts; 2^{k} ≈ 1/|component| (from a float64 estimate) gives
     both the same relative accuracy. A component that misses ``rel_width`` is
-    recomputed at a higher precision.
+    recomputed at a higher precision. ``extra_bits`` (≥ 0) more bits of working precision, not of
+    the goal: what a switch layer at 1 − θ ≈ 2^−k needs (about k) for θ-balls to resolve it.
     """
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
+    more = _extra_bits(extra_bits)
     tag = _tag(estimator)
     error = getattr(gen_arb, f"error_{tag}")
     gradient = getattr(gen_arb, f"error_gradient_{tag}")
@@ -314,19 +316,28 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
         return components
 
     return tuple(_certified_integrals(make_integrand, 2, a, b, estimator, dps, rel_width,
-                                      estimate[1:] if estimate else None))
+                                      estimate[1:] if estimate else None, extra_bits=more))
+
+
+def _extra_bits(extra_bits):
+    """``extra_bits`` as the ``extra_bits`` function of :func:`_certified_integrals` (None for 0)."""
+    if isinstance(extra_bits, bool) or not isinstance(extra_bits, int) or not 0 <= extra_bits <= 100_000:
+        raise InputError(f"extra_bits must be an integer in [0, 100000], got {extra_bits!r}")
+    return (lambda _b: extra_bits) if extra_bits else None
 
 
 def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30,
-                           rel_width=None) -> tuple[Enclosure, Enclosure, Enclosure]:
+                           rel_width=None, extra_bits: int = 0) -> tuple[Enclosure, Enclosure, Enclosure]:
     """Certified enclosures of (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ.
 
     Same rigorous integration as :func:`certified_loss_gradient`; the three
     integrands are analytic wherever e and its derivatives are. Tolerances are
-    scaled by a float64 estimate of the Hessian (never part of the result).
+    scaled by a float64 estimate of the Hessian (never part of the result). ``extra_bits`` as in
+    :func:`certified_loss_gradient`.
     """
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
+    more = _extra_bits(extra_bits)
     tag = _tag(estimator)
     gradient = getattr(gen_arb, f"error_gradient_{tag}")
     hessian = getattr(gen_arb, f"error_hessian_{tag}")
@@ -341,7 +352,7 @@ def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30,
         return components
 
     return tuple(_certified_integrals(make_integrand, 3, a, b, estimator, dps, rel_width,
-                                      _float_hessian_estimate(a, b, estimator)))
+                                      _float_hessian_estimate(a, b, estimator), extra_bits=more))
 
 
 def _float_hessian_estimate(a, b, estimator):

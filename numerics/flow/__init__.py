@@ -8,6 +8,7 @@ and plots.
 """
 
 from numerics.flow.integrate import (FlowStatus, FlowSolution, integrate_flow)
+from numerics.flow.stiffness import StiffnessWarning
 from numerics.flow.field import (RHS_BACKENDS, FIELD_GUARD_BITS, PopulationFlowField, PopulationFlowFieldMP)
 from numerics.flow.quadrature_order import (quadrature_order_for, quadrature_agreement)
 from numerics.flow.diagnostics import (DEFAULT_DELTA, sup_interior_error, flow_fits)
@@ -16,7 +17,7 @@ from numerics.flow.run import (SOLVERS, FlowRun, run_population_flow, PARALLEL_C
 from numerics.flow.report import (write_flow_outputs, flow_table)
 
 __all__ = [
-    "FlowStatus", "FlowSolution", "integrate_flow", "DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS",
+    "FlowStatus", "FlowSolution", "integrate_flow", "StiffnessWarning", "DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS",
     "PopulationFlowField", "PopulationFlowFieldMP", "FlowRun", "run_population_flow", "sup_interior_error",
     "quadrature_order_for", "quadrature_agreement", "FIELD_GUARD_BITS", "PARALLEL_CHECK_FROM",
     "MIN_RTOL_FLOAT64", "MAX_T_MAX", "MAX_START_A", "MAX_START_B", "check_flow_arguments", "flow_fits",

@@ -2,10 +2,20 @@
 
 Fixed steps in t cannot reach t ≈ 10¹² (docs/model.md §8): the flow is integrated
 in s = log(1 + t), in which b ∝ t^{1/4} grows linearly in s, as
-dz/ds = −(1 + t)·∇L(z) (:class:`numerics.flow.field.PopulationFlowField`),
-by :func:`numerics.flow.ode.diffeqsolve` with the Bogacki–Shampine 3(2) pair,
-saving every accepted step. :func:`numerics.flow.run.run_population_flow`
-adds the diagnostics, fits and the a-posteriori check.
+dz/ds = −(1 + t)·∇L(z) (:class:`numerics.flow.field.PopulationFlowField`), with the documented
+defaults of docs/model.md §4.1, shared with :func:`numerics.flow.run.run_population_flow`: a stiff
+solver with the exact Jacobian (:func:`numerics.flow.run.default_solver`: scipy's LSODA at
+rtol/100 in float64, Rodas4 below LSODA's smallest rtol; extrapolated linearly implicit Euler at
+``dps`` digits), rtol 10⁻⁹, saving every accepted step and the log-spaced times of
+:func:`numerics.flow.run.run_population_flow`.
+
+The flow is always solved a second time at rtol/10 (and atol/10); the largest relative
+difference in b between the two solves, over the times both saved (the log-spaced times, the
+start and the end), is returned as ``a_posteriori_rel_error_b``. It is an estimate of the global
+error of b, not a bound. When it exceeds ``error_goal`` (default: rtol), the status is
+:attr:`~numerics.flow.ode.Status.ERROR_ESTIMATE_EXCEEDED`; when the second solve does not reach
+t_max, :attr:`~numerics.flow.ode.Status.CHECK_INCOMPLETE`. An explicit solver warns
+(:class:`~numerics.flow.stiffness.StiffnessWarning`).
 """
 
 from __future__ import annotations
@@ -13,23 +23,35 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import mpmath
 import numpy as np
 
-from numerics.flow.ode import Bosh3, PIController, SaveAt, Status, diffeqsolve
-from numerics.population.quantities import loss_and_gradient_float64
+from numerics.flow.ode import MPArithmetic, Status
 from numerics.flow.field import PopulationFlowField
-from numerics.flow.run import MAX_T_MAX, MIN_RTOL_FLOAT64
+from numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, SOLVERS, _order_along_float64_flow, _save_times, _solve,
+                               check_flow_arguments, default_solver)
+from numerics.flow.stiffness import StiffnessWarning, warn_if_explicit
+from numerics.population.quantities import loss_and_gradient_float64
 from numerics.precision import InputError
 
-__all__ = ["FlowStatus", "FlowSolution", "integrate_flow"]
+__all__ = ["FlowStatus", "FlowSolution", "integrate_flow", "StiffnessWarning", "DEFAULT_RTOL"]
 
 #: The solve status (an alias of :class:`numerics.flow.ode.Status`).
 FlowStatus = Status
+#: The library's default rtol (docs/model.md §4.1; the CLI's is 1e-8).
+DEFAULT_RTOL = 1e-9
+#: Save times a decade for the a-posteriori comparison (as :func:`numerics.flow.run.run_population_flow`).
+CHECK_TIMES_PER_DECADE = 8
 
 
 @dataclass
 class FlowSolution:
-    """Saved times t, parameters a, b, loss L and gradient ∇L, and the status."""
+    """Saved times t, parameters a, b, loss L and gradient ∇L, the status, and the a-posteriori estimate.
+
+    ``a_posteriori_rel_error_b``: the largest relative difference in b between the solve at rtol
+    and the one at rtol/10 (NaN if the second did not reach t_max); ``b_error`` = that times |b|,
+    the estimated absolute error of each saved b.
+    """
 
     t: np.ndarray
     a: np.ndarray
@@ -38,39 +60,100 @@ class FlowSolution:
     grad: np.ndarray
     status: Status
     steps: int
-    rejected: int
+    rejected: int | None
     gradient_evaluations: int
     settings: dict = field(default_factory=dict)
+    a_posteriori_rel_error_b: float = math.nan
+    error_goal: float = math.nan
+
+    @property
+    def b_error(self) -> np.ndarray:
+        """Estimated absolute error of each saved b: a_posteriori_rel_error_b·|b|."""
+        return self.a_posteriori_rel_error_b * np.abs(self.b)
 
 
-def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = 1e-8, atol: float = 1e-10,
-                   save_every: int = 1, max_steps: int = 200_000, estimator: str = "one-head",
-                   progress=None) -> FlowSolution:
-    """Integrate dz/dt = −∇L(z) from z(0) = (a0, b0) to t_max (> 0), saving every step.
+def _relative_difference_b(sol, ref) -> float:
+    """max |b_ref − b|/|b_ref| over the times both solutions saved (their s values are the same floats)."""
+    reference = {float(s): y[1] for s, y in zip(ref.ts, ref.ys)}
+    worst = 0.0
+    for s, y in zip(sol.ts, sol.ys):
+        r = reference.get(float(s))
+        if r is not None:
+            worst = max(worst, float(abs(r - y[1]) / abs(r)))
+    return worst
 
-    ``save_every`` thins the saved steps (the start and the end are always kept).
-    ``progress``, if given, is called with the current t after each accepted step.
-    t_max ≤ :data:`~numerics.flow.run.MAX_T_MAX` and rtol ≥
-    :data:`~numerics.flow.run.MIN_RTOL_FLOAT64`, else InputError.
+
+def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_RTOL, atol: float | None = None,
+                   save_every: int = 1, max_steps: int = 200_000, estimator: str = "one-head", progress=None,
+                   solver: str | None = None, error_goal: float | None = None, dps: int | None = None,
+                   rhs: str = "arb") -> FlowSolution:
+    """Integrate dz/dt = −∇L(z) from z(0) = (a0, b0) to t_max (> 0), with an a-posteriori error estimate.
+
+    ``solver``: a name of :data:`numerics.flow.run.SOLVERS`, None for the default of the precision
+    (:func:`numerics.flow.run.default_solver`); an explicit one (dopri5, bosh3) warns with
+    :class:`StiffnessWarning`. ``atol``: None for rtol/100. ``error_goal``: the largest accepted
+    ``a_posteriori_rel_error_b`` (default rtol); above it the status is ERROR_ESTIMATE_EXCEEDED.
+    ``dps``: None for float64, else the digits of an mpmath solve (its Gauss–Legendre order
+    chosen as in :func:`~numerics.flow.run.run_population_flow`, one order on every piece; a, b
+    returned as floats, the final ones to ``dps`` digits in ``settings``). ``save_every`` thins the
+    saved steps (the start and the end are always kept). ``progress``, if given, is called with the
+    current t after each accepted step of the first solve. ``max_steps`` caps each solve. The
+    arguments are checked by :func:`~numerics.flow.run.check_flow_arguments` (t_max ≤
+    :data:`~numerics.flow.run.MAX_T_MAX`, rtol ≥ :data:`~numerics.flow.run.MIN_RTOL_FLOAT64` in
+    float64, …): InputError (a ValueError) otherwise.
     """
-    if not (math.isfinite(t_max) and 0 < t_max <= MAX_T_MAX):
+    if not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and 0 < t_max <= MAX_T_MAX):
         raise InputError(f"t_max must be a time in (0, {MAX_T_MAX:g}], got {t_max}")
-    if not (MIN_RTOL_FLOAT64 <= rtol < 1e-3 and atol > 0):
-        raise InputError(f"rtol must be in [{MIN_RTOL_FLOAT64:g}, 1e-3) and atol > 0 (float64), got rtol={rtol}, "
-                         f"atol={atol}")
-    report = None if progress is None else (lambda s: progress(math.expm1(s)))
-    flow_field = PopulationFlowField(estimator)
-    sol = diffeqsolve(flow_field, Bosh3, 0.0, math.log1p(t_max), [a0, b0],
-                      saveat=SaveAt(steps=True), controller=PIController(rtol=rtol, atol=atol),
-                      max_steps=max_steps, progress=report)
+    dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, solver=solver, rhs=rhs, dps=dps)
+    atol = rtol * 1e-2 if atol is None else atol
+    if not (isinstance(atol, (int, float)) and 0 < atol < 1e-3):
+        raise InputError(f"atol must be in (0, 1e-3), got {atol}")
+    if dps is None and atol < MIN_RTOL_FLOAT64 * 1e-2:
+        raise InputError(f"atol {atol:g} is below what float64 resolves (need atol >= {MIN_RTOL_FLOAT64 * 1e-2:g})")
+    error_goal = rtol if error_goal is None else error_goal
+    if not (isinstance(error_goal, (int, float)) and error_goal > 0):
+        raise InputError(f"error_goal must be > 0, got {error_goal}")
+    if not (isinstance(max_steps, int) and max_steps >= 1):
+        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    name = default_solver(rtol, dps) if solver is None else solver
+    warn_if_explicit(SOLVERS[name], name)
+    report = None if progress is None else (lambda s: progress(math.expm1(float(s))))
+    tail = ()
+    if dps is not None:
+        order = _order_along_float64_flow(a0, b0, t_max, dps, name, estimator, rhs)["quadrature_order"]
+        tail = (dps, order, rhs, 1, None)
+    check_ts = _save_times(t_max, CHECK_TIMES_PER_DECADE)
+    sol = _solve([a0, b0], t_max, rtol, SOLVERS[name], check_ts, estimator, report, *tail, steps=True, atol=atol,
+                 max_steps=max_steps)
+    ref = _solve([a0, b0], t_max, rtol / 10, SOLVERS[name], check_ts, estimator, None, *tail, atol=atol / 10,
+                 max_steps=max_steps)
+    status = sol.status
+    rel_error = math.nan
+    if ref.status.ok:
+        rel_error = _relative_difference_b(sol, ref)
+        if status.ok and not rel_error <= error_goal:
+            status = Status.ERROR_ESTIMATE_EXCEEDED
+    elif status.ok:
+        status = Status.CHECK_INCOMPLETE
     keep = np.zeros(len(sol.ts), dtype=bool)
     keep[::max(1, save_every)] = True
     keep[-1] = True
     ts, ys = sol.ts[keep], sol.ys[keep]
+    settings = {"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": atol, "error_goal": error_goal,
+                "time_variable": "s = log(1 + t)", "solver": sol.info["solver"],
+                "gradient": f"float64 {PopulationFlowField(estimator).description}",
+                "a_posteriori_check": "same solve at rtol/10; max relative difference in b"}
+    if dps is not None:
+        with MPArithmetic(dps).working():
+            t = np.array([float(mpmath.expm1(s)) for s in ts])
+        settings.update(dps=dps, rhs=rhs, gradient=f"Gauss-Legendre ({tail[1]} points), generated {rhs} code",
+                        final_a=mpmath.nstr(ys[-1][0], dps), final_b=mpmath.nstr(ys[-1][1], dps))
+        ys = np.array([[float(x) for x in row] for row in ys])
+    else:
+        t = np.expm1(ts)
+    t[0] = 0.0
     evaluated = [loss_and_gradient_float64(float(a), float(b), estimator=estimator) for a, b in ys]
-    return FlowSolution(t=np.expm1(ts), a=ys[:, 0], b=ys[:, 1], loss=np.array([v for v, _ in evaluated]),
-                        grad=np.array([g for _, g in evaluated]), status=sol.status, steps=sol.accepted,
-                        rejected=sol.rejected, gradient_evaluations=sol.evaluations,
-                        settings={"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": atol,
-                                  "time_variable": "s = log(1 + t)", "solver": sol.info["solver"],
-                                  "gradient": f"float64 {flow_field.description}"})
+    return FlowSolution(t=t, a=ys[:, 0], b=ys[:, 1], loss=np.array([v for v, _ in evaluated]),
+                        grad=np.array([g for _, g in evaluated]), status=status, steps=sol.accepted,
+                        rejected=sol.rejected, gradient_evaluations=sol.evaluations + ref.evaluations,
+                        settings=settings, a_posteriori_rel_error_b=rel_error, error_goal=error_goal)

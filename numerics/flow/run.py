@@ -63,13 +63,14 @@ from numerics.flow.ode import (Bosh3, Dopri5, Extrapolation7, MPArithmetic, PICo
                                Status, diffeqsolve)
 from numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
 from numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
+from numerics.flow.stiffness import warn_if_explicit
 from numerics.generated import asymptotics_numpy as derived
 from numerics.population.quadrature import breakpoints as quadrature_breakpoints
 from numerics.population.quantities import check_parameters, loss_and_gradient_float64
 from numerics.precision import InputError, validate_dps
 from numerics.processes import parent_watching_pool
 
-__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MAX_T_MAX",
+__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
 #: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks). The
@@ -103,6 +104,10 @@ MIN_RTOL_FLOAT64 = 1e-13
 #: Largest t_max: b(t) ≈ (C t)^{1/4} reaches about 3·10⁵ near t = 4·10²¹, where the switch layer at
 #: 1 − θ ≈ b⁻³ falls below float64's resolution of θ and the quadrature's field is no longer resolved.
 MAX_T_MAX = 1e21
+#: Smallest t_max: the flow then moves z by about t_max·|∇L(z₀)|, far
+#: below any precision a flow runs at, and below about 1e-140 scipy's LSODA, stepping from s = 0 to
+#: s = log(1 + t_max), does not reach the end in minutes (measured at 1e-150 and 1e-308).
+MIN_T_MAX = 1e-100
 #: Largest start |a0| and b0, for the same reason (b ≈ 3·10⁵ is where the float64 field stops being resolved).
 MAX_START_A = 1e6
 MAX_START_B = 1e5
@@ -164,16 +169,19 @@ def _save_times(t_max: float, per_decade: int) -> np.ndarray:
 
 
 def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quadrature_order=None, rhs="arb",
-           workers=1, piece_digits=None):
-    controller = PIController(rtol=rtol, atol=rtol * 1e-2)
-    saveat = SaveAt(ts=tuple(np.log1p(save_ts)))
+           workers=1, piece_digits=None, *, steps=False, atol=None, max_steps=2_000_000):
+    """One solve from z0 to t_max at rtol (atol = rtol/100 unless given), saving at ``save_ts`` (and every
+    step with ``steps``)."""
+    atol = rtol * 1e-2 if atol is None else atol
+    controller = PIController(rtol=rtol, atol=atol)
+    saveat = SaveAt(ts=tuple(np.log1p(save_ts)), steps=steps)
     if dps is None:
         flow_field = PopulationFlowField(estimator)
         if isinstance(solver, ScipyMethod):
             return solve_scipy(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, rtol=rtol,
-                               atol=rtol * 1e-2, max_steps=2_000_000, progress=progress)
+                               atol=atol, max_steps=max_steps, progress=progress)
         return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
-                           max_steps=2_000_000, progress=progress, linearization=flow_field.linearization)
+                           max_steps=max_steps, progress=progress, linearization=flow_field.linearization)
     arithmetic = MPArithmetic(dps)
     population_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers,
                                              piece_digits=piece_digits)
@@ -186,7 +194,7 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
             z0 = list(flow_field.to_coordinates(z0))
     try:
         sol = diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
-                          max_steps=2_000_000, progress=progress, linearization=flow_field.linearization,
+                          max_steps=max_steps, progress=progress, linearization=flow_field.linearization,
                           arithmetic=arithmetic)
     finally:
         population_field.close()
@@ -218,7 +226,7 @@ def _piece_rule_end(final_a, final_b, dps, piece_digits, info) -> dict:
 def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=None, rhs="arb", dps=None):
     """Validate the arguments of :func:`run_population_flow` (InputError naming the first problem); returns dps.
 
-    |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, 0 < t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
+    |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, :data:`MIN_T_MAX` ≤ t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
     float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits, δ ∈ (0, ½), a known solver (None: the default
     of the precision) and right-hand side.
     """
@@ -230,6 +238,9 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
         raise InputError(f"t-max must be a finite number, got {t_max}")
     if t_max <= 0:
         raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max}")
+    if t_max < MIN_T_MAX:
+        raise InputError(f"t-max must be >= {MIN_T_MAX:g} (a shorter flow moves z by about t-max*|grad L|, below "
+                         f"any working precision, and the solvers do not step across it), got {t_max:g}")
     if t_max > MAX_T_MAX:
         raise InputError(f"t-max must be <= {MAX_T_MAX:g} (beyond, b exceeds the scales the field's quadrature "
                          f"resolves), got {t_max:g}")
@@ -293,6 +304,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
     if solver is None:
         solver = default_solver(rtol, dps)
+    warn_if_explicit(SOLVERS[solver], solver)
     save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 
