@@ -2,8 +2,9 @@
 
 * ``stumpcheck --help``, ``stumpcheck eval --help`` and a text input that does not parse load none of the
   numeric stack (numpy, mpmath, SymPy, python-flint, SciPy, matplotlib, tqdm);
-* ``stumpcheck eval error`` loads numpy and mpmath (the population code), not SymPy, flint,
-  SciPy or matplotlib; ``eval loss --certified`` adds flint and still not SymPy;
+* ``stumpcheck eval error --dps D`` takes its digits from an Arb enclosure (``--method auto``): numpy, mpmath
+  and flint, not SymPy, SciPy or matplotlib; with ``--method mpmath`` (the two-precision path) numpy and mpmath
+  only; ``eval loss --certified`` adds flint and still not SymPy;
 * SymPy is what ``derive`` loads (its work is SymPy's).
 """
 
@@ -44,8 +45,16 @@ def test_help_and_input_errors_load_no_numeric_stack(argv):
     assert loaded == set(), f"stumpcheck {' '.join(argv)} loaded {sorted(loaded)}"
 
 
-def test_eval_error_loads_only_the_population_code():
+def test_eval_error_loads_only_the_population_code_and_arb():
     status, loaded = _loaded(["eval", "error", "--a", "10", "--b", "10", "--theta", "0.3", "--dps", "15"])
+    assert status == 0
+    assert loaded <= {"numpy", "mpmath", "flint"}, sorted(loaded)
+    assert "flint" in loaded
+
+
+def test_eval_error_by_mpmath_loads_only_the_population_code():
+    status, loaded = _loaded(["eval", "error", "--a", "10", "--b", "10", "--theta", "0.3", "--dps", "15",
+                              "--method", "mpmath"])
     assert status == 0
     assert loaded <= {"numpy", "mpmath"}, sorted(loaded)
     assert "mpmath" in loaded

@@ -34,7 +34,7 @@ from pathlib import Path
 from numerics.certified.invariant_region import OBLIGATIONS, Region, obligations, prove_obligation
 from numerics.certified.invariant_region_bounds import band_table, entry_check, horizon, lower_decimal
 from numerics.certified.lemma_certificate import certificate, digest, parse_exact
-from numerics.certified.tube_numbers import check_decimal_size
+from numerics.certified.tube_numbers import check_decimal_size, check_record_sizes
 from numerics.precision import InputError
 
 __all__ = ["FORMAT", "region_certificate", "recheck_region", "is_region_certificate", "entry_record",
@@ -76,17 +76,6 @@ def _not_proved_text(region: Region) -> list[str]:
             "'for all t' holds up to the exit time from b <= b_max only (at least t_B), not beyond",
             "that the flow's state at T is in R: that is the entry box's hypothesis (checked by Arb when an entry "
             "is recorded; the box itself comes from the certified tube)"]
-
-
-def _sizes(item, where: str) -> None:
-    if isinstance(item, dict):
-        for key, value in item.items():
-            _sizes(value, f"{where}.{key}")
-    elif isinstance(item, list):
-        for value in item:
-            _sizes(value, where)
-    elif isinstance(item, (str, int)) and not isinstance(item, bool):
-        check_decimal_size(item, where)
 
 
 def check_entry_shape(entry) -> None:
@@ -133,10 +122,10 @@ def check_region_limits(document: dict) -> None:
         leaves = lemma.get("leaves")
         if isinstance(leaves, list) and len(leaves) > MAX_REGION_LEAVES:
             raise InputError(f"obligation {name}: {len(leaves)} leaves, more than the limit {MAX_REGION_LEAVES}")
-        _sizes(lemma.get("domain"), f"obligation {name}: domain")
+        check_record_sizes(lemma.get("domain"), f"obligation {name}: domain")
         for leaf in leaves if isinstance(leaves, list) else ():
             if isinstance(leaf, dict):
-                _sizes({k: leaf.get(k) for k in ("box", "lower", "upper", "depth")}, f"obligation {name}: leaf")
+                check_record_sizes({k: leaf.get(k) for k in ("box", "lower", "upper", "depth")}, f"obligation {name}: leaf")
     if document.get("entry") is not None:
         check_entry_shape(document["entry"])
 

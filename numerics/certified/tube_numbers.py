@@ -18,7 +18,7 @@ from flint import arb, fmpq
 from numerics.precision import InputError
 
 __all__ = ["upper_decimal", "lower_decimal", "padded_upper", "exact_fraction", "parse_upper", "parse_lower",
-           "arb_fraction", "check_decimal_size", "MAX_DECIMAL_LENGTH", "MAX_DECIMAL_EXPONENT"]
+           "arb_fraction", "check_decimal_size", "check_record_sizes", "MAX_DECIMAL_LENGTH", "MAX_DECIMAL_EXPONENT"]
 
 #: the longest recorded decimal read back (the tube writes at most ~25 characters)
 MAX_DECIMAL_LENGTH = 100
@@ -80,6 +80,19 @@ def check_decimal_size(text, name: str = "value") -> None:
     if match is not None and abs(int(match.group(1))) > MAX_DECIMAL_EXPONENT:
         raise InputError(f"{name} has the exponent {match.group(1)[:12]}, beyond the limit "
                          f"±{MAX_DECIMAL_EXPONENT}: {text[:40]!r}")
+
+
+def check_record_sizes(item, where: str) -> None:
+    """:func:`check_decimal_size` on every string or number of a nested record (dicts and lists), before any of
+    them is converted; ``where`` names the record in the error."""
+    if isinstance(item, dict):
+        for key, value in item.items():
+            check_record_sizes(value, f"{where}.{key}")
+    elif isinstance(item, list):
+        for value in item:
+            check_record_sizes(value, where)
+    elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
+        check_decimal_size(item, where)
 
 
 def exact_fraction(text, name: str = "value") -> Fraction:

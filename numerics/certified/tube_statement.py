@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from numerics.certified.tube_numbers import check_decimal_size, exact_fraction, parse_lower, parse_upper
+from numerics.certified.tube_numbers import check_record_sizes, exact_fraction, parse_lower, parse_upper
 from numerics.precision import InputError
 
 __all__ = ["ESTIMATOR", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
@@ -68,18 +68,6 @@ def _digits(value, name: str, low: int, high: int) -> int:
     return value
 
 
-def _decimals(item, where: str) -> None:
-    """check_decimal_size on every string or number in a nested record (hex strings included: length)."""
-    if isinstance(item, dict):
-        for key, value in item.items():
-            _decimals(value, f"{where}.{key}")
-    elif isinstance(item, list):
-        for value in item:
-            _decimals(value, where)
-    elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
-        check_decimal_size(item, where)
-
-
 def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
     """InputError (one line, with the limit) if the certificate or the re-check's ``dps`` exceed a limit."""
     _digits(document.get("dps"), "the certificate's dps", MIN_TUBE_DPS, MAX_TUBE_DPS)
@@ -88,7 +76,7 @@ def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
     if isinstance(intervals, list) and len(intervals) > MAX_INTERVALS:
         raise InputError(f"the certificate has {len(intervals)} intervals, more than the limit {MAX_INTERVALS}")
     for key in ("initial", "t_max", "valid_to_t"):
-        _decimals(document.get(key), key)
+        check_record_sizes(document.get(key), key)
     if version == 2:
         settings = document.get("settings")
         if isinstance(settings, dict):
@@ -100,7 +88,7 @@ def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
                 if isinstance(piece.get(name), list) and len(piece[name]) > MAX_COEFFICIENTS:
                     raise InputError(f"interval {k}: {len(piece[name])} coefficients of {name}, more than the "
                                      f"limit {MAX_COEFFICIENTS}")
-        _decimals(item, f"interval {k}")
+        check_record_sizes(item, f"interval {k}")
 
 
 def statement_fault(document: dict, a0: float, b0: float, *, version: int = 2) -> str | None:
