@@ -13,6 +13,7 @@ route, and ``eval`` then falls back to its two-precision mpmath evaluation (or, 
 from __future__ import annotations
 
 import math
+import sys
 from decimal import Decimal
 
 import mpmath
@@ -62,6 +63,13 @@ def _layer_bits(a: Decimal, b: Decimal) -> int:
     return bits + LAYER_GUARD_BITS if bits > 8 else 0
 
 
+def _relative_width(digits: int) -> float:
+    """The relative width asked of the θ-integrals' balls: 10^−(digits+1), or the smallest normal float64 where
+    that underflows (digits ≥ 307; the working precision already follows ``digits``, and
+    :func:`correctly_rounded` decides how many digits a ball fixes)."""
+    return max(10.0 ** -(digits + 1), sys.float_info.min)
+
+
 def arb_verified_digits(quantity: str, a: Decimal, b: Decimal, theta, digits: int, estimator: str):
     """((working digits, [(text, k) per component]), "") when every component's enclosure verifies ``digits``
     digits; (None, reason) otherwise (an enclosure too wide, or not computable)."""
@@ -79,7 +87,7 @@ def arb_verified_digits(quantity: str, a: Decimal, b: Decimal, theta, digits: in
         else:
             compute = cert.certified_loss_gradient if quantity == "grad" else cert.certified_loss_hessian
             values = list(compute(a_text, b_text, estimator=estimator, dps=work, extra_bits=switch_layer_bits(a, b),
-                                  rel_width=10.0 ** -(digits + 1)))
+                                  rel_width=_relative_width(digits)))
     except cert.EnclosureTooWide as exc:
         return None, f"enclosure too wide: {str(exc)[:120]}"
     rounded = [correctly_rounded(value, digits) for value in values]

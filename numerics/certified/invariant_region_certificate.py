@@ -17,8 +17,10 @@ recorded region constants alone, requires each recorded lemma certificate to sta
 (margin, domain, strictness), re-checks each by :func:`numerics.certified.recheck.recheck` (exact tiling of
 its domain, every leaf enclosed again at another precision), recomputes δ, the entry check and the bands.
 So a narrower region (smaller c), a smaller δ (or d₊), or a dropped leaf box is rejected. The texts are
-derived too: ``statement``, ``proved`` and ``not_proved`` must be the ones the recorded region gives, and
-``summary`` the one its obligations' records give (the digest is integrity only: a forger recomputes it).
+derived too: ``region`` must be exactly what its constants give (``delta``, ``coordinates``),
+``statement``, ``proved`` and ``not_proved`` the ones the recorded region gives, ``summary`` the one its
+obligations' records give, and no field beyond :data:`FIELDS` (the digest is integrity only: a forger
+recomputes it).
 
 Before any of that, :func:`check_region_limits` bounds the file (the region's decimals, each obligation's
 digits, leaf count and decimals) and reads the entry's shape: InputError (one line, with the limit).
@@ -37,10 +39,13 @@ from numerics.certified.lemma_certificate import certificate, digest, parse_exac
 from numerics.certified.tube_numbers import check_decimal_size, check_record_sizes
 from numerics.precision import InputError
 
-__all__ = ["FORMAT", "region_certificate", "recheck_region", "is_region_certificate", "entry_record",
+__all__ = ["FORMAT", "FIELDS", "region_certificate", "recheck_region", "is_region_certificate", "entry_record",
            "check_region_limits", "check_entry_shape", "MAX_REGION_LEAVES", "MAX_REGION_DPS"]
 
 FORMAT = "stumpcheck-region-certificate/1"
+#: the fields of a region certificate (``seconds`` and ``region_code`` are informational; the rest is derived)
+FIELDS = frozenset({"format", "statement", "status", "region", "proved", "not_proved", "summary", "obligations",
+                    "entry", "seconds", "region_code", "digest"})
 #: the times at which an entry's bands of b(t)⁴/t are recorded (those in [T, t_B])
 BAND_TIMES = tuple(10**k for k in range(6, 17))
 #: leaves of one obligation (the prover's default box budget) and digits of its certificate, at most
@@ -228,6 +233,15 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
     if recorded_delta != region.delta:
         return False, (f"the recorded δ = {document['region'].get('delta')} is not d_plus/b_start = "
                        f"{region.to_json()['delta']}")
+    recorded_region, derived_region = document["region"], region.to_json()
+    if recorded_region != derived_region:
+        wrong = sorted(str(k)[:30] for k in set(recorded_region) | set(derived_region)
+                       if recorded_region.get(k) != derived_region.get(k))
+        return False, f"the recorded region's {', '.join(wrong[:5])} is not what its constants give"
+    extra = sorted(set(document) - FIELDS)
+    if extra:
+        return False, ("the certificate has fields a region certificate does not define, which the re-check would "
+                       f"not check: {', '.join(str(k)[:30] for k in extra[:5])}")
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
     if document.get("proved") != _proved_text(region) or document.get("not_proved") != _not_proved_text(region):

@@ -181,10 +181,28 @@ def write_certificate(document: dict, path, *, one_per_line=("leaves", "undecide
 
 
 def read_certificate(path) -> dict:
-    """A certificate file as a dict; InputError (one line) if it is unreadable, not JSON or not an object."""
+    """A certificate file as a dict; InputError (one line) if it is unreadable, not JSON or not an object.
+
+    Checked before reading: the path is a regular file (a FIFO would block and ``/dev/zero`` never end) of at
+    most :data:`~numerics.certified.recheck_limits.MAX_CERTIFICATE_BYTES`; after: its strings are text (a
+    ``\\ud800`` escape decodes to a lone surrogate, which no certificate holds and nothing can print or hash)."""
+    import stat
+
+    from numerics.certified.recheck_limits import MAX_CERTIFICATE_BYTES
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"cannot read {path}: not a regular file")
+        if info.st_size > MAX_CERTIFICATE_BYTES:
+            raise InputError(f"cannot read {path}: {info.st_size} bytes, more than the limit "
+                             f"{MAX_CERTIFICATE_BYTES} of a certificate")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CERTIFICATE_BYTES + 1)
+        if len(data) > MAX_CERTIFICATE_BYTES:
+            raise InputError(f"cannot read {path}: more than the limit {MAX_CERTIFICATE_BYTES} bytes of a certificate")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
@@ -197,4 +215,12 @@ def read_certificate(path) -> dict:
         raise InputError(f"{path} is not a JSON certificate: {str(exc).splitlines()[0][:120]}") from None
     if not isinstance(document, dict):
         raise InputError(f"{path} is not a certificate (a JSON object), got a JSON {type(document).__name__}")
+    if "\\u" in text:  # only a \u escape can make a string that is not text
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except RecursionError:
+            raise InputError(f"{path} is not a JSON certificate: nested too deeply") from None
+        except UnicodeEncodeError:
+            raise InputError(f"{path} is not a JSON certificate: a string holds a lone surrogate (\\ud800-\\udfff), "
+                             "which is not text") from None
     return document

@@ -10,7 +10,8 @@ its decimal ends rounded outward once more, and must come out certainly true. Co
 proves the predicate on the box.
 
 Before any work every field is checked against the limits of :mod:`numerics.certified.recheck_limits` (dps,
-number texts, leaf count; InputError). Fields that would say more than the proof are rejected (a failed
+number texts, leaf count; InputError), and the box and every leaf must be boxes (lo ≤ hi; the box also with
+b > 0, θ ⊆ [0, 1] and |ends| ≤ 10³⁰⁰, as ``certify`` requires). Fields that would say more than the proof are rejected (a failed
 check): a field the format does not define (a ``statement``, say), a status "proved" with a failure or an
 undecided box, ``evidence`` other than "certified", ``prec_bits`` other than the working precision the prover
 derives from ``dps`` and the box. Each leaf's recorded ``bounds`` must themselves prove the predicate and must
@@ -35,6 +36,8 @@ _FIELDS = frozenset({"predicate", "params", "estimator", "box", "status", "leave
                      "prec_bits", "max_boxes", "min_width", "versions", "generated_code", "failure_box",
                      "undecided_box", "reason", "seconds", "evidence"})
 #: the quantity each predicate's bounds enclose, and when a recorded enclosure proves the predicate
+#: the largest |end| of a box (``stumpcheck certify`` refuses larger ones)
+MAX_END = 10 ** 300
 _QUANTITY = {"error_abs_le_c_over_b": "b*e", "error_gradient_b_negative": "de/db", "dLdb_negative": "dL/db"}
 
 
@@ -96,6 +99,18 @@ def derived_statement(name: str, params: dict, box: dict, estimator: str) -> str
         text = text.replace(key, str(value)) if key == "c" else text
     ranges = ", ".join(f"{d} ∈ [{exact_text(box[d][0])}, {exact_text(box[d][1])}]" for d in _DIMS)
     return f"{name}: {text} {ranges} ({estimator} estimator)"
+
+
+def _check_box(box: dict) -> None:
+    """InputError unless the certificate's box is one ``certify`` proves on (what
+    :class:`numerics.certified.boxes.Box` and the command require): b > 0, θ ⊆ [0, 1] and every |end| at most
+    10³⁰⁰. (A box with lo > hi is empty: "proved" on it, its statement would print a range that holds nothing.)"""
+    if any(abs(x) > MAX_END for ends in box.values() for x in ends):
+        raise InputError("the box has an end beyond 1e300 in magnitude (certify's limit)")
+    if not box["b"][0] > 0:
+        raise InputError(f"the box needs b > 0, got b lo = {float(box['b'][0]):g}")
+    if not (box["theta"][0] >= 0 and box["theta"][1] <= 1):
+        raise InputError("the box's theta must lie in [0, 1]")
 
 
 def _proves(name: str, ends, params) -> bool:
@@ -193,9 +208,12 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
             if not isinstance(ends, list) or len(ends) != 2:
                 raise InputError(f"{where}: {d} must be [lo, hi]")
             out[d] = (_fraction(ends[0], f"{where} {d}"), _fraction(ends[1], f"{where} {d}"))
+            if not out[d][0] <= out[d][1]:
+                raise InputError(f"{where}: {d} needs lo <= hi, got [{str(ends[0])[:30]}, {str(ends[1])[:30]}]")
         return out
 
     box = box_of(document.get("box"), "box")
+    _check_box(box)
     boxes = [box_of(leaf, f"leaf {i}") for i, leaf in enumerate(leaves)]
     recorded = [_recorded_bounds(leaf, name, i) for i, leaf in enumerate(leaves)]
 

@@ -4,6 +4,9 @@ A re-check reads numbers, precisions and a margin's SymPy ``srepr`` from a file 
 checked here, by its text, before it is converted or evaluated (an exceeded limit is an
 :class:`~numerics.precision.InputError`, one line naming the limit):
 
+* the file: a regular file of at most :data:`MAX_CERTIFICATE_BYTES` (checked by
+  :func:`numerics.certified.lemma_certificate.read_certificate` before it reads);
+
 * a number (a box end, a recorded enclosure end, a domain end): at most :data:`MAX_NUMBER_CHARS` characters,
   a decimal ``[+-]digits[.digits][e±k]`` with |k| ≤ :data:`MAX_EXPONENT`, a ``p/q`` or an int, so that
   ``Fraction("1e999999999")`` (a billion-digit integer) is never built;
@@ -27,10 +30,12 @@ from fractions import Fraction
 
 from numerics.precision import MAX_DPS, MIN_DPS, InputError
 
-__all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_LEAVES", "MAX_DEPTH", "MAX_PREC_BITS", "MAX_THETA_PIECES",
+__all__ = ["MAX_CERTIFICATE_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_LEAVES", "MAX_DEPTH", "MAX_PREC_BITS", "MAX_THETA_PIECES",
            "MAX_SREPR_CHARS", "MAX_LITERAL_DIGITS", "MAX_NUMBER_DIGITS", "MARGIN_CLASSES", "bounded_exact",
            "check_number_text", "check_int", "check_dps", "check_srepr"]
 
+#: the largest certificate file read (a lemma certificate at MAX_LEAVES leaves is about 250 MB)
+MAX_CERTIFICATE_BYTES = 400 * 2**20
 MAX_NUMBER_CHARS = 1000
 MAX_EXPONENT = 1000
 MAX_LEAVES = 1_000_000

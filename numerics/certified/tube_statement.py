@@ -6,6 +6,10 @@ format /1) proves that the one-head population flow from the disk of the recorde
 that and no more; the digest only shows that the file is the one its writer wrote, not that its text is true.
 So, besides the bounds:
 
+* no field beyond those the format defines (top level, ``initial`` and, format /2, each interval): a field
+  the re-check does not read, e.g. ``"claim": "b(t) = 42 for all t"``, would pass unread;
+* the initial ``radius`` is ≥ 0 (a disk of negative radius is empty: the statement would hold vacuously,
+  and the Gronwall chain, started below 0, would let the rows' boxes shrink below the pieces' hulls);
 * ``estimator`` must be ``"one-head"``: the re-check's θ-integrals are those of the one-head loss (the
   generated Arb integrand), whatever the field says, so another name would be a claim nobody checked;
 * ``statement`` must be the text :func:`flow_statement` derives from ``initial`` (start and radius);
@@ -20,7 +24,8 @@ The free-text ``method``, ``padding``, ``seconds``, ``versions`` and ``generated
 they state nothing about the flow, and the re-check does not read them.
 
 Limits (:func:`check_limits`, before the file is parsed further): the recorded and the re-check's digits,
-the number of intervals and of a piece's coefficients, and every recorded decimal's length and exponent
+the number of intervals and of a piece's coefficients, and every recorded decimal's length and exponent (the
+settings' too: ``"rho_ellipse": "1e999999999"`` would build a billion-digit integer)
 (:func:`numerics.certified.tube_numbers.check_decimal_size`), so that a hostile file cannot stall a re-check.
 """
 
@@ -33,7 +38,7 @@ from flint import arb
 from numerics.certified.tube_numbers import check_record_sizes, exact_fraction, parse_lower, parse_upper
 from numerics.precision import InputError
 
-__all__ = ["ESTIMATOR", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
+__all__ = ["ESTIMATOR", "FIELDS", "FIELDS_V1", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
            "MAX_INTERVALS", "MAX_COEFFICIENTS", "flow_statement", "check_limits", "statement_fault",
            "row_time_fault", "ends_fault"]
 
@@ -49,6 +54,14 @@ MIN_TUBE_DPS, MAX_TUBE_DPS, MAX_RECHECK_DPS = 15, 50, 60
 MAX_INTERVALS = 100_000
 #: Chebyshev coefficients of one piece (the tube writes degree 24: 25)
 MAX_COEFFICIENTS = 64
+#: the top-level fields of a format /1 certificate, /2 adds ``settings`` (``region`` and ``for_all_t``: an
+#: embedded region, :mod:`numerics.certified.flow_region_certificate`)
+FIELDS_V1 = frozenset({"format", "statement", "initial", "t_max", "complete", "valid_to_t", "stop_reason", "method",
+                       "estimator", "dps", "padding", "intervals", "seconds", "versions", "generated_code", "digest",
+                       "region", "for_all_t"})
+FIELDS = FIELDS_V1 | {"settings"}
+_INITIAL_FIELDS = frozenset({"a0", "b0", "radius"})
+_INTERVAL_FIELDS = frozenset({"piece", "p", "m", "delta", "g", "rho", "r_start", "mu", "r_end", "r_sup", "rows"})
 #: the last row of a complete tube ends at T up to this relative excess (2 ulps of log(1 + T), then rounding)
 _END_SLACK = Fraction(1, 10**12)
 
@@ -81,6 +94,7 @@ def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
         settings = document.get("settings")
         if isinstance(settings, dict):
             _digits(settings.get("dps"), "settings.dps", MIN_TUBE_DPS, MAX_TUBE_DPS)
+        check_record_sizes(settings, "settings")
     for k, item in enumerate(intervals if isinstance(intervals, list) else ()):
         piece = item.get("piece") if isinstance(item, dict) else None
         if isinstance(piece, dict):
@@ -93,11 +107,24 @@ def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
 
 def statement_fault(document: dict, a0: float, b0: float, *, version: int = 2) -> str | None:
     """The first field whose meaning the re-check does not prove (see the module doc), or None."""
+    extra = sorted(set(document) - (FIELDS if version == 2 else FIELDS_V1))
+    if extra:
+        return (f"the certificate has fields a flow certificate does not define, which the re-check would not "
+                f"check: {', '.join(str(k)[:30] for k in extra[:5])}")
+    initial = document.get("initial") or {}
+    if set(initial) != _INITIAL_FIELDS:
+        return f"'initial' must hold exactly {', '.join(sorted(_INITIAL_FIELDS))}"
+    if version == 2:
+        for k, item in enumerate(document.get("intervals") or ()):
+            if isinstance(item, dict) and set(item) != _INTERVAL_FIELDS:
+                return f"interval {k} must hold exactly the fields {', '.join(sorted(_INTERVAL_FIELDS))}"
+    if not exact_fraction(initial.get("radius"), "initial.radius") >= 0:
+        return (f"the initial radius {str(initial.get('radius'))[:30]} is negative: a disk of negative radius is "
+                "empty, so the statement would say nothing about the flow")
     estimator = document.get("estimator")
     if estimator != ESTIMATOR:
         return (f"the estimator {str(estimator)[:30]!r} is not what the re-check proves: the tube's θ-integrals "
                 f"are the {ESTIMATOR} population loss's")
-    initial = document.get("initial") or {}
     expected = flow_statement(a0, b0, str(initial.get("radius")), version)
     if document.get("statement") != expected:
         return f"the statement is not the one its start and radius give: expected {expected!r}"
