@@ -149,3 +149,9 @@ def test_start_is_returned_exactly():
 def test_bad_options_are_refused(kwargs):
     with pytest.raises(InputError):
         integrate_flow(*START, 1.0, **kwargs)
+
+
+def test_a_bool_horizon_is_refused():
+    """``t_max=True`` was read as t = 1 (bool is an int in Python)."""
+    with pytest.raises(InputError, match="t-max must be a finite number"):
+        integrate_flow(*START, True)

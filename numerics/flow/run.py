@@ -234,8 +234,8 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
     if not (abs(a0) <= MAX_START_A and b0 <= MAX_START_B):
         raise InputError(f"the start must satisfy |a0| <= {MAX_START_A:g} and b0 <= {MAX_START_B:g} (the scales the "
                          f"field's quadrature resolves), got a0={a0:g}, b0={b0:g}")
-    if not (isinstance(t_max, (int, float)) and math.isfinite(t_max)):
-        raise InputError(f"t-max must be a finite number, got {t_max}")
+    if isinstance(t_max, bool) or not (isinstance(t_max, (int, float)) and math.isfinite(t_max)):
+        raise InputError(f"t-max must be a finite number, got {t_max!r}")
     if t_max <= 0:
         raise InputError(f"t-max must be > 0 (the flow starts at t = 0), got {t_max}")
     if t_max < MIN_T_MAX:
