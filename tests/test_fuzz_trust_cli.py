@@ -179,12 +179,7 @@ GIL_PARENT = textwrap.dedent("""
 """)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
+from tests.test_processes import _alive  # noqa: E402  (one reading of /proc for both kill tests)
 
 
 def _start_parent(tmp_path: Path, mode: str):
