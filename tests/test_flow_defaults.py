@@ -155,3 +155,14 @@ def test_a_bool_horizon_is_refused():
     """``t_max=True`` was read as t = 1 (bool is an int in Python)."""
     with pytest.raises(InputError, match="t-max must be a finite number"):
         integrate_flow(*START, True)
+
+
+def test_a_save_time_at_t_max_is_inside_the_solve():
+    """np.log1p(0.2) is an ulp above math.log1p(0.2) (numpy 2.4): the save time at t_max fell past the end and the
+    30-digit flow's quadrature probe raised 'save times must lie in [0, s1]'."""
+    import numpy as np
+
+    from numerics.flow.run import SOLVERS, _solve
+
+    sol = _solve([10.0, 10.0], 0.2, 1e-6, SOLVERS["dopri5"], np.asarray([0.1, 0.2]), "one-head", None)
+    assert sol.ts[-1] == math.log1p(0.2)

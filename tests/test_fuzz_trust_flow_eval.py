@@ -97,8 +97,26 @@ def test_eval_names_the_mpmath_method_when_asked():
     assert "evidence high-precision" in out.splitlines()[0]
 
 
-def test_eval_method_arb_without_a_tight_enclosure_fails_in_one_line():
-    """At b = 1e-30, ∂L/∂a = O(b) and the Arb enclosure at 20 digits is too wide: exit 1, one line, no digits."""
-    status, out, err, _ = _cli(["eval", "grad", "--a", "10", "--b", "1e-30", "--dps", "20", "--method", "arb"])
+def test_eval_method_arb_without_a_tight_enclosure_fails_in_one_line(monkeypatch, capsys):
+    """An Arb enclosure that stays too wide (at both working precisions) with --method arb: exit 1, one line, no
+    digits. (At b = 1e-30 the first precision misses and twice the digits succeed, so the width is forced here.)"""
+    from numerics.certified import balls, enclosures
+    from stumpcheck.cli import main
+
+    def too_wide(*args, **kwargs):
+        raise balls.EnclosureTooWide("the enclosure [0 +/- 1] has relative radius inf, wider than the requested 1e-21")
+
+    monkeypatch.setattr(enclosures, "certified_loss_gradient", too_wide)
+    status = main(["eval", "grad", "--a", "10", "--b", "1e-30", "--dps", "20", "--method", "arb"])
+    out, err = capsys.readouterr()
     assert status == 1 and len(err.strip().splitlines()) == 1 and "Arb enclosure" in err, err
     assert " = " not in out
+
+
+def test_eval_grad_at_small_b_gets_its_digits_from_twice_the_working_precision():
+    """At b = 1e-30, ∂L/∂a = O(b) cancels: 35 working digits give a ball 1e-3 wide, 70 digits fix all 30 (it fell
+    back to the two-precision mpmath path, about 27 s)."""
+    status, out, err, _ = _cli(["eval", "grad", "--a", "10", "--b", "1e-30", "--dps", "30", "--method", "arb"])
+    assert status == 0, err
+    assert "Arb enclosure at 70 digits" in out.splitlines()[0]
+    assert "dL/da = -1.88771199067608098161035581389e-36" in out

@@ -174,7 +174,10 @@ def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quad
     step with ``steps``)."""
     atol = rtol * 1e-2 if atol is None else atol
     controller = PIController(rtol=rtol, atol=atol)
-    saveat = SaveAt(ts=tuple(np.log1p(save_ts)), steps=steps)
+    # math.log1p for the save times as for the end, clamped to it: numpy's log1p may differ from math's in the last
+    # place, which put the save time at t_max an ulp past the end (measured: 0.18232155679395465 > ...462 at t = 0.2)
+    s_end = math.log1p(t_max)
+    saveat = SaveAt(ts=tuple(min(math.log1p(float(t)), s_end) for t in save_ts), steps=steps)
     if dps is None:
         flow_field = PopulationFlowField(estimator)
         if isinstance(solver, ScipyMethod):
