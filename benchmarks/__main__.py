@@ -34,7 +34,7 @@ def _load() -> tuple[float, float, float]:
 
 def _provenance(**extra) -> dict:
     try:
-        from numerics.provenance import provenance
+        from stumpcheck.numerics.provenance import provenance
     except ImportError:  # the harness still runs from a broken tree, and says so
         return {"provenance": "unavailable", **extra}
     return provenance(**extra)

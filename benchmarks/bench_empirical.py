@@ -6,7 +6,7 @@ per task, 10⁷ tokens; quick: 10⁶), at a = a_cal(b) on the derived calibratio
 500. Variants, timed in this process with the repetitions interleaved (min wall time is the row's
 figure; median, max and CPU seconds are in ``details``):
 
-  ours dense    numerics.corpus.empirical.loss_and_gradient(method="dense", threads=1 or 2);
+  ours dense    stumpcheck.numerics.corpus.empirical.loss_and_gradient(method="dense", threads=1 or 2);
   ours pruned   the same with method="pruned" on a SortedCorpus (its one-off sort timed apart);
   exp bound     np.exp over as many float64 tokens into a preallocated buffer (one exp per token);
   kernel exp    diagnostic, not a baseline: the kernel's own compiled exp (kernel_exp.exp_nonpositive)
@@ -29,7 +29,7 @@ it is imported, before torch or numba load an OpenMP runtime, so that the worker
 two-thread variant sleep when it ends instead of spinning for milliseconds into the next
 variant's time (the pruned one-thread call that followed the two-thread dense call used 20.8 ms of
 process CPU in 12.5 ms of wall time with the default policy). The library sets the same default
-(:mod:`numerics.corpus.kernel`), but torch, imported first here, would load its runtime earlier.
+(:mod:`stumpcheck.numerics.corpus.kernel`), but torch, imported first here, would load its runtime earlier.
 The policy in force is in every row's details.
 """
 
@@ -67,7 +67,7 @@ def kernel_exp_loop():
     """The kernel's exp alone over every token (a diagnostic of ours, compiled on first call)."""
     from numba import njit
 
-    from numerics.corpus.kernel_exp import exp_nonpositive
+    from stumpcheck.numerics.corpus.kernel_exp import exp_nonpositive
 
     @njit(cache=True)
     def loop(x, slope, buffer):
@@ -156,7 +156,7 @@ _FIRST_CALL = """
 import sys, time
 import numpy as np
 t0 = time.perf_counter()
-from numerics.corpus.empirical import loss_and_gradient, sort_corpus
+from stumpcheck.numerics.corpus.empirical import loss_and_gradient, sort_corpus
 rng = np.random.default_rng(0)
 x, theta = rng.random((200, 100)), rng.random(200)
 sc = sort_corpus(x, theta)
@@ -188,9 +188,9 @@ def first_call_seconds(cache_dir: str | None) -> tuple[float, float, float]:
 # ---------------------------------------------------------------- the benchmark
 
 def run(quick: bool = False) -> list[dict]:
-    from numerics.corpus.corpora import make_corpus
-    from numerics.corpus.empirical import loss_and_gradient, sort_corpus, window_sizes
-    from numerics.generated import asymptotics_numpy as derived
+    from stumpcheck.numerics.corpus.corpora import make_corpus
+    from stumpcheck.numerics.corpus.empirical import loss_and_gradient, sort_corpus, window_sizes
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
     try:
         import torch

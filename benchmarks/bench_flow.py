@@ -47,10 +47,10 @@ QUAD_T_MAX = 1e10
 
 
 def _ours_one_solve(t_max: float, solver: str, rtol: float = RTOL):
-    from numerics.flow.field import PopulationFlowField
-    from numerics.flow.run import SOLVERS
-    from numerics.flow.stiff_float64 import ScipyMethod, solve_scipy
-    from numerics.flow.ode import PIController, diffeqsolve
+    from stumpcheck.numerics.flow.field import PopulationFlowField
+    from stumpcheck.numerics.flow.run import SOLVERS
+    from stumpcheck.numerics.flow.stiff_float64 import ScipyMethod, solve_scipy
+    from stumpcheck.numerics.flow.ode import PIController, diffeqsolve
 
     field = PopulationFlowField()
     method = SOLVERS[solver]
@@ -75,10 +75,10 @@ def _details(result: dict, t_max: float) -> dict:
 def _field_row(calls: int = 200) -> dict:
     """One linearization (∇L, ∇²L) at b = 1200 on the calibration relation: the compiled field against
     today's generated-numpy quadrature (``loss_gradient_hessian_float64``, 24 points a piece)."""
-    from numerics.generated import asymptotics_numpy as derived
-    from numerics.population import one_head_float64
-    from numerics.population.quadrature import breakpoints_float64_split
-    from numerics.population.quantities import loss_gradient_hessian_float64
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
+    from stumpcheck.numerics.population import one_head_float64
+    from stumpcheck.numerics.population.quadrature import breakpoints_float64_split
+    from stumpcheck.numerics.population.quantities import loss_gradient_hessian_float64
 
     a, b = float(derived.calibration_a(1200.0)), 1200.0
 
@@ -102,7 +102,7 @@ def _field_row(calls: int = 200) -> dict:
 
 def run(quick: bool = False) -> list[dict]:
     from benchmarks import flow_baselines as baselines
-    from numerics.flow.run import DEFAULT_SOLVER_FLOAT64, SOLVERS, run_population_flow
+    from stumpcheck.numerics.flow.run import DEFAULT_SOLVER_FLOAT64, SOLVERS, run_population_flow
 
     scale = SOLVERS[DEFAULT_SOLVER_FLOAT64].tolerance_scale  # the baselines get the same LSODA tolerances
     lsoda_rtol, lsoda_atol = RTOL * scale, RTOL * 1e-2 * scale
@@ -175,8 +175,8 @@ def high_precision(args) -> None:
     linearization with the Arb integrand against the mpmath one (the baseline for this part)."""
     import mpmath
 
-    from numerics.flow.ode import MPArithmetic
-    from numerics.flow.population_flow import PopulationFlowFieldMP, run_population_flow
+    from stumpcheck.numerics.flow.ode import MPArithmetic
+    from stumpcheck.numerics.flow.population_flow import PopulationFlowFieldMP, run_population_flow
 
     row: dict = {"benchmark": "flow", "rtol": args.rtol, "start": [10.0, 10.0], "seed": None}
     # 3. the high-precision flow (Arb integrand) to --hp-t-max, and one field evaluation against the

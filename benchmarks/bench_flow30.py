@@ -8,7 +8,7 @@ baseline from a clean export of the reference revision (``benchmarks.revision``)
 checkout with ``--solver extrapolation`` (the linearly implicit Euler extrapolation of order 7 in
 the coordinates (a − b, log b); the CLI's default solver is still rodas4, which at the reference
 revision is the only stiff D-digit choice) and its default quadrature, a Gauss–Legendre order per breakpoint
-piece (``numerics.flow.piece_orders``; the baseline has one order on every piece). Ratio: baseline seconds / ours
+piece (``stumpcheck.numerics.flow.piece_orders``; the baseline has one order on every piece). Ratio: baseline seconds / ours
 (wall-clock). Details:
 steps, field evaluations, seconds per evaluation, the final b of both and their relative
 difference, the two-order quadrature agreement at the end (of the rule used: per piece for ours, and of the probe

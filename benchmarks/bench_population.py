@@ -1,7 +1,7 @@
 """Certified L against flint's own acb.integral; L and ∇L at 30 digits against plain mpmath.quad.
 
 ``run(quick)`` (what ``python -m benchmarks`` collects): the certified L
-(``numerics.certified.theta_integrals.certified_loss``, relative radius target ≤ 1e-20) at
+(``stumpcheck.numerics.certified.enclosures.theta_integrals.certified_loss``, relative radius target ≤ 1e-20) at
 b = 100 and 1000 on the calibration relation a = b + 2 log b, 30 digits, against
 :func:`flint_closed_form_loss`, python-flint's ``acb.integral`` on the bare closed form with its
 own breakpoints, typed here from docs/model.md §2 and importing nothing of ours (the bound:
@@ -12,10 +12,10 @@ Usage: python benchmarks/bench_population.py [--b 1e2 1e4] [--dps 30]   (the old
 At (a, b) on the calibration relation a = b + 2 log b, one evaluation of
 L and ∇L = (∂L/∂a, ∂L/∂b) by
 
-  mpmath      numerics.population.quantities.loss / loss_gradient under mpmath.workdps(dps)
+  mpmath      stumpcheck.numerics.population.quantities.loss / loss_gradient under mpmath.workdps(dps)
               (tanh-sinh on the model breakpoints; the two gradient quadratures
               share their integrand evaluations);
-  arb         numerics.certified.enclosures.certified_loss / certified_loss_gradient(dps=dps)
+  arb         stumpcheck.numerics.certified.enclosures.certified_loss / certified_loss_gradient(dps=dps)
               (rigorous enclosures; their relative radii are reported);
   baseline    plain mpmath.quad on the same breakpoints, once per integrand
               ½e², e·∂e/∂a, e·∂e/∂b, from the generated mpmath functions, no sharing.
@@ -126,7 +126,7 @@ def _interleaved(functions, repeats: int):
 
 def run(quick: bool = False) -> list[dict]:
     """Rows: certified L at b = 100 and 1000 (30 digits) against flint's acb.integral on the closed form."""
-    from numerics.certified.theta_integrals import certified_loss
+    from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss
 
     dps, rows = 30, []
     for b in (100.0, 1000.0):
@@ -158,10 +158,10 @@ def main() -> None:
     parser.add_argument("--dps", type=int, default=30)
     args = parser.parse_args()
 
-    from numerics.certified import enclosures as certified
-    from numerics.population import quantities as population
-    from numerics.generated import population_mpmath as gen_mp
-    from numerics.population.quadrature import breakpoints
+    from stumpcheck.numerics.certified import enclosures as certified
+    from stumpcheck.numerics.population import quantities as population
+    from stumpcheck.numerics.generated import population_mpmath as gen_mp
+    from stumpcheck.numerics.population.quadrature import breakpoints
 
     dps, compare_dps = args.dps, args.dps + 10
     names = ("L", "dL/da", "dL/db")

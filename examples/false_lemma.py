@@ -9,8 +9,8 @@ built-in lemma ``interior_error_bound``, also certified on boxes.)
 
 from hypothesis import strategies as st
 
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.generated import population_numpy as gen_np
 from stumpcheck.lemmas import lemma
 from stumpcheck.strategies import scales, thresholds
 

@@ -21,7 +21,7 @@ import math
 
 from hypothesis import strategies as st
 
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.generated import population_numpy as gen_np
 from stumpcheck.lemmas import lemma
 from stumpcheck.strategies import scales, thresholds
 

@@ -2,34 +2,29 @@
 
 One subpackage per concept, each re-exporting its public names:
 
-* :mod:`numerics.population`: e, L, ∇L, ∇²L on the model's breakpoints, at any precision and in float64;
-* :mod:`numerics.certified`: Arb enclosures, the box prover and its certificates;
-* :mod:`numerics.flow`: the ODE parts, the population gradient flow to very long times, its files;
-* :mod:`numerics.corpus`: corpora, L̂ and ∇L̂, gradient descent, the corpus flow, fresh contexts, sweeps.
+* :mod:`stumpcheck.numerics.population`: e, L, ∇L, ∇²L on the model's breakpoints, at any precision and in float64;
+* :mod:`stumpcheck.numerics.certified`: Arb enclosures, the box prover and its certificates;
+* :mod:`stumpcheck.numerics.flow`: the ODE parts, the population gradient flow to very long times, its files;
+* :mod:`stumpcheck.numerics.corpus`: corpora, L̂ and ∇L̂, gradient descent, the corpus flow, fresh contexts, sweeps.
 
-Small shared helpers sit at the top: :mod:`numerics.precision` (working precision, decimal parsing,
-``InputError``), :mod:`numerics.fits` (rate fits), :mod:`numerics.json_output`, :mod:`numerics.provenance`.
-:mod:`numerics.generated` holds the code printed by theory/ (never edited by hand).
+Small shared helpers sit at the top: :mod:`stumpcheck.numerics.precision` (working precision, decimal parsing,
+``InputError``), :mod:`stumpcheck.numerics.fits` (rate fits), :mod:`stumpcheck.numerics.json_output`, :mod:`stumpcheck.numerics.provenance`.
+:mod:`stumpcheck.numerics.generated` holds the code printed by theory/ (never edited by hand).
 
-The names below are re-exported lazily, so that ``import numerics.precision`` stays light.
+The names below are re-exported lazily, so that ``import stumpcheck.numerics.precision`` stays light.
 """
 
-from importlib import import_module
-
-from numerics.precision import InputError
+from stumpcheck.numerics.lazy import lazy_exports
+from stumpcheck.numerics.precision import InputError
 
 _LAZY = {
-    "FlowSolution": "numerics.flow", "FlowStatus": "numerics.flow", "integrate_flow": "numerics.flow",
-    "error": "numerics.population", "error_gradient": "numerics.population",
-    "error_hessian": "numerics.population", "loss": "numerics.population",
-    "loss_gradient": "numerics.population", "loss_hessian": "numerics.population",
-    "loss_and_gradient_float64": "numerics.population",
+    "FlowSolution": "stumpcheck.numerics.flow", "FlowStatus": "stumpcheck.numerics.flow", "integrate_flow": "stumpcheck.numerics.flow",
+    "error": "stumpcheck.numerics.population", "error_gradient": "stumpcheck.numerics.population",
+    "error_hessian": "stumpcheck.numerics.population", "loss": "stumpcheck.numerics.population",
+    "loss_gradient": "stumpcheck.numerics.population", "loss_hessian": "stumpcheck.numerics.population",
+    "loss_and_gradient_float64": "stumpcheck.numerics.population",
 }
 
 __all__ = ["InputError", *_LAZY]
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'numerics' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

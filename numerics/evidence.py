@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import mpmath
 
-from numerics.precision import agreeing_digits, guard_bits, validate_dps
+from stumpcheck.numerics.precision import agreeing_digits, guard_bits, validate_dps
 
 __all__ = ["VerifiedEvaluation", "verified_evaluation", "check_digits"]
 

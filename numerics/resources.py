@@ -1,6 +1,6 @@
 """Resource limits checked before work starts: memory for large arrays, writable output places.
 
-A request that cannot fit is refused with :class:`~numerics.precision.InputError`
+A request that cannot fit is refused with :class:`~stumpcheck.numerics.precision.InputError`
 (one line, exit status 2 in the CLI) *before* anything is allocated or
 computed, instead of a MemoryError after minutes of work.
 
@@ -16,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from numerics.precision import InputError
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["MAX_ARRAY_BYTES", "available_memory", "require_memory", "check_writable_dir", "check_writable_file"]
 

@@ -1,5 +1,5 @@
 import sys
 
-from stumpcheck.cli import main
+from stumpcheck.cli.commands import main
 
 sys.exit(main())

@@ -4,7 +4,7 @@
 each claim has the interface keys ``id``, ``status`` (PASS/FAIL), ``figure``,
 ``tolerance``, ``evidence``, ``evidence_reached`` (:func:`evidence_reached`), ``seconds``,
 ``provenance`` (package versions, git
-commit, machine, precision, seed, date; from :func:`numerics.provenance.provenance`
+commit, machine, precision, seed, date; from :func:`stumpcheck.numerics.provenance.provenance`
 plus the Python and hypothesis versions), and ``statement`` and ``details``.
 Every number is finite: NaN and ±inf become ``null`` (so the file is strict
 JSON). ``report.md`` has the table and a section per claim with its figure,
@@ -22,8 +22,8 @@ from importlib import metadata
 from pathlib import Path
 
 from stumpcheck.claims.result import ClaimResult
-from numerics.json_output import finite_json
-from numerics.precision import InputError
+from stumpcheck.numerics.json_output import finite_json
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["run_provenance", "claim_provenance", "finite_json", "results_document", "write_report", "table",
            "plot_margins", "evidence_reached"]
@@ -37,8 +37,8 @@ def _version(package: str) -> str | None:
 
 
 def run_provenance(*, seed: int | None, mode: str) -> dict:
-    """Provenance of a verify run: :func:`numerics.provenance.provenance` plus hypothesis, scipy, click, dask."""
-    from numerics.provenance import provenance
+    """Provenance of a verify run: :func:`stumpcheck.numerics.provenance.provenance` plus hypothesis, scipy, click, dask."""
+    from stumpcheck.numerics.provenance import provenance
 
     data = provenance(seed=seed, mode=mode)
     data["versions"] = {**data.get("versions", {}),

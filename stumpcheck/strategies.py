@@ -11,7 +11,7 @@ code and to the arbitrary-precision code; pass the floats themselves (not their
 decimal ``str``) to mpmath.
 
 :func:`corpora` draws a corpus size (m, n) and a seed and builds the corpus
-with :func:`numerics.corpus.corpora.make_corpus`, so a drawn corpus is reproducible
+with :func:`stumpcheck.numerics.corpus.corpora.make_corpus`, so a drawn corpus is reproducible
 from the (m, n, seed) that Hypothesis prints.
 
 Requires ``hypothesis`` at run time (it is imported by this module).
@@ -151,13 +151,13 @@ def _check_int_bounds(min_name: str, min_value, max_name: str, max_value, *, lea
 def corpora(*, min_m: int = 1, max_m: int = 32, min_n: int = 1, max_n: int = 64, min_seed: int = 0,
             max_seed: int = 2**32 - 1, prior: tuple[float, float] = (0.0, 1.0)) -> st.SearchStrategy:
     """Corpora of m tasks with n context points each (docs/model.md §1), built by
-    :func:`numerics.corpus.corpora.make_corpus` ``(m, n, seed=seed, prior=prior)``.
+    :func:`stumpcheck.numerics.corpus.corpora.make_corpus` ``(m, n, seed=seed, prior=prior)``.
 
     m and n are uniform integers in [min_m, max_m] and [min_n, max_n] (both ≥ 1),
     the seed an integer in [min_seed, max_seed] (≥ 0); the threshold prior is
     Uniform[l, u] with 0 ≤ l < u ≤ 1. Features x are i.i.d. U[0, 1] (shape
     (m, n)), thresholds θⱼ ~ prior (shape (m,)). Shrinking moves towards small
-    m, n and seed 0. ``numerics.corpus.corpora`` is imported when the first corpus is
+    m, n and seed 0. ``stumpcheck.numerics.corpus.corpora`` is imported when the first corpus is
     drawn, not when the strategy is built.
     """
     m_lo, m_hi = _check_int_bounds("min_m", min_m, "max_m", max_m, least=1)
@@ -170,7 +170,7 @@ def corpora(*, min_m: int = 1, max_m: int = 32, min_n: int = 1, max_n: int = 64,
         raise InvalidArgument(f"prior={prior!r} must satisfy 0 <= l < u <= 1")
 
     def build(size_and_seed):
-        from numerics.corpus.corpora import make_corpus
+        from stumpcheck.numerics.corpus.corpora import make_corpus
 
         m, n, seed = size_and_seed
         return make_corpus(m, n, seed=seed, prior=(low, high))

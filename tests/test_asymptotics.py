@@ -1,8 +1,8 @@
-"""Checks of the large-scale (b → ∞) analysis in :mod:`theory.asymptotics`.
+"""Checks of the large-scale (b → ∞) analysis in :mod:`stumpcheck.theory.asymptotics`.
 
 Every expansion is evaluated at real points and compared with the exact model
-(:func:`numerics.generated.population_mpmath.error_one_head`, the mpmath loss
-:func:`numerics.population.quantities.loss` and the float64 ``loss_and_gradient_float64``).
+(:func:`stumpcheck.numerics.generated.population_mpmath.error_one_head`, the mpmath loss
+:func:`stumpcheck.numerics.population.quantities.loss` and the float64 ``loss_and_gradient_float64``).
 Where the derivation says how large the remainder is, the test checks that size
 (an exponential rate, a fitted order, or a bound), not just "small".
 """
@@ -19,10 +19,10 @@ import sympy as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from numerics.generated.population_mpmath import error_one_head
-from numerics.population.quantities import loss, loss_and_gradient_float64
-from theory import asymptotics as asy
-from theory.symbols import b, eps, lam, r, v
+from stumpcheck.numerics.generated.population_mpmath import error_one_head
+from stumpcheck.numerics.population.quantities import loss, loss_and_gradient_float64
+from stumpcheck.theory import asymptotics as asy
+from stumpcheck.theory.symbols import b, eps, lam, r, v
 
 
 @functools.cache

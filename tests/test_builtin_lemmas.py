@@ -1,4 +1,4 @@
-"""Every built-in lemma of :mod:`stumpcheck.builtin_lemmas` gets a property test (its margin
+"""Every built-in lemma of :mod:`stumpcheck.lemmas.builtin` gets a property test (its margin
 is ≥ 0 on its domain), plus checks that each bound is not vacuous (it is nearly attained,
 or fails when its constant is lowered) and that the certified level proves and refutes."""
 
@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from numerics.generated import asymptotics_numpy as derived
-from numerics.population.quantities import loss_and_gradient_float64
-from stumpcheck import builtin_lemmas as bl
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
+from stumpcheck.lemmas import builtin as bl
 from stumpcheck import strategies as sc
-from stumpcheck.catalogue import registry
-from stumpcheck.lemma_check import check_lemma
+from stumpcheck.lemmas.catalogue import registry
+from stumpcheck.lemmas.check import check_lemma
 from stumpcheck.lemmas import Lemma
 
 _FAST = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
@@ -62,7 +62,7 @@ def test_bulk_error_bound_is_attained_when_the_left_mass_vanishes():
 
 def test_bulk_error_sign_e_below_one_over_b():
     """The identity behind the bound says b·e − 1 < 0 everywhere: e(θ) < 1/b (checked at 60 digits)."""
-    from numerics.generated.population_mpmath import error_one_head
+    from stumpcheck.numerics.generated.population_mpmath import error_one_head
 
     with mpmath.workdps(60):
         for a, b, theta in [(12, 10, "0.5"), (3, 10, "0.2"), (150, 100, "0.9"), (-5, 1, "0.01")]:
@@ -80,7 +80,7 @@ def test_right_layer_bound_is_within_a_factor_two_and_a_half():
 
 def test_right_layer_fails_with_a_too_small_precision():
     """The e^{−bθ} difference is invisible at 15 digits without the extra digits the lemma adds."""
-    from numerics.generated.population_mpmath import error_one_head
+    from stumpcheck.numerics.generated.population_mpmath import error_one_head
 
     layer = bl._right_layer_function()
     with mpmath.workdps(15):
@@ -119,7 +119,7 @@ def test_interior_error_bound_is_certified_on_its_whole_domain():
 
 
 def test_interior_error_bound_with_c_one_half_is_refuted_by_certification():
-    from numerics.certified.prover import Box, certify
+    from stumpcheck.numerics.certified.proofs.box_prover import Box, certify
 
     (a, b, theta) = bl._interior_boxes(quick=True)[1]
     certificate = certify("error_abs_le_c_over_b", Box(a=a, b=b, theta=theta), params={"c": "0.5"})
@@ -165,7 +165,7 @@ def test_corpora_rejects_bad_arguments_eagerly(build):
 @settings(max_examples=10, deadline=None)
 @given(corpus=sc.corpora(min_m=2, max_m=5, min_n=3, max_n=7, prior=(0.25, 0.75)))
 def test_corpora_draws_reproducible_corpora_of_the_drawn_size(corpus):
-    from numerics.corpus.corpora import make_corpus
+    from stumpcheck.numerics.corpus.corpora import make_corpus
 
     m, n = corpus.x.shape
     assert 2 <= m <= 5 and 3 <= n <= 7 and corpus.theta.shape == (m,)
@@ -229,7 +229,7 @@ def test_progress_along_error_beyond_its_scale_range_fails_at_a_large_scale():
 
 
 def test_label_encoding_symbolic_proof_covers_every_context_size():
-    from stumpcheck.certified_builtins import prove_label_encoding
+    from stumpcheck.lemmas.certified_builtins import prove_label_encoding
 
     record = prove_label_encoding()
     assert record["status"] == "proved" and record["shift"] == "-a/2"

@@ -1,4 +1,4 @@
-"""Certified enclosures (numerics/certified/enclosures.py) and the Arb target that feeds them.
+"""Certified enclosures (numerics/certified/enclosures/__init__.py) and the Arb target that feeds them.
 
 What is checked:
 
@@ -30,22 +30,22 @@ from flint import acb, arb, ctx
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
-import numerics.certified.enclosures as certified
-from numerics.population import quantities as population
-from numerics.certified.enclosures import (Enclosure, EnclosureTooWide, certified_error, certified_loss, certified_loss_hessian,
+import stumpcheck.numerics.certified.enclosures as certified
+from stumpcheck.numerics.population import quantities as population
+from stumpcheck.numerics.certified.enclosures import (Enclosure, EnclosureTooWide, certified_error, certified_loss, certified_loss_hessian,
                                 certified_loss_gradient, error_ball, format_ball, require_relative_width)
-from numerics.generated import population_arb as gen_arb
-from numerics.precision import InputError
+from stumpcheck.numerics.generated import population_arb as gen_arb
+from stumpcheck.numerics.precision import InputError
 from tests.strategies import parameters, rates, scales
-from theory.codegen import (ArbModelPrinter, FactoredSoftmaxWeight, canonical_rates, cumulants_from_moments,
+from stumpcheck.theory.codegen import (ArbModelPrinter, FactoredSoftmaxWeight, canonical_rates, cumulants_from_moments,
                             factor_softmax_weights, moment_series_coefficient)
-from theory.loss import error as symbolic_error
-from theory.model import closed_form_error
-from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass, cumulant_exp_form, log_mass_exp_form
-from theory.symbols import a as a_sym
-from theory.symbols import b as b_sym
-from theory.symbols import beta as beta_sym
-from theory.symbols import theta as theta_sym
+from stumpcheck.theory.loss import error as symbolic_error
+from stumpcheck.theory.model import closed_form_error
+from stumpcheck.theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass, cumulant_exp_form, log_mass_exp_form
+from stumpcheck.theory.symbols import a as a_sym
+from stumpcheck.theory.symbols import b as b_sym
+from stumpcheck.theory.symbols import beta as beta_sym
+from stumpcheck.theory.symbols import theta as theta_sym
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 CALIBRATED_A = 100 + 2 * math.log(100)  # a = b + 2 log b at b = 100 (a float: the same binary number everywhere)
@@ -167,7 +167,7 @@ def _reference_special(order, value):
     if value == 0:
         return mpmath.mpf(0) if order == 0 else mpmath.mpf(str(sp.N(TruncExpCumulant(order, 0), 60)))
     if abs(value) < 1e-12:  # the exponential form cancels; the series to 6 terms is exact here
-        from theory.special import taylor_coefficients
+        from stumpcheck.theory.special import taylor_coefficients
         return mpmath.fsum(mpmath.mpf(c.p) / c.q * mpmath.mpf(value) ** k
                            for k, c in enumerate(taylor_coefficients(order, 6)))
     with mpmath.workdps(200 + 12 * int(max(0, -math.log10(abs(value))))):
@@ -362,7 +362,7 @@ def test_e_has_no_branch_cut_along_the_negative_theta_axis():
 # --------------------------------------------------------------------------------------------
 # L and ∇L
 
-#: 50-digit references from `numerics.population.quantities` (mpmath, model breakpoints), agreeing with
+#: 50-digit references from `stumpcheck.numerics.population.quantities` (mpmath, model breakpoints), agreeing with
 #: 60-digit runs to all 50 digits; recomputed by test_pinned_references_are_the_mpmath_values
 #: (slow). Keys: (a, b, estimator); a and b are floats, the same binary numbers for both codes.
 LOSS_REFERENCES = {
@@ -581,7 +581,7 @@ def test_mpf_to_arb_accepts_a_mantissa_that_is_not_a_python_int():
 
 
 def test_arb_quadrature_portable_pairs_are_plain_ints():
-    from numerics.certified.arb_quadrature import _from_pair, _portable
+    from stumpcheck.numerics.certified.enclosures.arb_quadrature import _from_pair, _portable
 
     pair = _portable(_foreign_mantissa_mpf(mpmath.mpf(13) / 16))
     assert all(type(v) is int for v in pair)

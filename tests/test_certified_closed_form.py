@@ -1,15 +1,15 @@
-"""The closed-form integrand of the certified L (numerics/certified/pointwise.py) and the L it gives.
+"""The closed-form integrand of the certified L (numerics/certified/enclosures/pointwise.py) and the L it gives.
 
 What is checked:
 
-* the printed closed form (:mod:`theory.closed_form_codegen`: shifted by e^{bθ}, expm1 where e^z − 1
+* the printed closed form (:mod:`stumpcheck.theory.closed_form_codegen`: shifted by e^{bθ}, expm1 where e^z − 1
   appears) is SymPy's closed form: their difference simplifies to 0, and the generated Arb
   ``closed_form_error_one_head`` contains the 50-digit mpmath value of
-  :func:`theory.model.closed_form_error` at random rational points;
+  :func:`stumpcheck.theory.model.closed_form_error` at random rational points;
 * the closed form of the definition and the generated stable form are the same function: their
   Arb balls overlap at hypothesis-drawn (a, b, θ), for the one-head, reflected and averaged
   estimators, and both contain the 50-digit mpmath value of the SymPy closed form
-  (:func:`theory.model.closed_form_error`) at the same points;
+  (:func:`stumpcheck.theory.model.closed_form_error`) at the same points;
 * on a real interval of θ the ball lies in e's range [−θ, 1 − θ] and contains e at its ends
   and middle, also across a switch layer 10⁻¹³² wide (a = 400, b = 100);
 * :func:`certified_loss` by the closed form overlaps the generated integrand's enclosure on
@@ -27,13 +27,13 @@ from flint import acb, arb, ctx
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics.certified import theta_integrals
-from numerics.certified.pointwise import CLOSED_FORM_ESTIMATORS, closed_form_error_ball
-from numerics.generated import population_arb as gen_arb
-from numerics.precision import InputError
-from theory.closed_form_codegen import shifted_closed_form_error, shifted_form_residual
-from theory.model import closed_form_error
-from theory.symbols import a as A, b as B, theta as THETA
+from stumpcheck.numerics.certified.enclosures import theta_integrals
+from stumpcheck.numerics.certified.enclosures.pointwise import CLOSED_FORM_ESTIMATORS, closed_form_error_ball
+from stumpcheck.numerics.generated import population_arb as gen_arb
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.theory.closed_form_codegen import shifted_closed_form_error, shifted_form_residual
+from stumpcheck.theory.model import closed_form_error
+from stumpcheck.theory.symbols import a as A, b as B, theta as THETA
 
 _SYMPY_ERROR = sp.lambdify((A, B, THETA), closed_form_error("one-head"), "mpmath")
 

@@ -1,4 +1,4 @@
-"""numerics.certified.prover: predicates proved over boxes by Arb interval evaluation and bisection."""
+"""stumpcheck.numerics.certified.proofs.box_prover: predicates proved over boxes by Arb interval evaluation and bisection."""
 
 import hashlib
 import json
@@ -10,10 +10,10 @@ import mpmath
 import pytest
 from click.testing import CliRunner
 
-from numerics.certified.prover import PREDICATES, Box, Certificate, certify
-from numerics.population.quantities import error, loss_gradient
-from numerics.precision import InputError
-from stumpcheck.certify_command import certify as certify_command
+from stumpcheck.numerics.certified.proofs.box_prover import PREDICATES, Box, Certificate, certify
+from stumpcheck.numerics.population.quantities import error, loss_gradient
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.cli.certify import certify as certify_command
 
 # a box around the calibration relation a = b + 2 log b at b ∈ [100, 101], bulk θ
 A_BOX = (repr(100 + 2 * math.log(100) - 0.01), repr(101 + 2 * math.log(101) + 0.01))
@@ -191,7 +191,7 @@ def test_dldb_certificate_stores_a_partition_that_tiles_theta_exactly_and_recomp
     # a re-checker needs only the record: Σ w_k·g_k over the stored pieces bounds ∂L/∂b below 0
     from flint import arb, ctx
 
-    from numerics.generated import population_arb as gen
+    from stumpcheck.numerics.generated import population_arb as gen
     leaf = data["leaves"][0]
     with ctx.workprec(cert.prec_bits):
         a = arb(leaf["a"][0]).union(arb(leaf["a"][1]))

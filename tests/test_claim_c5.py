@@ -15,11 +15,11 @@ from stumpcheck.claims.c5 import (ALONG_LIMIT, LADDER_B0, PLOT_NAME, certified_k
 from stumpcheck.claims.c5_layer import deep_layer_figures
 from stumpcheck.claims.c5_report import SCALE_PLOT_NAME, TRAJECTORY_PLOT_NAME, no_positive_split
 from stumpcheck.claims.c5_trajectory import population_eta, trajectory_figures
-from numerics.corpus.corpora import make_corpus
-from numerics.corpus.empirical import loss_and_gradient
-from numerics.generated import asymptotics_numpy as derived
-from numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
-from numerics.precision import InputError
+from stumpcheck.numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.corpus.empirical import loss_and_gradient
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
+from stumpcheck.numerics.precision import InputError
 
 #: keys that C6 and sweep read from gradient_error_by_scale (an interface: never remove one)
 INTERFACE_KEYS = {"b", "a", "certified_k", "ratio", "along", "across", "ratio_max", "along_rms", "b_rate_ratio",

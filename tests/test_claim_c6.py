@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from stumpcheck.claims import c6 as c6
 from stumpcheck.claims.c6_fit import row_fit
-from numerics.fits import fit_additive_surface, fit_power_mean
-from numerics.generated import asymptotics_numpy as derived
-from numerics.corpus.steps import large_resolution_start, population_eta
+from stumpcheck.numerics.fits import fit_additive_surface, fit_power_mean
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.corpus.steps import large_resolution_start, population_eta
 
 SIZES = (64.0, 128.0, 256.0, 512.0, 1024.0)
 NS = tuple(float(2 ** j) for j in range(4, 14))

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from stumpcheck.claims.c9 import ABOVE_FACTORS, ROUNDING_ULPS, check_c9, loss_increases
-from numerics.corpus.corpora import make_corpus
-from numerics.corpus.gd import step_bound
+from stumpcheck.numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.corpus.gd import step_bound
 
 
 def test_loss_increases_counts_only_beyond_the_rounding_level():

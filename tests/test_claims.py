@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from stumpcheck.claims.population import check_c1, check_c2, check_c3, check_c4, check_population_claims
-from numerics.generated import asymptotics_numpy as derived
-from numerics.flow.ode import Status
-from numerics.flow.population_flow import FlowRun, _fits, run_population_flow
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.flow.ode import Status
+from stumpcheck.numerics.flow.population_flow import FlowRun, _fits, run_population_flow
 
 
 def _synthetic_run(scale_law, calibration_offset=lambda b: 0.0) -> FlowRun:
@@ -84,8 +84,8 @@ def test_c1_reference_encloses_an_independent_quadrature():
 def test_c1_fails_when_two_rigorous_balls_are_disjoint(monkeypatch):
     # a closed-form ball moved by 4 radii (~1e-20 relative at 20 digits) is disjoint from the
     # definition's (~1e-40): FAIL, although the mpmath digits (18 needed) would pass
-    import numerics.certified.pointwise as pointwise
-    from numerics.certified.balls import Enclosure
+    import stumpcheck.numerics.certified.enclosures.pointwise as pointwise
+    from stumpcheck.numerics.certified.enclosures.balls import Enclosure
 
     honest = pointwise.certified_error
 
@@ -119,20 +119,20 @@ def test_population_claims_pass_on_the_real_flow_to_1e12():
                                     {"samples": "3"}, {"loss_pieces": 0}, {"loss_pieces": -2}])
 def test_c1_counts_must_be_positive_integers(kwargs):
     # zero or negative samples used to PASS "over -1 random points": no evidence is not a pass
-    from numerics.precision import InputError
+    from stumpcheck.numerics.precision import InputError
 
     with pytest.raises(InputError, match="must be a positive integer"):
         check_c1(dps=20, loss_points=(), **kwargs)
 
 
 def test_population_claims_reject_zero_samples_before_running_the_flow():
-    from numerics.precision import InputError
+    from stumpcheck.numerics.precision import InputError
 
     with pytest.raises(InputError, match="samples"):
         check_population_claims(samples=0)
 @pytest.mark.parametrize("samples", [0, -1, 1.5, True, "3"])
 def test_c1_needs_a_positive_number_of_samples(samples):
-    from numerics.precision import InputError
+    from stumpcheck.numerics.precision import InputError
 
     with pytest.raises(InputError, match="samples"):
         check_c1(samples=samples)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from stumpcheck.claims import boundary as cf
-from numerics.precision import InputError
+from stumpcheck.numerics.precision import InputError
 
 
 @pytest.fixture

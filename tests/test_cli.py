@@ -11,7 +11,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from stumpcheck.cli import main
+from stumpcheck.cli.commands import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +64,7 @@ def test_eval_error_agrees_with_independent_quadrature_to_35_digits(capsys):
 
 
 def test_eval_hessian_certified_prints_three_balls_that_agree_with_the_float64_hessian(capsys):
-    from numerics.population.quantities import loss_gradient_hessian_float64
+    from stumpcheck.numerics.population.quantities import loss_gradient_hessian_float64
 
     status, out, _ = run(["eval", "hessian", "--a", "25", "--b", "20", "--dps", "30", "--certified"], capsys)
     assert status == 0 and "evidence certified" in out
@@ -115,7 +115,7 @@ def test_eval_grad_prints_both_components_at_the_requested_digits(capsys):
     status, out, _ = run(["eval", "grad", "--a", "10", "--b", "10", "--dps", "15"], capsys)
     assert status == 0
     grad_a, grad_b = float(_value(out, "dL/da")), float(_value(out, "dL/db"))
-    from numerics.population.quantities import loss_and_gradient_float64
+    from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 
     _, reference = loss_and_gradient_float64(10.0, 10.0)
     assert grad_a == pytest.approx(reference[0], rel=1e-12)
@@ -136,7 +136,7 @@ def test_eval_loss_certified_encloses_the_high_precision_value(capsys):
     assert "evidence certified" in out
     mid, rad = _ball(out, "L")
     with mpmath.workdps(45):
-        from numerics.population.quantities import loss
+        from stumpcheck.numerics.population.quantities import loss
 
         reference = loss(600, 1000)
         assert abs(reference - mid) <= rad

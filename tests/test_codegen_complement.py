@@ -1,4 +1,4 @@
-"""1 − θ in the float64 generated code: the complement rewrite (theory.codegen.complement_theta).
+"""1 − θ in the float64 generated code: the complement rewrite (stumpcheck.theory.codegen.complement_theta).
 
 The pooled estimator's log-weights hold a − b + bθ and b − 2bθ. Printed as such
 (before this rewrite) the numpy one-pass functions lost about b·2⁻⁵³ absolutely
@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
-from theory.codegen import ONE_MINUS_THETA, NumpyModelPrinter, complement_theta
-from theory.symbols import a, b, theta
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.theory.codegen import ONE_MINUS_THETA, NumpyModelPrinter, complement_theta
+from stumpcheck.theory.symbols import a, b, theta
 
 
 @pytest.mark.parametrize("expr, printed", [

@@ -7,8 +7,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from numerics.corpus.corpora import Corpus, load_corpus, make_corpus, save_corpus
-from numerics.precision import InputError
+from stumpcheck.numerics.corpus.corpora import Corpus, load_corpus, make_corpus, save_corpus
+from stumpcheck.numerics.precision import InputError
 
 
 def test_same_seed_gives_the_same_corpus_and_another_seed_does_not():

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from numerics.corpus.corpora import load_corpus, make_corpus
-from numerics.corpus.empirical import loss_and_gradient, pruned_window_bound
-from stumpcheck.cli import main
+from stumpcheck.numerics.corpus.corpora import load_corpus, make_corpus
+from stumpcheck.numerics.corpus.empirical import loss_and_gradient, pruned_window_bound
+from stumpcheck.cli.commands import main
 
 
 def run(argv, capsys):

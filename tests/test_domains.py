@@ -1,4 +1,4 @@
-"""numerics.certified.domains: boxes in the model's coordinates with exact rational ends."""
+"""stumpcheck.numerics.certified.proofs.domains: boxes in the model's coordinates with exact rational ends."""
 
 from fractions import Fraction
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.certified.domains import Domain, exact_decimal, geometric_cuts, geometric_split
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.proofs.domains import Domain, exact_decimal, geometric_cuts, geometric_split
+from stumpcheck.numerics.precision import InputError
 
 
 def test_json_round_trip_is_exact():

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.corpus import empirical as E
-from numerics.corpus import kernel_pruned
-from numerics.corpus.kernel_numpy import window_bounds
-from numerics.corpus.corpora import make_corpus
-from numerics.precision import InputError
+from stumpcheck.numerics.corpus import empirical as E
+from stumpcheck.numerics.corpus import kernel_pruned
+from stumpcheck.numerics.corpus.kernel_numpy import window_bounds
+from stumpcheck.numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.precision import InputError
 
 RTOL = 1e-12
 UNDERFLOW = 1e-300

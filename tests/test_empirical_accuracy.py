@@ -1,4 +1,4 @@
-"""The accuracy that numerics.corpus.empirical actually delivers, per estimator, against mpmath.
+"""The accuracy that stumpcheck.numerics.corpus.empirical actually delivers, per estimator, against mpmath.
 
 The reference is written here from the definitions (docs/model.md §2, §5), independent
 of the group algebra of the code: one softmax over the scores of all points (2n
@@ -23,8 +23,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from numerics.corpus import empirical as E
-from numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.corpus import empirical as E
+from stumpcheck.numerics.corpus.corpora import make_corpus
 
 EPS = 2.0 ** -53
 RTOL = 1e-12

@@ -15,10 +15,10 @@ import math
 import mpmath
 import pytest
 
-from numerics.certified import enclosures as certified
-from numerics.evidence import verified_evaluation
-from numerics.population.quadrature import transition_point
-from stumpcheck.cli import main
+from stumpcheck.numerics.certified import enclosures as certified
+from stumpcheck.numerics.evidence import verified_evaluation
+from stumpcheck.numerics.population.quadrature import transition_point
+from stumpcheck.cli.commands import main
 
 
 def run(argv, capsys):
@@ -150,7 +150,7 @@ def test_the_evidence_loop_starts_no_attempt_after_its_time_budget():
 
 
 def test_eval_exits_1_and_prints_only_verified_digits_when_the_budget_is_exhausted(monkeypatch, capsys):
-    from numerics.population import quantities as population
+    from stumpcheck.numerics.population import quantities as population
 
     monkeypatch.setattr(population, "error", lambda a, b, theta, estimator: mpmath.mpf(2) ** -mpmath.mp.prec * 1e6)
     status, out, err = run(["eval", "error", "--a", "1", "--b", "1", "--theta", "0.5", "--dps", "15", "--method",

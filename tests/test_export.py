@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from theory.export import ASYMPTOTICS_MODULE, GENERATED_MODULES, export, load_json
+from stumpcheck.theory.export import ASYMPTOTICS_MODULE, GENERATED_MODULES, export, load_json
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "derivations"
@@ -44,7 +44,7 @@ def test_generated_package_modules_match_the_export(fresh):
 
 def test_every_json_export_loads_back_to_the_same_expression(fresh):
     out, _ = fresh
-    from theory.results import results
+    from stumpcheck.theory.catalogue import results
 
     by_name = {r.name: r.expr for r in results()}
     for path in sorted((out / "json").glob("*.json")):

@@ -6,9 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from numerics.generated import population_numpy as gen_np
-from numerics.population.quantities import error, error_extrema
-from numerics.precision import InputError
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.population.quantities import error, error_extrema
+from stumpcheck.numerics.precision import InputError
 
 
 @pytest.mark.parametrize("a, b", [(10, 10), (25, 20), (600, 1000), (1e4 + 18.42, 1e4), (-3, 0.5)])

@@ -1,11 +1,11 @@
-"""The population gradient flow (numerics.flow.integrate) and the derived large-scale laws.
+"""The population gradient flow (stumpcheck.numerics.flow.integrate) and the derived large-scale laws.
 
 * Integrator invariants: a tiny horizon is one Euler step from the start, the loss
   decreases strictly along the saved trajectory, the saved loss/gradient are the model's,
   the autonomous flow can be restarted from a saved state, two tolerances agree, and bad
   horizons are refused.
 * One run from (a₀, b₀) = (10, 10) to t = 1e8 (module fixture, ~20–40 s) checked against
-  :func:`theory.asymptotics.flow_asymptotics`: the t^{1/4} law, the constant C with its
+  :func:`stumpcheck.theory.asymptotics.flow_asymptotics`: the t^{1/4} law, the constant C with its
   first correction, and the calibration relation a = b + 2 log b − ρ₁/b.
 """
 
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from numerics.flow.integrate import FlowStatus, integrate_flow
-from numerics.population.quantities import loss_and_gradient_float64
-from theory.asymptotics import flow_asymptotics
-from theory.symbols import b, t
+from stumpcheck.numerics.flow.integrate import FlowStatus, integrate_flow
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
+from stumpcheck.theory.asymptotics import flow_asymptotics
+from stumpcheck.theory.symbols import b, t
 
 T_FINAL = 1e8
 START = (10.0, 10.0)
@@ -186,7 +186,7 @@ def test_loss_gradient_hessian_float64(a_b):
     """L and ∇L equal loss_and_gradient_float64 (same rule); ∇²L is symmetric and equals the
     central difference of ∇L (step 1e-3: truncation ~1e-6 relative on the O(1) scale of the
     calibration direction; rounding ~1e-13·|∇L|/1e-3) to 1e-5 relative."""
-    from numerics.population.quantities import loss_gradient_hessian_float64
+    from stumpcheck.numerics.population.quantities import loss_gradient_hessian_float64
 
     a, b_ = a_b
     value, grad, hess = loss_gradient_hessian_float64(a, b_)
@@ -202,13 +202,13 @@ def test_loss_gradient_hessian_float64(a_b):
                                    atol=1e-5 * np.max(np.abs(hess)))
 
 
-@pytest.mark.filterwarnings("ignore::numerics.flow.stiffness.StiffnessWarning")  # dopri5 is the reference on a short, tight solve
+@pytest.mark.filterwarnings("ignore::stumpcheck.numerics.flow.stiffness.StiffnessWarning")  # dopri5 is the reference on a short, tight solve
 @pytest.mark.parametrize("solver", ["rodas4", None])
 def test_stiff_flow_matches_dopri5_flow(solver):
     """Rodas4 (exact Jacobian) and the float64 default (scipy LSODA, exact Jacobian) each give the
     trajectory of the explicit Dopri5 path, all at rtol 1e-10, at the saved times to t = 100 within
     1e-8 relative."""
-    from numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.flow.population_flow import run_population_flow
 
     stiff = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, check=False, per_decade=2, solver=solver)
     explicit = run_population_flow(10.0, 10.0, 100.0, rtol=1e-10, solver="dopri5", check=False,
@@ -225,8 +225,8 @@ def test_sup_interior_error_is_the_refined_maximum(a_b):
     """sup_interior_error (grid + vectorised zoom) is at least the maximum of |e| on a dense
     grid over [δ, 1 − δ] and exceeds it by no more than a golden-section search around that
     grid maximum finds (to 1e−13 relative)."""
-    from numerics.generated import population_numpy as gen_np
-    from numerics.flow.population_flow import DEFAULT_DELTA, sup_interior_error
+    from stumpcheck.numerics.generated import population_numpy as gen_np
+    from stumpcheck.numerics.flow.population_flow import DEFAULT_DELTA, sup_interior_error
 
     a, b_ = a_b
     sup = sup_interior_error(a, b_)
@@ -248,7 +248,7 @@ def test_sup_interior_error_is_the_refined_maximum(a_b):
 
 def test_parallel_a_posteriori_check_gives_the_same_run():
     """The rtol/10 solve in a second process (t_max ≥ PARALLEL_CHECK_FROM) is the same computation."""
-    from numerics.flow.population_flow import PARALLEL_CHECK_FROM, run_population_flow
+    from stumpcheck.numerics.flow.population_flow import PARALLEL_CHECK_FROM, run_population_flow
 
     t_max = PARALLEL_CHECK_FROM
     parallel = run_population_flow(10.0, 10.0, t_max, rtol=1e-6, per_decade=2, parallel_check=True, solver="rodas4")
@@ -267,7 +267,7 @@ def test_parallel_check_from_a_script_without_main_guard_falls_back(tmp_path):
 
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from numerics.flow.population_flow import run_population_flow\n"
+        "from stumpcheck.numerics.flow.population_flow import run_population_flow\n"
         "run = run_population_flow(10.0, 10.0, 100.0, rtol=1e-6, per_decade=1, parallel_check=True, "
         "solver='rodas4')\n"
         "print('ERR', run.a_posteriori_rel_error_b)\n")

@@ -1,6 +1,6 @@
 """The library flow's documented defaults (docs/model.md §4.1) and its a-posteriori error estimate.
 
-:func:`numerics.flow.integrate.integrate_flow` solves with a stiff solver and the exact Jacobian
+:func:`stumpcheck.numerics.flow.integrate.integrate_flow` solves with a stiff solver and the exact Jacobian
 (LSODA in float64) at rtol 1e-9, always solves again at rtol/10 and returns the largest relative
 difference in b as its error estimate; the status is not SUCCESS when that estimate exceeds the
 tolerance; an explicit solver warns (StiffnessWarning). Checked against the certified enclosure of
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from numerics.flow.integrate import DEFAULT_RTOL, FlowStatus, integrate_flow
-from numerics.flow.stiffness import StiffnessWarning
-from numerics.precision import InputError
+from stumpcheck.numerics.flow.integrate import DEFAULT_RTOL, FlowStatus, integrate_flow
+from stumpcheck.numerics.flow.stiffness import StiffnessWarning
+from stumpcheck.numerics.precision import InputError
 
 START = (10.0, 10.0)
 T = 1e6
@@ -36,7 +36,7 @@ def _distance_to_enclosure(b: float) -> float:
 
 def test_enclosure_constant_is_the_certificates():
     """The decimals above contain the enclosure of z(10⁶) that the certificate's pieces give."""
-    from numerics.certified.tube_claims_nodes import piece_record, pieces_state_at
+    from stumpcheck.numerics.certified.tube.reading_nodes import piece_record, pieces_state_at
 
     document = json.loads(CERTIFICATE.read_text(encoding="utf-8"))
     box = pieces_state_at([piece_record(item) for item in document["intervals"]], Fraction(10**6))
@@ -130,7 +130,7 @@ def test_stiff_solvers_do_not_warn(solver):
 
 
 def test_run_population_flow_warns_for_an_explicit_solver():
-    from numerics.flow.run import run_population_flow
+    from stumpcheck.numerics.flow.run import run_population_flow
 
     with pytest.warns(StiffnessWarning):
         run_population_flow(*START, 0.01, rtol=1e-8, solver="bosh3", check=False, per_decade=1)
@@ -162,7 +162,7 @@ def test_a_save_time_at_t_max_is_inside_the_solve():
     30-digit flow's quadrature probe raised 'save times must lie in [0, s1]'."""
     import numpy as np
 
-    from numerics.flow.run import SOLVERS, _solve
+    from stumpcheck.numerics.flow.run import SOLVERS, _solve
 
     sol = _solve([10.0, 10.0], 0.2, 1e-6, SOLVERS["dopri5"], np.asarray([0.1, 0.2]), "one-head", None)
     assert sol.ts[-1] == math.log1p(0.2)

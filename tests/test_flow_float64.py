@@ -1,9 +1,9 @@
 """The float64 flow at the cost of its field: the compiled one-head field and scipy's stiff solvers.
 
-* numerics.population.one_head_float64: the closed-form switch point against the mpmath root of
+* stumpcheck.numerics.population.one_head_float64: the closed-form switch point against the mpmath root of
   z(θ) = 0; L, ∇L, ∇²L against the generated-code quadrature (24 points a piece) and against
   30-digit references; the default 8-point rule against 24 points along the flow.
-* numerics.flow.stiff_float64 through run_population_flow: LSODA, BDF and Radau against Rodas4,
+* stumpcheck.numerics.flow.stiff_float64 through run_population_flow: LSODA, BDF and Radau against Rodas4,
   the default float64 flow to t = 10¹² against the 30-digit reference, and the solve's statuses.
 """
 
@@ -17,14 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.flow.field import PopulationFlowField
-from numerics.flow.ode import SaveAt, Status
-from numerics.flow.stiff_float64 import SCIPY_METHODS, solve_scipy
-from numerics.generated import asymptotics_numpy as derived
-from numerics.population import one_head_float64 as kernel
-from numerics.population.quadrature import one_head_log_odds, transition_point
-from numerics.population.quantities import _gauss_legendre_float64, loss_gradient_hessian_float64
-from numerics.precision import InputError
+from stumpcheck.numerics.flow.field import PopulationFlowField
+from stumpcheck.numerics.flow.ode import SaveAt, Status
+from stumpcheck.numerics.flow.stiff_float64 import SCIPY_METHODS, solve_scipy
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.population import one_head_float64 as kernel
+from stumpcheck.numerics.population.quadrature import one_head_log_odds, transition_point
+from stumpcheck.numerics.population.quantities import _gauss_legendre_float64, loss_gradient_hessian_float64
+from stumpcheck.numerics.precision import InputError
 
 #: b = 1187.83397129676224326345186483 at t = 10¹², rtol 1e-9 (benchmarks/README.md), 30 digits.
 REFERENCE_B_1E12 = 1187.83397129676224326345186483
@@ -79,7 +79,7 @@ def test_compiled_field_against_30_digits(a_b):
     """The default rule (16 points a piece) against 30-digit values (30-point Gauss–Legendre with the Arb
     integrand on the mpmath breakpoints, which two orders show converged to > 25 digits): L and each
     component of ∇L, ∇²L to 1e-12 relative."""
-    from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
+    from stumpcheck.numerics.certified.enclosures.arb_quadrature import loss_gradient_hessian_arb
 
     a, b = a_b
     value, grad, hess = kernel.loss_gradient_hessian(a, b)
@@ -125,7 +125,7 @@ def test_field_outside_the_domain_raises_arithmetic_error():
 @pytest.mark.parametrize("solver", sorted(SCIPY_METHODS))
 def test_scipy_solvers_match_rodas4(solver):
     """LSODA, BDF and Radau (exact Jacobian) end where Rodas4 does at t = 10⁴, all at rtol 1e-10, to 1e-8."""
-    from numerics.flow.run import run_population_flow
+    from stumpcheck.numerics.flow.run import run_population_flow
 
     ours = run_population_flow(10.0, 10.0, 1e4, rtol=1e-10, solver=solver, check=False, per_decade=1)
     ref = run_population_flow(10.0, 10.0, 1e4, rtol=1e-10, solver="rodas4", check=False, per_decade=1)
@@ -138,7 +138,7 @@ def test_scipy_solvers_match_rodas4(solver):
 def test_default_float64_flow_reaches_the_30_digit_reference():
     """From (10, 10) to t = 10¹² at the CLI's rtol 1e-8 (default solver, with the rtol/10 check): final b
     within 1e-9 relative of the 30-digit flow; the check's estimate is positive and below 1e-8."""
-    from numerics.flow.run import run_population_flow
+    from stumpcheck.numerics.flow.run import run_population_flow
 
     run = run_population_flow(10.0, 10.0, 1e12, rtol=1e-8, per_decade=1)
     assert run.status.ok and run.t[-1] == pytest.approx(1e12, rel=1e-12)
@@ -171,7 +171,7 @@ def test_scipy_solve_statuses():
 
 
 def test_float64_only_solver_with_dps_is_bad_input():
-    from numerics.flow.run import check_flow_arguments
+    from stumpcheck.numerics.flow.run import check_flow_arguments
 
     with pytest.raises(InputError, match="float64 only"):
         check_flow_arguments(10.0, 10.0, 1.0, rtol=1e-8, solver="lsoda", dps=20)
@@ -181,7 +181,7 @@ def test_float64_only_solver_with_dps_is_bad_input():
 def test_rtol_below_what_scipy_resolves():
     """scipy raises an rtol below 2.2e-14 to it (a warning, not an error), which would make the rtol/10 check
     a copy of the solve: such an rtol is bad input for an explicit scipy solver, and the default becomes Rodas4."""
-    from numerics.flow.run import check_flow_arguments, default_solver, run_population_flow
+    from stumpcheck.numerics.flow.run import check_flow_arguments, default_solver, run_population_flow
 
     with pytest.raises(InputError, match="below what solver 'lsoda' resolves"):
         check_flow_arguments(10.0, 10.0, 1.0, rtol=1e-12, solver="lsoda")

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics.flow.field_mp import LogScaleField
-from numerics.flow.ode import (FLOAT64, EulerExtrapolation, Extrapolation7, MPArithmetic, PIController, Status,
+from stumpcheck.numerics.flow.field_mp import LogScaleField
+from stumpcheck.numerics.flow.ode import (FLOAT64, EulerExtrapolation, Extrapolation7, MPArithmetic, PIController, Status,
                                diffeqsolve)
-from numerics.flow.population_flow import quadrature_agreement, quadrature_order_for, run_population_flow
+from stumpcheck.numerics.flow.population_flow import quadrature_agreement, quadrature_order_for, run_population_flow
 from tests.test_ode import _fixed_steps, _prothero_robinson
 
 
@@ -126,7 +126,7 @@ def test_log_scale_rejects_states_outside_the_domain():
         LogScaleField.to_coordinates((1.0, 0.0))
 
 
-@pytest.mark.filterwarnings("ignore::numerics.flow.stiffness.StiffnessWarning")  # dopri5 is the reference on a short, tight solve
+@pytest.mark.filterwarnings("ignore::stumpcheck.numerics.flow.stiffness.StiffnessWarning")  # dopri5 is the reference on a short, tight solve
 def test_short_mp_flow_extrapolation_matches_float64_dopri5():
     """(10, 10) → t = 0.01 at 20 digits, rtol 1e-10, with the extrapolation solver (log-scale
     coordinates) against the float64 Dopri5 flow at rtol 1e-12: both are accurate to ~1e-10, so their

@@ -13,11 +13,11 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.population.quantities import loss_gradient_hessian_gauss_legendre
-from numerics.flow.population_flow import quadrature_order_for, run_population_flow
-from numerics.population.quadrature import breakpoints
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.enclosures.arb_quadrature import loss_gradient_hessian_arb
+from stumpcheck.numerics.population.quantities import loss_gradient_hessian_gauss_legendre
+from stumpcheck.numerics.flow.population_flow import quadrature_order_for, run_population_flow
+from stumpcheck.numerics.population.quadrature import breakpoints
+from stumpcheck.numerics.precision import InputError
 
 
 def test_quadrature_order_check_can_fail_and_then_succeeds():
@@ -32,7 +32,7 @@ def test_quadrature_order_check_can_fail_and_then_succeeds():
         quadrature_order_for(10.0, 10.0, 20, start=4, largest=5)
 
 
-@pytest.mark.filterwarnings("ignore::numerics.flow.stiffness.StiffnessWarning")  # dopri5 is the reference on a short, tight solve
+@pytest.mark.filterwarnings("ignore::stumpcheck.numerics.flow.stiffness.StiffnessWarning")  # dopri5 is the reference on a short, tight solve
 def test_short_mp_flow_matches_float64_dopri5():
     """(10, 10) → t = 0.01 at 20 digits (Rodas3, rtol 1e-10) against the float64 Dopri5 flow at
     rtol 1e-12: both are accurate to ~1e-10, so their final b agree to 1e-9 relative. The
@@ -57,7 +57,7 @@ def test_bad_precision_is_an_input_error():
 
 
 def test_cli_flow_rejects_bad_dps_and_solver(capsys):
-    from stumpcheck.cli import main
+    from stumpcheck.cli.commands import main
 
     for args in (["--dps", "abc"], ["--dps", "3"], ["--solver", "euler"]):
         assert main(["flow", "--t-max", "1", "--quiet", *args]) == 2, args

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from numerics.corpus.fresh import BLOCK, DEFAULT_THETAS, fresh_context_errors, sup_error_over_theta
-from numerics.generated.asymptotics_numpy import calibration_a
-from numerics.precision import InputError
+from stumpcheck.numerics.corpus.fresh import BLOCK, DEFAULT_THETAS, fresh_context_errors, sup_error_over_theta
+from stumpcheck.numerics.generated.asymptotics_numpy import calibration_a
+from stumpcheck.numerics.precision import InputError
 
 
 def reference_estimate(x, theta, a, b, *, estimator="one-head"):
-    """θ̂ per context straight from docs/model.md §2, §5 (log-space softmax), independent of numerics.corpus.empirical."""
+    """θ̂ per context straight from docs/model.md §2, §5 (log-space softmax), independent of stumpcheck.numerics.corpus.empirical."""
     x = np.asarray(x, dtype=float)
     y = (x >= np.asarray(theta, dtype=float)[:, None]).astype(float)
     s, s_ref = a * y - b * x, a * (1 - y) - b * (1 - x)
@@ -33,7 +33,7 @@ def reference_estimate(x, theta, a, b, *, estimator="one-head"):
 
 @pytest.mark.parametrize("estimator", ["one-head", "reflected", "averaged", "pooled"])
 def test_empirical_estimate_matches_the_definition(estimator):
-    from numerics.corpus.empirical import estimate
+    from stumpcheck.numerics.corpus.empirical import estimate
 
     rng = np.random.default_rng(3)
     x, theta = rng.random((40, 25)), rng.random(40)
@@ -126,7 +126,7 @@ def test_bad_theta_grid_is_an_input_error(thetas):
 # ---------------------------------------------------------------- the `stumpcheck fresh` command
 
 def _cli(argv, capsys):
-    from stumpcheck.cli import main
+    from stumpcheck.cli.commands import main
 
     status = main(argv)
     captured = capsys.readouterr()

@@ -1,6 +1,6 @@
 """A table-driven fuzz of the command line: bad and extreme input to every command.
 
-The contract (``stumpcheck.cli.main``): exit status 0 when everything asked for
+The contract (``stumpcheck.cli.commands.main``): exit status 0 when everything asked for
 was computed and passed, 1 when a claim, lemma or certificate failed or a
 value could not be verified, 2 for bad input or an impossible request, with
 ONE line on stderr. Each case below runs in-process in an empty working
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stumpcheck.cli import MAX_ERROR_LINE, main
+from stumpcheck.cli.commands import MAX_ERROR_LINE, main
 
 #: most seconds one case may take (rejections happen before any work; some import SymPy or Hypothesis first)
 CASE_SECONDS = 20.0

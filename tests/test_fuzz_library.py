@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from numerics.certified import enclosures as certified
-from numerics.population import quantities as population
-from numerics.precision import InputError
+from stumpcheck.numerics.certified import enclosures as certified
+from stumpcheck.numerics.population import quantities as population
+from stumpcheck.numerics.precision import InputError
 
 labels = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 scales = st.floats(min_value=-300, max_value=8).map(lambda k: 10.0 ** k)

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stumpcheck.cli import MAX_ERROR_LINE, main
+from stumpcheck.cli.commands import MAX_ERROR_LINE, main
 
 REPO = Path(__file__).resolve().parent.parent
 #: most seconds one refused command may take
@@ -71,7 +71,7 @@ def test_train_start_outside_the_documented_range_is_refused(option, value, frag
 
 def test_train_horizon_beyond_the_step_cap_is_refused_up_front(corpus, tmp_path, monkeypatch, capsys):
     """--t-max 1e300 used to run without end (k·η ≥ 1e300 needs about 1e296 steps)."""
-    from numerics.corpus.gd import MAX_STEPS
+    from stumpcheck.numerics.corpus.gd import MAX_STEPS
 
     monkeypatch.chdir(tmp_path)
     line = _refused(["train", "--quiet", "--corpus", corpus, "--t-max", "1e300", "--out", "run"], tmp_path, capsys)
@@ -79,7 +79,7 @@ def test_train_horizon_beyond_the_step_cap_is_refused_up_front(corpus, tmp_path,
 
 
 def test_train_steps_above_the_cap_are_refused(corpus, tmp_path, monkeypatch, capsys):
-    from numerics.corpus.gd import MAX_STEPS
+    from stumpcheck.numerics.corpus.gd import MAX_STEPS
 
     monkeypatch.chdir(tmp_path)
     line = _refused(["train", "--quiet", "--corpus", corpus, "--steps", str(MAX_STEPS + 1), "--out", "run"],
@@ -104,8 +104,8 @@ def test_train_large_resolution_needs_m_and_n_at_least_8(size, tmp_path, monkeyp
 
 
 def test_sweep_and_train_share_the_large_resolution_minimum():
-    from numerics.corpus.steps import MIN_LARGE_RESOLUTION_SIZE, large_resolution_start
-    from numerics.precision import InputError
+    from stumpcheck.numerics.corpus.steps import MIN_LARGE_RESOLUTION_SIZE, large_resolution_start
+    from stumpcheck.numerics.precision import InputError
 
     assert MIN_LARGE_RESOLUTION_SIZE == 8
     assert large_resolution_start(8, 8)[1] == 2.0
@@ -141,12 +141,12 @@ def test_train_failure_in_an_existing_folder_removes_only_what_it_wrote(corpus, 
 def test_train_failure_at_the_first_evaluation_leaves_nothing(tmp_path, monkeypatch, capsys):
     """L̂ that cannot be evaluated at the start (with --eta, so no step rule looks first) after the checkpoint
     folder was made: the folder goes."""
-    from numerics.corpus import gd
+    from stumpcheck.numerics.corpus import gd
 
     def broken(*args, **kwargs):
         raise ArithmeticError("overflow")
 
-    monkeypatch.setattr("numerics.corpus.empirical.loss_and_gradient", broken)
+    monkeypatch.setattr("stumpcheck.numerics.corpus.empirical.loss_and_gradient", broken)
     monkeypatch.chdir(tmp_path)
     assert gd.MAX_STEPS >= 1
     line = _refused(["train", "--quiet", *SAMPLED, "--eta", "1", "--steps", "3", "--out", "run"], tmp_path, capsys)
@@ -160,7 +160,7 @@ def test_train_failure_at_the_first_evaluation_leaves_nothing(tmp_path, monkeypa
 GIL_PARENT = textwrap.dedent("""
     import multiprocessing, os, sys, time
     from pathlib import Path
-    from numerics.processes import parent_watching_pool
+    from stumpcheck.numerics.processes import parent_watching_pool
 
     def busy(folder):
         Path(folder, str(os.getpid())).write_text("")
@@ -245,7 +245,7 @@ def test_an_exception_in_the_pool_block_terminates_busy_workers_at_once(tmp_path
 
 def test_certified_tube_runs_its_pieces_on_a_parent_watching_pool():
     """The tube's pool (flow --certified) is the parent-watching one (the kill -9 test above covers its workers)."""
-    source = (REPO / "numerics" / "certified" / "tube.py").read_text(encoding="utf-8")
+    source = (REPO / "numerics" / "certified" / "tube" / "build.py").read_text(encoding="utf-8")
     assert "parent_watching_pool(" in source and "ProcessPoolExecutor(" not in source
 
 

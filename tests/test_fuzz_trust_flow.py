@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from numerics.certified.invariant_region import DEFAULT_REGION
-from numerics.certified.invariant_region_certificate import region_certificate
-from numerics.certified.lemma_certificate import digest
-from stumpcheck.cli import main
+from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+from stumpcheck.numerics.certified.region.certificate import region_certificate
+from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
+from stumpcheck.cli.commands import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ def test_flow_certified_with_dps_beyond_its_limit_is_refused_and_leaves_no_folde
     (["--entry-t", "5", "--entry-box", "36.8,36.9,30.1"], "four decimals"),
 ])
 def test_region_bad_input_is_refused_before_the_proof(tmp_path, capsys, monkeypatch, arguments, text):
-    import numerics.certified.invariant_region_certificate as certificates
+    import stumpcheck.numerics.certified.region.certificate as certificates
 
     monkeypatch.setattr(certificates, "prove_obligation",
                         lambda *a, **k: pytest.fail("the proof started before the input was checked"))
@@ -73,7 +73,7 @@ def test_region_bad_input_is_refused_before_the_proof(tmp_path, capsys, monkeypa
 
 
 def test_region_recheck_of_another_b_max_fails_at_once(short_region, capsys, monkeypatch):
-    import numerics.certified.recheck as recheck_module
+    import stumpcheck.numerics.certified.certificates.lemma_recheck as recheck_module
 
     monkeypatch.setattr(recheck_module, "recheck", lambda *a, **k: pytest.fail("a leaf was re-enclosed"))
     code = main(["region", "--recheck", str(short_region), "--b-max", "1000"])
@@ -95,7 +95,7 @@ def test_region_recheck_with_the_asked_b_max_passes(short_region, capsys):
 ])
 def test_region_recheck_of_a_malformed_entry_is_exit_2_at_once(short_region, tmp_path, capsys, monkeypatch, entry,
                                                                 text):
-    import numerics.certified.recheck as recheck_module
+    import stumpcheck.numerics.certified.certificates.lemma_recheck as recheck_module
 
     monkeypatch.setattr(recheck_module, "recheck", lambda *a, **k: pytest.fail("a leaf was re-enclosed"))
     document = json.loads(short_region.read_text(encoding="utf-8"))

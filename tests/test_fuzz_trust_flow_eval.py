@@ -62,7 +62,7 @@ def test_flow_fit_outside_the_calibrated_window_has_a_caveat(tmp_path):
 
 
 def test_flow_fit_on_the_calibrated_window_is_valid():
-    from numerics.flow.run import run_population_flow
+    from stumpcheck.numerics.flow.run import run_population_flow
 
     run = run_population_flow(10.0, 10.0, 1e8, check=False, per_decade=4)
     fit = run.fits["scale_constant"]
@@ -73,8 +73,8 @@ def test_eval_grad_30_digits_from_an_arb_enclosure():
     """eval grad --a 400 --b 100 --dps 30 took 435 s and printed 13 verified digits (exit 1); now 30 digits from an
     Arb enclosure, each the correct rounding of the value a 60-digit enclosure gives. Its time is measured by the
     benchmarks, not asserted here; the subprocess's timeout is only a guard against a hang."""
-    from numerics.certified import enclosures as certified
-    from stumpcheck.eval_arb import switch_layer_bits
+    from stumpcheck.numerics.certified import enclosures as certified
+    from stumpcheck.cli.evaluate_arb import switch_layer_bits
     from decimal import Decimal
 
     status, out, err, _ = _cli(["eval", "grad", "--a", "400", "--b", "100", "--dps", "30"], timeout=120)
@@ -100,8 +100,9 @@ def test_eval_names_the_mpmath_method_when_asked():
 def test_eval_method_arb_without_a_tight_enclosure_fails_in_one_line(monkeypatch, capsys):
     """An Arb enclosure that stays too wide (at both working precisions) with --method arb: exit 1, one line, no
     digits. (At b = 1e-30 the first precision misses and twice the digits succeed, so the width is forced here.)"""
-    from numerics.certified import balls, enclosures
-    from stumpcheck.cli import main
+    from stumpcheck.numerics.certified import enclosures
+    from stumpcheck.numerics.certified.enclosures import balls
+    from stumpcheck.cli.commands import main
 
     def too_wide(*args, **kwargs):
         raise balls.EnclosureTooWide("the enclosure [0 +/- 1] has relative radius inf, wider than the requested 1e-21")

@@ -98,8 +98,8 @@ def exits(x):
 
 def test_a_lambda_margin_is_refused_before_any_work(tmp_path):
     spec = _file(tmp_path, '''
-from numerics.certified.domains import Domain
-from numerics.certified.margins import Margin
+from stumpcheck.numerics.certified.proofs.domains import Domain
+from stumpcheck.numerics.certified.proofs.margins import Margin
 from stumpcheck.lemmas import certified
 
 @lemma(name="lam_margin", statement="s", domain={"b": st.floats(20, 30), "lam": st.floats(-1, 1),
@@ -120,8 +120,8 @@ def lam_margin(b, lam, theta):
 def test_a_taylor_order_the_integrals_cannot_give_is_refused_when_loaded(tmp_path):
     """progress_direction's margin (in L_a, L_b) with order 3 needs κ_5: refused up front (was an internal error)."""
     spec = _file(tmp_path, '''
-from numerics.certified.domains import Domain
-from numerics.certified.margins import Margin
+from stumpcheck.numerics.certified.proofs.domains import Domain
+from stumpcheck.numerics.certified.proofs.margins import Margin
 from stumpcheck.lemmas import certified
 
 @lemma(name="order3", statement="s", domain={"b": st.floats(20, 30), "lam": st.just(0.0)},

@@ -13,11 +13,11 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from numerics.certified.invariant_region import DEFAULT_REGION, OBLIGATIONS, Region, obligations
-from numerics.certified.invariant_region_bounds import b4_band, entry_check, horizon
-from numerics.certified.invariant_region_certificate import recheck_region, region_certificate
-from numerics.certified.lemma_certificate import digest
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION, OBLIGATIONS, Region, obligations
+from stumpcheck.numerics.certified.region.bounds import b4_band, entry_check, horizon
+from stumpcheck.numerics.certified.region.certificate import recheck_region, region_certificate
+from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
+from stumpcheck.numerics.precision import InputError
 
 SHORT = DEFAULT_REGION.with_b_max(Fraction("30.6"))
 RHO1 = -3 * 1.2020569031595942 + 1.5 + math.pi**2 / 3
@@ -156,8 +156,8 @@ def test_the_whole_region_is_proved_and_rechecks():
 def test_the_margins_are_the_field_they_name(b, w):
     """At a point the Arb margins agree with the same quantities from the float64 ∇L (sampled, independent code):
     −w·b³·dw/dt with dw/dt = b(ȧ − calibration_a′(b)ḃ) + (w/b)ḃ, and b(1 − 2b³ḃ)."""
-    from numerics.certified.invariant_region import boundary_margin, drift_margin
-    from numerics.population.quantities import loss_and_gradient_float64
+    from stumpcheck.numerics.certified.region.invariant_region import boundary_margin, drift_margin
+    from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 
     b_exact, w_exact = Fraction(b), Fraction(w)
     a = _calibration(b) + w / b
@@ -175,7 +175,7 @@ def test_the_margins_are_the_field_they_name(b, w):
 def test_the_region_command_reports_bad_input_and_a_forged_certificate(short_certificate, tmp_path, capsys):
     import json
 
-    from stumpcheck.cli import main
+    from stumpcheck.cli.commands import main
 
     for args in (["--b-max", "20"], ["--b-max", "x"], ["--entry-t", "5"], ["--recheck", str(tmp_path / "none.json")]):
         assert main(["region", *args, "--out", str(tmp_path)]) == 2

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics.corpus import empirical as E
-from numerics.corpus.kernel_exp import EXP_FLUSH, exp_nonpositive
+from stumpcheck.numerics.corpus import empirical as E
+from stumpcheck.numerics.corpus.kernel_exp import EXP_FLUSH, exp_nonpositive
 
 LD = np.longdouble
 EPS = 2.0 ** -53
@@ -166,7 +166,7 @@ def test_serial_and_parallel_pruned_kernels_give_the_same_bits(seed, m, n, log_b
     """pruned_tasks_serial (one thread, no parallel region) and pruned_tasks (blocks of tasks across
     threads, each block prefetching past its end) run one task loop: every per-task output and the
     count of touched points agree exactly, for every estimator and both signs of b."""
-    from numerics.corpus import kernel, kernel_pruned
+    from stumpcheck.numerics.corpus import kernel, kernel_pruned
 
     b = (-1.0 if negative else 1.0) * 10.0 ** log_b
     a = ratio * abs(b) + offset
@@ -249,7 +249,7 @@ def test_exp_is_within_two_ulps_of_the_exact_value_and_flushes_below_the_normal_
 def test_the_vectorised_exp_loop_gives_the_scalar_exp_bit_for_bit():
     # the kernel's exp loop compiles to 4-wide vector code; with contraction as the only fast-math
     # flag, each lane must round exactly as the scalar function does (no reordering leaks into it)
-    from numerics.corpus.kernel import _weights
+    from stumpcheck.numerics.corpus.kernel import _weights
 
     rng = np.random.default_rng(7)
     row = np.sort(rng.random(1003))

@@ -1,43 +1,60 @@
-"""The package layers are a contract (docs/README.md, "Layout"): import-linter's contracts in
-pyproject.toml — theory/ below numerics/ below stumpcheck/, numerics' concept subpackages in one
-direction (corpus > flow > certified > population), and a lemma registry that does not import its
-contents. Run here so that a change that breaks a layer fails the default suite."""
+"""The package layers are a contract (docs/layout.md, "The layers, as contracts"): import-linter's
+contracts in pyproject.toml (theory below numerics below the checking layer; the concept subpackages
+of numerics and of numerics/certified in one direction; lemma definitions that do not import their
+contents; no import cycle between the modules of a package). Run here so that a change that breaks a
+layer fails the default suite.
+
+import-linter reads a package from its folder, and theory/ and numerics/ install into stumpcheck by
+pyproject's ``package-dir`` mapping; the contracts are therefore checked on a copy of the sources in
+their installed layout (:func:`tests.installed_layout.installed_tree`).
+"""
 
 import os
+import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.installed_layout import ROOT, installed_tree
+
+LINT = ("import sys; from importlinter.cli import lint_imports; "
+        "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))")
 
 
-def test_import_contracts_are_kept():
+def _lint(tree, pyproject_text):
+    (tree / "pyproject.toml").write_text(pyproject_text)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run([sys.executable, "-c", LINT], cwd=tree, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_import_contracts_are_kept(tmp_path):
     pytest.importorskip("importlinter")
-    code = ("import sys; from importlinter.cli import lint_imports; "
-            "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))")
-    # the sources under test come first on the path, whatever is installed
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=300)
+    tree = installed_tree(tmp_path / "site")
+    text = (ROOT / "pyproject.toml").read_text()
+    out = _lint(tree, text)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert "3 kept, 0 broken" in out.stdout
+    contracts = text.count("[[tool.importlinter.contracts]]")
+    assert contracts >= 5 and f"{contracts} kept, 0 broken" in out.stdout, out.stdout[-2000:]
 
 
 def test_a_broken_layer_is_reported(tmp_path):
-    """The contract can fail: a numerics module that imports the checking layer breaks it."""
+    """The contracts can fail: an engine module that imports the checking layer breaks the layers."""
     pytest.importorskip("importlinter")
-    for name in ("theory", "numerics", "stumpcheck"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "__init__.py").write_text("")
-    (tmp_path / "numerics" / "bad.py").write_text("import stumpcheck\n")
-    (tmp_path / "setup.toml").write_text(
-        '[tool.importlinter]\nroot_packages = ["theory", "numerics", "stumpcheck"]\n\n'
-        '[[tool.importlinter.contracts]]\nname = "layers"\ntype = "layers"\n'
-        'layers = ["stumpcheck", "numerics", "theory"]\n')
-    code = ("import sys; from importlinter.cli import lint_imports; "
-            "sys.exit(lint_imports(config_filename='setup.toml', no_cache=True, no_logo=True))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(tmp_path)})
-    assert out.returncode != 0 and "numerics.bad -> stumpcheck" in out.stdout, out.stdout + out.stderr
+    tree = installed_tree(tmp_path / "site")
+    (tree / "stumpcheck" / "numerics" / "corpus" / "bad.py").write_text("import stumpcheck.cli\n")
+    out = _lint(tree, (ROOT / "pyproject.toml").read_text())
+    assert out.returncode != 0, out.stdout[-2000:]
+    assert "stumpcheck.numerics.corpus.bad -> stumpcheck.cli" in out.stdout, out.stdout[-4000:]
+
+
+def test_an_import_cycle_is_reported(tmp_path):
+    """Two modules of one package that import each other (even inside a function) break the contract."""
+    pytest.importorskip("importlinter")
+    tree = installed_tree(tmp_path / "site")
+    corpus = tree / "stumpcheck" / "numerics" / "corpus"
+    (corpus / "ping.py").write_text("def f():\n    from stumpcheck.numerics.corpus import pong\n")
+    (corpus / "pong.py").write_text("from stumpcheck.numerics.corpus import ping\n")
+    out = _lint(tree, (ROOT / "pyproject.toml").read_text())
+    assert out.returncode != 0 and "BROKEN" in out.stdout, out.stdout[-4000:]

@@ -12,10 +12,10 @@ import mpmath
 import pytest
 from hypothesis import strategies as st
 
-from numerics.precision import InputError
-from stumpcheck import certified_builtins as cb
-from stumpcheck.catalogue import load_lemma, registry
-from stumpcheck.lemma_check import check_lemma
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.lemmas import certified_builtins as cb
+from stumpcheck.lemmas.catalogue import load_lemma, registry
+from stumpcheck.lemmas.check import check_lemma
 from stumpcheck.lemmas import Lemma, certified, lemma
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def test_the_examples_python_and_sympy_margins_agree_at_every_sampled_point():
 
 
 def test_a_python_margin_that_differs_only_somewhere_is_caught():
-    from numerics.certified.margins import Margin
+    from stumpcheck.numerics.certified.proofs.margins import Margin
 
     def margin(b):
         return b + (1.0 if b > 0.5 else 0.0)  # equals the SymPy margin b only for b ≤ 1/2
@@ -65,7 +65,7 @@ def test_a_python_margin_that_differs_only_somewhere_is_caught():
 
 
 def test_a_python_only_lemma_is_labelled_sampled_only_and_cannot_be_certified():
-    from numerics.certified.margins import Margin
+    from stumpcheck.numerics.certified.proofs.margins import Margin
 
     entry = Lemma(name="py", statement="s", domain={"x": st.integers(0, 5)}, margin=lambda x: 1.0)
     result = check_lemma(entry, max_examples=5)
@@ -92,7 +92,7 @@ def test_builtin_proofs_enclose_the_margin_the_search_evaluates(name):
 
 @pytest.mark.parametrize("name", ["bulk_error", "right_layer"])
 def test_builtin_identities_are_about_the_margin_the_search_evaluates(name):
-    from theory.margin_identities import identity_for
+    from stumpcheck.theory.margin_identities import identity_for
 
     entry = registry()[name]
     assert entry.python_margin is None

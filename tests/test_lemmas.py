@@ -10,11 +10,11 @@ import pytest
 from hypothesis import strategies as st
 
 from stumpcheck.claims.result import ClaimResult
-from numerics.precision import InputError
-from stumpcheck import lemmas
-from stumpcheck.builtin_lemmas import CLAIM_IDS, LEMMA_NAMES
-from stumpcheck.catalogue import get, load_lemma, registry
-from stumpcheck.lemma_check import check_lemma, run_entry
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.lemmas import definitions as lemmas
+from stumpcheck.lemmas.builtin import CLAIM_IDS, LEMMA_NAMES
+from stumpcheck.lemmas.catalogue import get, load_lemma, registry
+from stumpcheck.lemmas.check import check_lemma, run_entry
 from stumpcheck.lemmas import ClaimCheck, Lemma, lemma
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -209,7 +209,7 @@ def test_check_lemma_validates_its_arguments():
 
 def _sympy_lemma(text, **options):
     """A lemma given by its SymPy margin in b alone (b drawn from the integers 0..1000)."""
-    from numerics.certified.margins import Margin
+    from stumpcheck.numerics.certified.proofs.margins import Margin
 
     return Lemma(name="t", statement="test statement", domain={"b": st.integers(0, 1000)}, margin=None,
                  sympy_margin=lambda: Margin.from_sympy(text, coordinates="abtheta"), **options)
@@ -276,10 +276,10 @@ def test_claim_entry_runs_its_check_and_passes_the_scheduler_only_when_asked():
 
 
 def test_unavailable_claim_check_is_a_fail_with_the_import_error():
-    missing_module = ClaimCheck(name="CZ", statement="s", check="numerics.no_such_module:check_cz")
+    missing_module = ClaimCheck(name="CZ", statement="s", check="stumpcheck.numerics.no_such_module:check_cz")
     result = run_entry(missing_module)
     assert result.status == "FAIL"
-    assert result.figure.startswith("not available: No module named 'numerics.no_such_module'")
+    assert result.figure.startswith("not available: No module named 'stumpcheck.numerics.no_such_module'")
     missing_name = ClaimCheck(name="CZ", statement="s", check="stumpcheck.claims.population:check_c99")
     assert run_entry(missing_name).figure == "not available: cannot import name 'check_c99' from 'stumpcheck.claims.population'"
 
@@ -382,7 +382,7 @@ def test_digits_of_a_plain_float_margin_never_exceed_float64():
 
 def test_a_margin_that_drifts_with_precision_reports_the_digits_that_agree(monkeypatch):
     """The margin at the higher precision is 1 + 10⁻¹⁰ where the sampled one is 1: about 10 digits agree."""
-    from stumpcheck.lemma_margin import PointMargin
+    from stumpcheck.lemmas.margin import PointMargin
 
     entry = _sympy_lemma("1 + 0*b", evidence=("high-precision",), max_examples=3)
     exact = PointMargin.value
@@ -397,7 +397,7 @@ def test_a_margin_that_drifts_with_precision_reports_the_digits_that_agree(monke
 
 def test_a_symbolic_spec_certifies_only_a_proved_record():
     """symbolic(proof): PASS at level certified iff the record says proved; a raising proof is a FAIL."""
-    from stumpcheck.lemma_check import check_lemma
+    from stumpcheck.lemmas.check import check_lemma
 
     def make(proof):
         return Lemma(name="sym", statement="s", domain={"x": st.integers()}, margin=lambda x: 1.0,

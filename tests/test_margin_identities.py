@@ -1,5 +1,5 @@
 """The cancellation-free margins of bulk_error and right_layer: the SymPy identities, a 50-digit check at real
-points against the model's own e, and the Arb proofs built on them (theory.margin_identities)."""
+points against the model's own e, and the Arb proofs built on them (stumpcheck.theory.margin_identities)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from theory import margin_identities as mi
-from theory.symbols import r, u, v
+from stumpcheck.theory import margin_identities as mi
+from stumpcheck.theory.symbols import r, u, v
 
 
 def test_bulk_margin_is_the_left_softmax_mass():
@@ -43,8 +43,8 @@ def test_a_false_bound_is_not_rewritten_into_a_positive_form():
 
 def _stated(name: str, a, b, theta):
     """The stated ratio margin from the model's generated mpmath e, at the current (high) precision."""
-    from numerics.generated.population_mpmath import error_one_head
-    from stumpcheck.builtin_lemmas import _right_layer_function
+    from stumpcheck.numerics.generated.population_mpmath import error_one_head
+    from stumpcheck.lemmas.builtin import _right_layer_function
 
     V, U, R = b * (1 - theta), b * theta, mpmath.exp(b - a)
     e = error_one_head(a, b, theta)
@@ -101,9 +101,9 @@ def test_tight_points_have_the_stated_tiny_margins():
 @pytest.mark.parametrize("name", ["bulk_error", "right_layer"])
 def test_rewritten_margin_is_also_proved_by_bisection_on_a_small_box(name):
     """A cross-check of the symbolic positivity: Arb proves the whole rewritten margin > 0 on the quick box."""
-    from numerics.certified.margins import Margin
-    from numerics.certified.proof import prove
-    from stumpcheck.certified_builtins import quick_domain
+    from stumpcheck.numerics.certified.proofs.margins import Margin
+    from stumpcheck.numerics.certified.proofs.margin_proof import prove
+    from stumpcheck.lemmas.certified_builtins import quick_domain
 
     margin = Margin.from_sympy(mi.identity_for(name).margin(), coordinates="excess")
     domain = quick_domain(name)
@@ -115,12 +115,12 @@ def test_rewritten_margin_is_also_proved_by_bisection_on_a_small_box(name):
 
 @pytest.mark.parametrize("name", ["bulk_error", "right_layer"])
 def test_whole_domain_certificate_records_the_identity_and_rechecks(name, tmp_path):
-    from numerics.certified.lemma_certificate import read_certificate
-    from numerics.certified.recheck import recheck
-    from stumpcheck.lemma_check import check_lemma
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
+    from stumpcheck.lemmas.check import check_lemma
     from stumpcheck.lemmas import registered
 
-    import stumpcheck.catalogue  # noqa: F401 - registers the built-ins
+    import stumpcheck.lemmas.catalogue  # noqa: F401 - registers the built-ins
 
     result = check_lemma(registered()[name], level="certified", out_dir=str(tmp_path), quick=True)
     assert result.status == "PASS" and result.evidence == "certified"
@@ -143,7 +143,7 @@ def test_whole_domain_certificate_records_the_identity_and_rechecks(name, tmp_pa
     assert "digest does not match" in recheck(read_certificate(tampered), prec_bits=bits).message
     # a consistent forgery (digest recomputed): the identity is re-derived, and a stated margin that is not
     # the recorded one's source, or a certificate margin that is not its atom margin, is caught
-    from numerics.certified.lemma_certificate import digest
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 
     other = "right_layer" if name == "bulk_error" else "bulk_error"
     for field, value in (("stated_margin", mi.identity_for(other).record()["stated_margin"]),

@@ -1,4 +1,4 @@
-"""numerics.certified.margins: user margins compiled to Arb, enclosed over whole boxes."""
+"""stumpcheck.numerics.certified.proofs.margins: user margins compiled to Arb, enclosed over whole boxes."""
 
 import json
 from fractions import Fraction
@@ -9,10 +9,10 @@ from flint import arb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.certified.margins import Margin
-from numerics.generated import asymptotics_numpy as derived
-from numerics.population.quantities import error
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.proofs.margins import Margin
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.population.quantities import error
+from stumpcheck.numerics.precision import InputError
 
 INTERIOR = Margin.from_sympy("2 - b*Abs(e)", coordinates="calibration")
 
@@ -77,7 +77,7 @@ def test_json_round_trip_rebuilds_the_same_margin():
 
 
 def python_margin(b, a, theta):
-    from numerics.generated import population_arb as gen
+    from stumpcheck.numerics.generated import population_arb as gen
 
     return 1 - b * gen.error_one_head(a, b, theta).real
 
@@ -96,7 +96,7 @@ def test_derivatives_of_e_are_the_generated_ones():
     """e_b in a margin equals the generated ∂e/∂b at a point (two routes through theory/)."""
     from flint import ctx
 
-    from numerics.generated import population_arb as gen
+    from stumpcheck.numerics.generated import population_arb as gen
 
     margin = Margin.from_sympy("e_b", coordinates="abtheta")
     point = {"a": (Fraction(30), Fraction(30)), "b": (Fraction(25), Fraction(25)), "theta": (Fraction(3, 8), Fraction(3, 8))}
@@ -107,7 +107,7 @@ def test_derivatives_of_e_are_the_generated_ones():
 
 
 def test_theta_integral_margin_contains_the_certified_loss():
-    from numerics.certified.theta_integrals import certified_loss
+    from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss
 
     margin = Margin.from_sympy("L", coordinates="abtheta", theta_integral=True)
     box = {"a": (Fraction(25), Fraction(25) + Fraction(1, 64)), "b": (Fraction(20), Fraction(20) + Fraction(1, 64))}
@@ -138,8 +138,8 @@ def test_the_taylor_form_splits_off_the_smooth_kernel():
     in L' and L'' (θ-integrals of ∂_b q)."""
     import sympy as sp
 
-    from theory.margin_quantities import RealAbs, symbol_namespace
-    from theory.margin_taylor import derivative_symbol, taylor_form
+    from stumpcheck.theory.margin_quantities import RealAbs, symbol_namespace
+    from stumpcheck.theory.margin_taylor import derivative_symbol, taylor_form
 
     names = symbol_namespace()
     form = taylor_form(sp.sympify("3 - b**2*Abs(L/leading_loss(b) - 1)", locals=names), "calibration",
@@ -158,8 +158,8 @@ def test_absorbing_positive_factors_keeps_the_value(b_value, x_value, y_value):
     """p·|x| = |p·x| and p·min(x, y) = min(p·x, p·y) for p > 0: the rewritten margin has the same value."""
     import sympy as sp
 
-    from theory.margin_quantities import RealAbs, RealMin
-    from theory.margin_taylor import absorb_positive_factors
+    from stumpcheck.theory.margin_quantities import RealAbs, RealMin
+    from stumpcheck.theory.margin_taylor import absorb_positive_factors
 
     b = sp.Symbol("b", positive=True)
     x, y = sp.symbols("x y", real=True)
@@ -179,7 +179,7 @@ def test_absorbing_positive_factors_keeps_the_value(b_value, x_value, y_value):
 @pytest.mark.slow
 def test_the_taylor_enclosure_contains_the_loss_at_points_of_the_box():
     """Order-3 Taylor form of L along the calibration relation: contains acb.integral's L at the ends."""
-    from numerics.certified.theta_integrals import certified_loss
+    from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss
 
     margin = Margin.from_sympy("L", coordinates="calibration", theta_integral=True, taylor_order=3)
     box = {"b": (Fraction(40), Fraction(41)), "lam": (Fraction(0), Fraction(0))}

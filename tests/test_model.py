@@ -3,8 +3,8 @@
 θ̂∞ = E[x e^{s(x)}] / E[e^{s(x)}] with x ~ U[0, 1] is computed here by direct
 mpmath quadrature of the defining integrals — segment by segment of the
 piecewise-linear score, with the weight e^{s − max s} and breakpoint ladders
-θ ± 2^j/b placed by this file (not by :mod:`numerics.population.quadrature`) — and the
-stable forms of :mod:`theory.model` and the generated modules are checked
+θ ± 2^j/b placed by this file (not by :mod:`stumpcheck.numerics.population.quadrature`) — and the
+stable forms of :mod:`stumpcheck.theory.model` and the generated modules are checked
 against it, against SymPy's closed forms, and against the model's symmetries.
 
 Accuracy is measured against the scale the definition fixes: e = θ̂ − θ passes
@@ -25,13 +25,13 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
-from theory import model
-from theory.symbols import a as A
-from theory.symbols import b as B
-from theory.symbols import theta as THETA
-from theory.symbols import x as X
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.theory import model
+from stumpcheck.theory.symbols import a as A
+from stumpcheck.theory.symbols import b as B
+from stumpcheck.theory.symbols import theta as THETA
+from stumpcheck.theory.symbols import x as X
 from tests.strategies import parameters, scales, thresholds
 
 TAGS = {"one-head": "one_head", "reflected": "reflected", "averaged": "averaged", "pooled": "pooled"}

@@ -1,4 +1,4 @@
-"""The Rosenbrock solvers and the precision contexts of numerics.flow.ode.
+"""The Rosenbrock solvers and the precision contexts of stumpcheck.numerics.flow.ode.
 
 * Convergence order: fixed-step global error on a non-autonomous nonlinear
   system, fitted slope of log error against log h equals the claimed order.
@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from numerics.flow.ode import (FLOAT64, Dopri5, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt, Status,
+from stumpcheck.numerics.flow.ode import (FLOAT64, Dopri5, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt, Status,
                           diffeqsolve)
 
 

@@ -1,5 +1,5 @@
-"""The one-head jet in real Arb balls (numerics.certified.one_head_arb) against the generated complex-ball jet,
-and the per-piece Arb quadrature (numerics.certified.arb_quadrature.piece_moments_arb)."""
+"""The one-head jet in real Arb balls (stumpcheck.numerics.certified.enclosures.one_head_arb) against the generated complex-ball jet,
+and the per-piece Arb quadrature (stumpcheck.numerics.certified.enclosures.arb_quadrature.piece_moments_arb)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import numerics.certified.arb_quadrature as arb_quadrature
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb, piece_moments_arb
-from numerics.certified.balls import arb_to_mpf
-from numerics.certified.one_head_arb import exp_a, one_head_jet, segment_cumulants
-from numerics.generated import population_arb as gen_arb
-from numerics.population.quadrature import breakpoints
+import stumpcheck.numerics.certified.enclosures.arb_quadrature as arb_quadrature
+from stumpcheck.numerics.certified.enclosures.arb_quadrature import loss_gradient_hessian_arb, piece_moments_arb
+from stumpcheck.numerics.certified.enclosures.balls import arb_to_mpf
+from stumpcheck.numerics.certified.enclosures.one_head_arb import exp_a, one_head_jet, segment_cumulants
+from stumpcheck.numerics.generated import population_arb as gen_arb
+from stumpcheck.numerics.population.quadrature import breakpoints
 
 PREC = 150
 
@@ -117,9 +117,9 @@ def test_piece_moments_sum_to_the_whole_rule(estimator):
 def test_arb_rule_is_the_mpmath_rule(order):
     """The Gauss–Legendre rule from Arb's Legendre roots equals legendre_rule_mp's to 2 units in the last
     of 150 bits, node by node (both sorted), and integrates x^(2·order − 2) over [−1, 1] to 2^-140."""
-    from numerics.certified.arb_quadrature import _rule_arb
-    from numerics.certified.balls import arb_to_mpf
-    from numerics.population.quadrature import legendre_rule_mp
+    from stumpcheck.numerics.certified.enclosures.arb_quadrature import _rule_arb
+    from stumpcheck.numerics.certified.enclosures.balls import arb_to_mpf
+    from stumpcheck.numerics.population.quadrature import legendre_rule_mp
 
     x, w = _rule_arb(order, PREC)
     with mpmath.workprec(PREC):

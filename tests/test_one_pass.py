@@ -14,9 +14,9 @@ from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.generated import population_arb as gen_arb
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.generated import population_arb as gen_arb
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
 
 ESTIMATORS = ("one_head", "reflected", "averaged", "pooled")
 

@@ -1,4 +1,4 @@
-"""Per-piece Gauss–Legendre orders of the D-digit flow field (numerics.flow.piece_orders)."""
+"""Per-piece Gauss–Legendre orders of the D-digit flow field (stumpcheck.numerics.flow.piece_orders)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.flow.field_mp import FIELD_GUARD_BITS, PopulationFlowFieldMP
-from numerics.flow.ode import MPArithmetic
-from numerics.flow.piece_orders import (MIN_ORDER, PieceOrderRule, finer_order, labelled_breakpoints, piece_values,
+from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, PopulationFlowFieldMP
+from stumpcheck.numerics.flow.ode import MPArithmetic
+from stumpcheck.numerics.flow.piece_orders import (MIN_ORDER, PieceOrderRule, finer_order, labelled_breakpoints, piece_values,
                                         rule_agreement, select_orders, switch_point)
-from numerics.flow.run import run_population_flow
-from numerics.population.quadrature import breakpoints, one_head_log_odds, transition_point
-from numerics.precision import InputError
+from stumpcheck.numerics.flow.run import run_population_flow
+from stumpcheck.numerics.population.quadrature import breakpoints, one_head_log_odds, transition_point
+from stumpcheck.numerics.precision import InputError
 
 DPS = 20
 #: The 30-digit final b at t = 1e12 recorded with one order on every piece (benchmarks/bench_flow30.py).

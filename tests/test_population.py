@@ -4,7 +4,7 @@
   estimators) is checked at real points against high-precision finite
   differences (``mpmath.diff``) of the generated e itself.
 * ∇L against finite differences of L; the float64 loss against the mpmath one.
-* :func:`numerics.population.quantities.check_parameters` rejects what the model excludes.
+* :func:`stumpcheck.numerics.population.quantities.check_parameters` rejects what the model excludes.
 * The breakpoints resolve the switch θ*; a quadrature that ignores them is
   wrong at large b, while ``loss()`` agrees with a much finer reference.
 """
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics.population import quantities as population
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
-from numerics.precision import InputError
-from numerics.population.quadrature import breakpoints, transition_point
+from stumpcheck.numerics.population import quantities as population
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.population.quadrature import breakpoints, transition_point
 from tests.strategies import parameters
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
@@ -153,7 +153,7 @@ def test_error_derivatives_vanish_where_e_is_constant():
 
 
 def test_population_wrappers_match_generated_code():
-    """numerics.population.quantities.error/_gradient/_hessian are the generated functions."""
+    """stumpcheck.numerics.population.quantities.error/_gradient/_hessian are the generated functions."""
     mpmath.mp.dps = 30
     for estimator in ESTIMATORS:
         e, g, h = _functions(estimator)
@@ -377,7 +377,7 @@ def _refined_reference(a, b, dps):
     """An independent, much finer θ-quadrature of L at ``dps`` digits.
 
     Pieces: every breakpoint piece cut in 4, plus this file's own ladder
-    around θ* (located from :func:`_log_odds`, not from numerics.population.quadrature)
+    around θ* (located from :func:`_log_odds`, not from stumpcheck.numerics.population.quadrature)
     and around θ = 0 and 1 at spacings 2^j/(16 b); tanh-sinh with maxdegree 10.
     """
     with mpmath.workdps(dps):

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from flint import ctx
 
-from numerics.certified.invariant_region import Region
-from numerics.certified.tube_claims import state_at, tube_rows
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.region.invariant_region import Region
+from stumpcheck.numerics.certified.tube.readings import state_at, tube_rows
+from stumpcheck.numerics.precision import InputError
 from stumpcheck.claims.population_beyond import beyond_markdown, beyond_t, region_document
 
 CERTIFICATE_1E6 = Path(__file__).parent / "flow_certificate_1e6.json"
@@ -29,7 +29,7 @@ A_1E6, B_1E6 = Fraction("43.2470429424720371524"), Fraction("36.1108372533364722
 
 @pytest.fixture(scope="module")
 def short_region():
-    from numerics.certified.invariant_region_certificate import region_certificate
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
 
     document = region_certificate(SHORT)
     assert document["status"] == "proved"
@@ -123,7 +123,7 @@ def test_verify_reads_the_region_beside_the_tube(short_region, monkeypatch, tmp_
 
 @pytest.mark.slow
 def test_verify_reuses_a_rechecked_region_and_proves_one_over_a_tampered_file(short_region, monkeypatch, tmp_path):
-    import numerics.certified.invariant_region as invariant_region
+    import stumpcheck.numerics.certified.region.invariant_region as invariant_region
     from stumpcheck.claims import population_shared as shared
 
     folder = tmp_path / shared.REGION_FOLDER

@@ -3,7 +3,7 @@
 Each test starts a parent process (a small script) that runs a pool of two
 workers on slow cells, waits until both workers have reported their process
 ids, kills the parent with SIGKILL and then requires both workers to be gone
-within a few poll intervals of :data:`numerics.processes.PARENT_POLL_SECONDS`.
+within a few poll intervals of :data:`stumpcheck.numerics.processes.PARENT_POLL_SECONDS`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from numerics.processes import PARENT_POLL_SECONDS
+from stumpcheck.numerics.processes import PARENT_POLL_SECONDS
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and /proc")
 
@@ -36,15 +36,15 @@ SWEEP_PARENT = textwrap.dedent("""
         return {"x": cell["x"]}
 
     if __name__ == "__main__":
-        from numerics.corpus.sweep import run_sweep
+        from stumpcheck.numerics.corpus.sweep import run_sweep
         run_sweep(slow_cell, [{"x": i} for i in range(4)], store=Path(sys.argv[1], "store.jsonl"), workers=2)
 """)
 
-#: a spawn-context pool of numerics.processes (as the population flow's second process uses)
+#: a spawn-context pool of stumpcheck.numerics.processes (as the population flow's second process uses)
 SPAWN_PARENT = textwrap.dedent("""
     import multiprocessing, os, sys, time
     from pathlib import Path
-    from numerics.processes import parent_watching_pool
+    from stumpcheck.numerics.processes import parent_watching_pool
 
     if __name__ == "__main__":
         pool = parent_watching_pool(2, mp_context=multiprocessing.get_context("spawn"))
@@ -113,7 +113,7 @@ def test_watch_parent_leaves_a_live_parent_alone():
     """In a process whose parent is alive the watcher does nothing (it only starts a daemon thread)."""
     import threading
 
-    from numerics.processes import watch_parent
+    from stumpcheck.numerics.processes import watch_parent
 
     before = threading.active_count()
     watch_parent(os.getppid(), interval=0.05)

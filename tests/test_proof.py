@@ -1,15 +1,15 @@
-"""numerics.certified.proof: margins proved over whole domains by bisection; the leaves tile the domain."""
+"""stumpcheck.numerics.certified.proofs.margin_proof: margins proved over whole domains by bisection; the leaves tile the domain."""
 
 from fractions import Fraction
 
 import mpmath
 import pytest
 
-from numerics.certified.domains import Domain, geometric_cuts
-from numerics.certified.margins import Margin
-from numerics.certified.proof import prove
-from numerics.population.quantities import error
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.proofs.domains import Domain, geometric_cuts
+from stumpcheck.numerics.certified.proofs.margins import Margin
+from stumpcheck.numerics.certified.proofs.margin_proof import prove
+from stumpcheck.numerics.population.quantities import error
+from stumpcheck.numerics.precision import InputError
 
 DOMAIN = Domain({"b": ("20", "24"), "lam": ("-1", "1"), "theta": ("0.05", "0.95")}, "calibration")
 

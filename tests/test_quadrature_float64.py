@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.generated import population_mpmath as gen_mp
-from numerics.population.quadrature import one_head_log_odds, transition_point, transition_point_float64
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.population.quadrature import one_head_log_odds, transition_point, transition_point_float64
 
 LOGIT_RANGE_FLOAT64 = 700.0
 

@@ -2,7 +2,7 @@
 
 The pooled softmax compares the one-head and reflected segments with each
 other, which puts layers of width about 1/b at θ = ½, a/b and 1 − a/b (see
-numerics.population.quadrature._features). Before they were breakpoints the float64 and
+stumpcheck.numerics.population.quadrature._features). Before they were breakpoints the float64 and
 mpmath L, ∇L of the pooled estimator were off by up to 1e-2 relative at b = 100
 while two quadrature orders still agreed to 1e-4. The reference here is an
 independent, deliberately over-refined float64 rule that knows nothing of the
@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.generated import population_numpy as gen_np
-from numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
-from numerics.population.quadrature import breakpoints_float64
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
+from stumpcheck.numerics.population.quadrature import breakpoints_float64
 
 
 def _over_refined(a: float, b: float, estimator: str):
@@ -75,7 +75,7 @@ def test_float64_gradient_resolves_a_switch_layer_next_to_one():
     """
     import mpmath
 
-    from numerics.population.quantities import loss_gradient_hessian_gauss_legendre
+    from stumpcheck.numerics.population.quantities import loss_gradient_hessian_gauss_legendre
 
     a, b = 1015.3155, 1000.0
     value, gradient, hessian = loss_gradient_hessian_float64(a, b)
@@ -90,7 +90,7 @@ def test_float64_gradient_resolves_a_switch_layer_next_to_one():
 
 
 def test_split_nodes_are_exact_distances_from_one():
-    from numerics.population.quadrature import gauss_legendre_nodes_split
+    from stumpcheck.numerics.population.quadrature import gauss_legendre_nodes_split
 
     points = [0.0, 0.25, 0.5, 1 - 2**-30, 1 - 2**-40, 1.0]
     nodes, rest, weights = gauss_legendre_nodes_split(points, 8)
@@ -103,7 +103,7 @@ def test_split_nodes_are_exact_distances_from_one():
     assert np.allclose(np.sort(last) * 2**41 - 1, np.sort(np.polynomial.legendre.leggauss(8)[0]), rtol=0, atol=1e-14)
 
 
-# Certified values (numerics.certified.enclosures, 20 digits, rel_width 1e-15 for ∇L and 1e-13 for ∇²L), pinned:
+# Certified values (stumpcheck.numerics.certified.enclosures, 20 digits, rel_width 1e-15 for ∇L and 1e-13 for ∇²L), pinned:
 # (a, b, (∂L/∂a, ∂L/∂b), (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²)). The first two are on the calibration
 # relation at b = 3e5 and 1e6 (switch layer at 1 − θ* ≈ b⁻³ < 1e-16); the others are off it with
 # a − b beyond 37 − ln b, where breakpoints placed in θ merged into 1 and ∂L/∂a came out with
@@ -131,7 +131,7 @@ def _field_tolerance(b: float) -> float:
 
 @pytest.mark.parametrize("a, b, gradient, hessian", CERTIFIED_FIELD)
 def test_float64_field_matches_certified_values_where_the_switch_is_below_float_spacing(a, b, gradient, hessian):
-    from numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
+    from stumpcheck.numerics.population.quantities import loss_and_gradient_float64, loss_gradient_hessian_float64
 
     _, found = loss_and_gradient_float64(a, b)
     _, _, found_hessian = loss_gradient_hessian_float64(a, b)
@@ -145,7 +145,7 @@ def test_float64_field_matches_certified_values_where_the_switch_is_below_float_
 @pytest.mark.slow
 @pytest.mark.parametrize("a, b, gradient, hessian", CERTIFIED_FIELD)
 def test_pinned_certified_field_values_recomputed(a, b, gradient, hessian):
-    from numerics.certified.enclosures import certified_loss_gradient, certified_loss_hessian
+    from stumpcheck.numerics.certified.enclosures import certified_loss_gradient, certified_loss_hessian
 
     for ball, pinned in zip(certified_loss_gradient(repr(a), repr(b), dps=20, rel_width=1e-15), gradient):
         assert abs(float(ball.mid) / pinned - 1) < 1e-14
@@ -154,8 +154,8 @@ def test_pinned_certified_field_values_recomputed(a, b, gradient, hessian):
 
 
 def test_split_breakpoints_keep_a_switch_closer_to_one_than_float_spacing():
-    from numerics.generated.asymptotics_numpy import calibration_a
-    from numerics.population.quadrature import breakpoints_float64_split, transition_point_float64
+    from stumpcheck.numerics.generated.asymptotics_numpy import calibration_a
+    from stumpcheck.numerics.population.quadrature import breakpoints_float64_split, transition_point_float64
 
     b = 3e5
     a = float(calibration_a(b))

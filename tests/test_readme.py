@@ -6,7 +6,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-from stumpcheck.catalogue import registry
+from stumpcheck.lemmas.catalogue import registry
 from stumpcheck.claims.result import ClaimResult
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,13 +14,13 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from numerics.certified.domains import Domain
-from numerics.certified.lemma_certificate import digest, exact_text
-from numerics.certified.margins import Margin
-from numerics.population import quantities as population
-from stumpcheck.catalogue import load_lemma
-from stumpcheck.cli import main
-from stumpcheck.lemma_check import check_lemma
+from stumpcheck.numerics.certified.proofs.domains import Domain
+from stumpcheck.numerics.certified.certificates.lemma_certificate import digest, exact_text
+from stumpcheck.numerics.certified.proofs.margins import Margin
+from stumpcheck.numerics.population import quantities as population
+from stumpcheck.lemmas.catalogue import load_lemma
+from stumpcheck.cli.commands import main
+from stumpcheck.lemmas.check import check_lemma
 from stumpcheck.lemmas import certified
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
@@ -124,8 +124,8 @@ def test_a_tampered_certificate_fails_recheck(slope_certificate, tmp_path, capsy
 def test_recheck_refuses_its_own_precision_and_a_corrupt_certificate(slope_certificate, tmp_path, capsys):
     _, path = slope_certificate
     document = json.loads(path.read_text(encoding="utf-8"))
-    from numerics.certified.recheck import recheck
-    from numerics.precision import InputError
+    from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
+    from stumpcheck.numerics.precision import InputError
 
     with pytest.raises(InputError, match="precision other than the certificate's"):
         recheck(document, prec_bits=document["prec_bits"])
@@ -189,8 +189,8 @@ def python_margin(a, b):
 
 
 def test_a_python_margin_runs_in_recheck_only_when_allowed(tmp_path, capsys):
-    from numerics.certified.lemma_certificate import certificate, write_certificate
-    from numerics.certified.proof import prove
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import certificate, write_certificate
+    from stumpcheck.numerics.certified.proofs.margin_proof import prove
 
     margin = Margin.from_python(python_margin, coordinates="abtheta")
     domain = Domain({"a": ("0", "1"), "b": ("2", "3")}, "abtheta")
@@ -209,7 +209,7 @@ def test_verify_certified_writes_the_certificate_and_the_reached_column(tmp_path
         f"spec = importlib.util.spec_from_file_location('bulk_slope_example', {str(EXAMPLES / 'bulk_slope.py')!r})\n"
         "example = importlib.util.module_from_spec(spec); spec.loader.exec_module(example)\n"
         "import dataclasses\n"
-        "from numerics.certified.domains import Domain\n"
+        "from stumpcheck.numerics.certified.proofs.domains import Domain\n"
         "small = dataclasses.replace(example.error_slope_in_the_bulk, certify=dataclasses.replace(\n"
         "    example.error_slope_in_the_bulk.certify,\n"
         "    domain=Domain({'b': ('20', '20.25'), 'lam': ('-1', '1'), 'theta': ('0.4', '0.6')}, 'calibration')))\n",

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from numerics.certified.invariant_region import DEFAULT_REGION
-from numerics.certified.invariant_region_certificate import recheck_region, region_certificate
-from numerics.certified.lemma_certificate import digest as lemma_digest, read_certificate
-from numerics.certified.tube_certificate import digest as flow_digest, recheck_flow_certificate
-from numerics.precision import InputError
-from stumpcheck.cli import main
+from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+from stumpcheck.numerics.certified.region.certificate import recheck_region, region_certificate
+from stumpcheck.numerics.certified.certificates.lemma_certificate import digest as lemma_digest, read_certificate
+from stumpcheck.numerics.certified.tube.certificate import digest as flow_digest, recheck_flow_certificate
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.cli.commands import main
 
 HERE = Path(__file__).parent
 SHORT = DEFAULT_REGION.with_b_max(Fraction("30.6"))
@@ -44,7 +44,7 @@ def _recheck_cli(tmp_path, document, capsys, *, name="certificate.json", raw: by
 
 @pytest.fixture(scope="module")
 def certify_document() -> dict:
-    from numerics.certified.prover import Box, certify
+    from stumpcheck.numerics.certified.proofs.box_prover import Box, certify
 
     proof = certify("error_abs_le_c_over_b", Box(a=("109.2", "109.4"), b=("100", "100.2"), theta=("0.4", "0.5")),
                     params={"c": "2"}, dps=30)
@@ -92,7 +92,7 @@ def test_a_fifo_or_dev_zero_as_the_certificate_is_refused_without_reading(tmp_pa
 
 
 def test_a_certificate_larger_than_the_limit_is_refused_before_reading(tmp_path, monkeypatch):
-    import numerics.certified.recheck_limits as limits
+    import stumpcheck.numerics.certified.certificates.limits as limits
 
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"leaves": [1] * 100}), encoding="utf-8")
@@ -157,7 +157,7 @@ def test_a_settings_decimal_beyond_the_limits_is_refused_before_any_work(million
 
 
 def test_the_committed_flow_certificates_define_no_other_field(million):
-    from numerics.certified.tube_statement import FIELDS, FIELDS_V1
+    from stumpcheck.numerics.certified.tube.statement import FIELDS, FIELDS_V1
 
     assert set(million) <= FIELDS
     v1 = json.loads((HERE / "flow_certificate_v1.json").read_text(encoding="utf-8"))
@@ -201,8 +201,8 @@ def test_eval_asks_the_theta_integrals_for_a_positive_width_beyond_float64s_rang
     ``eval grad --a 400 --b 100 --dps 330`` was refused: 'rel_width must be > 0, got 0.0' (exit 2)."""
     from decimal import Decimal
 
-    from numerics.certified import enclosures
-    from stumpcheck.eval_arb import arb_verified_digits
+    from stumpcheck.numerics.certified import enclosures
+    from stumpcheck.cli.evaluate_arb import arb_verified_digits
 
     asked = {}
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from stumpcheck.cli import main
+from stumpcheck.cli.commands import main
 
 
 @pytest.mark.parametrize("content, message", [
@@ -39,7 +39,7 @@ def test_recheck_is_listed_and_a_bad_dps_is_exit_2(tmp_path, capsys):
 
 
 def _box_certificate(tmp_path):
-    from numerics.certified.prover import Box, certify
+    from stumpcheck.numerics.certified.proofs.box_prover import Box, certify
 
     certificate = certify("error_abs_le_c_over_b", Box(a=("24", "29"), b=("20", "21"), theta=("0.05", "0.95")),
                           params={"c": "2"}, dps=30)

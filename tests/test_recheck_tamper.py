@@ -1,4 +1,4 @@
-"""Tampering with a lemma certificate is caught by :func:`numerics.certified.recheck.recheck`.
+"""Tampering with a lemma certificate is caught by :func:`stumpcheck.numerics.certified.certificates.lemma_recheck.recheck`.
 
 These tests exercise the certificate and re-check logic on a tiny test-only margin (m(x, y) = x² + y − c,
 enclosed with Arb) proved by a tiny bisection, so that each kind of tampering is tried on many leaves in
@@ -14,11 +14,11 @@ from fractions import Fraction
 import pytest
 from flint import arb, ctx, fmpq
 
-from numerics.certified import recheck as recheck_module
-from numerics.certified.boxes import _ball_bounds
-from numerics.certified.lemma_certificate import certificate, digest, exact_text
-from numerics.certified.recheck import recheck
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.certificates import lemma_recheck as recheck_module
+from stumpcheck.numerics.certified.proofs.boxes import _ball_bounds
+from stumpcheck.numerics.certified.certificates.lemma_certificate import certificate, digest, exact_text
+from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
+from stumpcheck.numerics.precision import InputError
 
 
 def _ball(lo: Fraction, hi: Fraction) -> arb:

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from numerics.certified.flow_region_certificate import for_all_t_summary, recheck_flow_region
-from numerics.certified.invariant_region import DEFAULT_REGION, Region
-from numerics.certified.invariant_region_certificate import recheck_region, region_certificate
-from numerics.certified.lemma_certificate import digest as region_digest
-from numerics.certified.tube import certified_tube
-from numerics.certified.tube_certificate import digest, flow_certificate, recheck_flow_certificate
-from numerics.certified.tube_piece import Settings
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.region.flow_certificate import for_all_t_summary, recheck_flow_region
+from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION, Region
+from stumpcheck.numerics.certified.region.certificate import recheck_region, region_certificate
+from stumpcheck.numerics.certified.certificates.lemma_certificate import digest as region_digest
+from stumpcheck.numerics.certified.tube.build import certified_tube
+from stumpcheck.numerics.certified.tube.certificate import digest, flow_certificate, recheck_flow_certificate
+from stumpcheck.numerics.certified.tube.piece import Settings
+from stumpcheck.numerics.precision import InputError
 
 HERE = Path(__file__).parent
 LIGHT = Settings(defect_points=8, hessian_points=3, subdivisions=2, cells=(3, 1))
@@ -63,8 +63,8 @@ def _cheap(document):
     """The tube re-check's verdict before any θ-integral (a FAIL of the derived statement or the rows)."""
     from flint import ctx
 
-    from numerics.certified import tube_certificate as tc
-    from numerics.certified.tube import _bits
+    from stumpcheck.numerics.certified.tube import certificate as tc
+    from stumpcheck.numerics.certified.tube.build import _bits
 
     tc.check_limits(document, 25)
     a0, b0, radius, t_max, settings, parsed = tc._parse(document)
@@ -288,7 +288,7 @@ REGION_TAMPERS = [
 
 @pytest.mark.parametrize("tamper, reason", REGION_TAMPERS, ids=[t.__name__.strip("_") for t, _ in REGION_TAMPERS])
 def test_a_tampered_region_certificate_fails_with_the_reason(region_document, tamper, reason, monkeypatch):
-    import numerics.certified.recheck as recheck_module
+    import stumpcheck.numerics.certified.certificates.lemma_recheck as recheck_module
 
     def no_leaves(*args, **kwargs):  # every tamper here must be refused before a leaf is re-enclosed
         raise AssertionError("a leaf was re-enclosed")

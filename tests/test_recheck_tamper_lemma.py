@@ -1,6 +1,6 @@
 """Tampered lemma and ``certify`` certificates, resealed as an attacker would, are rejected by ``recheck``.
 
-Every forged copy has its digest recomputed (:func:`numerics.certified.lemma_certificate.digest`), so only the
+Every forged copy has its digest recomputed (:func:`stumpcheck.numerics.certified.certificates.lemma_certificate.digest`), so only the
 re-check's mathematics and its derivation of the statement can catch it. The certificates are proved once per
 module on small domains (a few seconds in all): the user lemma of docs/examples/bulk_slope.py, the built-in
 ``bulk_error``, ``right_layer`` (with their symbolic identities) and ``leading_loss`` (a θ-integral margin in
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from numerics.certified.domains import Domain
-from numerics.certified.lemma_certificate import FORMAT, FORMAT_V1, certificate, digest, exact_text
-from numerics.certified.proof import prove
-from numerics.certified.recheck import recheck
-from numerics.certified.recheck_boxes import recheck_box_certificate
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.proofs.domains import Domain
+from stumpcheck.numerics.certified.certificates.lemma_certificate import FORMAT, FORMAT_V1, certificate, digest, exact_text
+from stumpcheck.numerics.certified.proofs.margin_proof import prove
+from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
+from stumpcheck.numerics.certified.certificates.box_recheck import recheck_box_certificate
+from stumpcheck.numerics.precision import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 BITS = 200  # the re-check's precision (the certificates: 136-137 bits)
@@ -39,8 +39,8 @@ def _sealed(document: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def certificates():
-    from stumpcheck.catalogue import load_lemma
-    from stumpcheck.certified_builtins import certified_specs, quick_domain
+    from stumpcheck.lemmas.catalogue import load_lemma
+    from stumpcheck.lemmas.certified_builtins import certified_specs, quick_domain
 
     entry = load_lemma(f"{ROOT / 'docs' / 'examples' / 'bulk_slope.py'}:error_slope_in_the_bulk")
     margin = entry.certify.margin()
@@ -51,7 +51,7 @@ def certificates():
         domain = quick_domain(name)
         out[name] = certificate(f"the {name} lemma", margin, domain, prove(margin, domain, strict=strict, dps=30),
                                 strict=strict)
-    from numerics.certified.prover import Box, certify
+    from stumpcheck.numerics.certified.proofs.box_prover import Box, certify
 
     box = certify("error_abs_le_c_over_b", Box(a=("24", "29"), b=("20", "21"), theta=("0.05", "0.95")),
                   params={"c": "2"}, dps=30)
@@ -81,8 +81,8 @@ def _bulk_bound_times(factor: str):
     """The bulk_error identity record with the bound of its stated margin multiplied by ``factor``."""
     import sympy as sp
 
-    from theory.margin_identities import bulk_error_identity, e_sym
-    from theory.symbols import b, r, u, v
+    from stumpcheck.theory.margin_identities import bulk_error_identity, e_sym
+    from stumpcheck.theory.symbols import b, r, u, v
 
     record = copy.deepcopy(bulk_error_identity().record())
     stated = 1 - sp.Abs(b * e_sym - 1) * (1 - sp.exp(-v)) / ((v + u * r) * sp.exp(-v) * sp.Rational(factor))
@@ -145,7 +145,7 @@ def _tamper_slope(kind: str, d: dict) -> None:
     elif kind == "form":
         leaf["form"] = "taylor-3"
     elif kind == "identity_added":
-        from theory.margin_identities import bulk_error_identity
+        from stumpcheck.theory.margin_identities import bulk_error_identity
 
         d["identity"] = bulk_error_identity().record()
     else:
@@ -394,7 +394,7 @@ def test_a_hostile_certificate_is_refused_before_any_work(certificates, kind, ex
 
 
 def test_an_unsupported_taylor_order_is_refused_with_the_supported_ones(certificates):
-    from stumpcheck.certified_builtins import certified_specs
+    from stumpcheck.lemmas.certified_builtins import certified_specs
 
     forged = copy.deepcopy(certificates["leading_loss"])  # progress_direction's margin: ∇L, κ_5 at order 3
     forged["margin"]["source"] = certified_specs()["progress_direction"][0].to_json()["source"]

@@ -1,5 +1,5 @@
-"""The exact tiling check of certificates (:mod:`numerics.certified.tiling`) and the exact number format
-(:func:`numerics.certified.lemma_certificate.exact_text`): random bisections tile, and every kind of
+"""The exact tiling check of certificates (:mod:`stumpcheck.numerics.certified.proofs.tiling`) and the exact number format
+(:func:`stumpcheck.numerics.certified.certificates.lemma_certificate.exact_text`): random bisections tile, and every kind of
 tampering (a moved edge, a removed or duplicated leaf, a leaf outside) is caught."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.certified.lemma_certificate import exact_text, parse_exact
-from numerics.certified.tiling import tiling_failure
+from stumpcheck.numerics.certified.certificates.lemma_certificate import exact_text, parse_exact
+from stumpcheck.numerics.certified.proofs.tiling import tiling_failure
 
 NAMES = ("b", "lam", "theta")
 

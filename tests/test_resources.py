@@ -1,11 +1,11 @@
-"""Resource checks made before work starts (:mod:`numerics.resources`)."""
+"""Resource checks made before work starts (:mod:`stumpcheck.numerics.resources`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from numerics.precision import InputError
-from numerics.resources import (MAX_ARRAY_BYTES, available_memory, check_writable_dir, check_writable_file,
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.resources import (MAX_ARRAY_BYTES, available_memory, check_writable_dir, check_writable_file,
                                 require_memory)
 
 

@@ -1,10 +1,10 @@
-"""The truncated-exponential functions Λ, κ_k and the softmax weight (theory.special).
+"""The truncated-exponential functions Λ, κ_k and the softmax weight (stumpcheck.theory.special).
 
 Every claim is checked against the *definition* — Λ(β) = log ∫₀¹ e^{−βτ} dτ and
 κ_k the cumulants of the density ∝ e^{−βτ} on [0, 1] — computed here by direct
 mpmath quadrature of the moment integrals, never through the functions under
 test. The generated float64 and mpmath helpers of
-``numerics.generated.population_{numpy,mpmath}`` are compared with it at the
+``stumpcheck.numerics.generated.population_{numpy,mpmath}`` are compared with it at the
 rates where the evaluation forms switch or cancel (docs/model.md §8: "1 − (1 + z)e^{−z}
 and similar forms cancel catastrophically for small z").
 """
@@ -22,12 +22,12 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
-from theory.codegen import MAX_CUMULANT_ORDER, reflection_identities
-from theory.special import (P, SoftmaxWeight, TruncExpCumulant, TruncExpLogMass,
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.theory.codegen import MAX_CUMULANT_ORDER, reflection_identities
+from stumpcheck.theory.special import (P, SoftmaxWeight, TruncExpCumulant, TruncExpLogMass,
                             large_rate_form, taylor_coefficients)
-from theory.symbols import beta
+from stumpcheck.theory.symbols import beta
 from tests.strategies import precisions, rates
 
 ORDERS = range(0, MAX_CUMULANT_ORDER + 1)  # 0 is Λ, k ≥ 1 is κ_k
@@ -316,7 +316,7 @@ def test_taylor_coefficients_values_at_zero():
 @pytest.mark.parametrize("order", ORDERS)
 def test_large_rate_form_matches_definition(order):
     """The p-form (p = 1/(e^β − 1)) equals the defining integrals at β = 2, 3, 17."""
-    from theory.special import Q
+    from stumpcheck.theory.special import Q
 
     mpmath.mp.dps = 40
     for rate in (2, 3, 17):

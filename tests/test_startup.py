@@ -22,7 +22,7 @@ HEAVY = ("numpy", "mpmath", "sympy", "flint", "scipy", "matplotlib", "tqdm", "nu
 
 _PROBE = """
 import json, sys
-from stumpcheck.cli import main
+from stumpcheck.cli.commands import main
 status = main({argv!r})
 print(json.dumps({{"status": status, "loaded": sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r}))}}))
 """

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from numerics.precision import InputError
-from numerics.corpus.sweep import SCHEDULER_ENV, cell_key, load_store, run_sweep
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.corpus.sweep import SCHEDULER_ENV, cell_key, load_store, run_sweep
 
 
 def square_cell(cell: dict) -> dict:
@@ -159,7 +159,7 @@ def test_dask_local_cluster_sweep_with_resume(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- the `stumpcheck sweep` command
 
 def _cli(argv, capsys):
-    from stumpcheck.cli import main
+    from stumpcheck.cli.commands import main
 
     status = main(argv)
     captured = capsys.readouterr()

@@ -15,10 +15,10 @@ from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.certified import margin_taylor
-from numerics.certified.theta_integrals import certified_loss, certified_loss_gradient
-from stumpcheck.certified_builtins import TAYLOR_ORDERS, certified_specs
-from theory.taylor_codegen import form_key
+from stumpcheck.numerics.certified.proofs import margin_taylor
+from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss, certified_loss_gradient
+from stumpcheck.lemmas.certified_builtins import TAYLOR_ORDERS, certified_specs
+from stumpcheck.theory.taylor_codegen import form_key
 
 
 def _calibration_a(b: arb) -> arb:
@@ -95,7 +95,7 @@ def test_the_stored_forms_hold_the_builtin_lemmas():
 
 @pytest.mark.slow
 def test_the_stored_forms_are_what_sympy_derives():
-    from theory.taylor_codegen import main
+    from stumpcheck.theory.taylor_codegen import main
 
     assert main([str(margin_taylor.STORED_FORMS), "--check"]) == 0
 
@@ -105,10 +105,10 @@ def test_a_taylor_certificate_rechecks_and_a_narrowed_ball_does_not():
     (the same enclosure procedure), and reject a copy whose first leaf's recorded enclosure was narrowed."""
     import copy
 
-    from numerics.certified.domains import Domain
-    from numerics.certified.lemma_certificate import certificate, digest
-    from numerics.certified.proof import prove
-    from numerics.certified.recheck import recheck
+    from stumpcheck.numerics.certified.proofs.domains import Domain
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import certificate, digest
+    from stumpcheck.numerics.certified.proofs.margin_proof import prove
+    from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
 
     margin, domain, _ = certified_specs()["leading_loss"]
     part = Domain({**domain.variables, "b": ("20", "20.5")}, domain.coordinates)
@@ -127,9 +127,9 @@ def test_a_taylor_certificate_rechecks_and_a_narrowed_ball_does_not():
 def test_the_margin_code_digest_covers_the_stored_forms(tmp_path, monkeypatch):
     """A certificate's margin_code identifies the stored Taylor forms too: another forms file, another digest
     for a Taylor-form margin, the same digest for a pointwise one (which does not use them)."""
-    from numerics.certified import margin_taylor
-    from numerics.certified.lemma_certificate import margin_code_identity
-    from stumpcheck.certified_builtins import certified_specs
+    from stumpcheck.numerics.certified.proofs import margin_taylor
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import margin_code_identity
+    from stumpcheck.lemmas.certified_builtins import certified_specs
 
     loss, loss_domain, _ = certified_specs()["leading_loss"]
     interior, interior_domain, _ = certified_specs()["interior_error_bound"]

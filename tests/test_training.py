@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.corpus.corpora import make_corpus, save_corpus
-from numerics.corpus.empirical import loss_and_gradient
-from numerics.precision import InputError
-from numerics.corpus.gd import default_eta, step_bound, train_gd
-from numerics.corpus.checkpoint import CHECKPOINT_NAME, read_checkpoint
-from numerics.corpus.curvature import ESTIMATORS, loss_gradient_hessian, spectral_curvature
-from stumpcheck.cli import main
+from stumpcheck.numerics.corpus.corpora import make_corpus, save_corpus
+from stumpcheck.numerics.corpus.empirical import loss_and_gradient
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.corpus.gd import default_eta, step_bound, train_gd
+from stumpcheck.numerics.corpus.checkpoint import CHECKPOINT_NAME, read_checkpoint
+from stumpcheck.numerics.corpus.curvature import ESTIMATORS, loss_gradient_hessian, spectral_curvature
+from stumpcheck.cli.commands import main
 from tests.strategies import corpora
 
 
@@ -46,7 +46,7 @@ def test_curvature_gradient_matches_empirical(corpus, estimator, a, b):
 
 
 def _central_difference_hessian(corpus, a, b, estimator, h=1e-4):
-    """Columns (∇L̂(z + h eⱼ) − ∇L̂(z − h eⱼ))/(2h) of numerics.corpus.empirical's exact gradient."""
+    """Columns (∇L̂(z + h eⱼ) − ∇L̂(z − h eⱼ))/(2h) of stumpcheck.numerics.corpus.empirical's exact gradient."""
     columns = []
     for da, db in ((h, 0.0), (0.0, h)):
         plus = loss_and_gradient(corpus.x, corpus.theta, a + da, b + db, estimator=estimator)[1]
@@ -67,7 +67,7 @@ def test_hessian_matches_central_differences_of_the_exact_gradient(corpus, estim
 @given(corpus=corpora(min_m=1, max_m=12, min_n=2, max_n=20), b=st.floats(1.0, 100.0),
        offset=st.floats(-5.0, 20.0), estimator=st.sampled_from(ESTIMATORS))
 def test_hessian_property_against_the_exact_gradient(corpus, b, offset, estimator):
-    """∇²L̂ (third cumulants) = central differences (h = 1e-4) of numerics.corpus.empirical's exact ∇L̂.
+    """∇²L̂ (third cumulants) = central differences (h = 1e-4) of stumpcheck.numerics.corpus.empirical's exact ∇L̂.
 
     The derivatives of θ̂ in (a, b) are cumulants of bounded features (y, x ∈ [0, 1]), so the
     truncation error is O(h²) and the rounding error O(2⁻⁵²/h): both far below the tolerance.
@@ -358,13 +358,13 @@ def test_cli_corrupt_corpus_file_exits_2(tmp_path, capsys):
 
 def test_module_files_exist():
     root = Path(__file__).resolve().parent.parent
-    assert "stumpcheck.train_command:train" in (root / "stumpcheck" / "cli.py").read_text()
+    assert "stumpcheck.cli.train:train" in (root / "stumpcheck" / "cli" / "commands.py").read_text()
 
 
 # ------------------------------------------------------------ the empirical flow as a stand-in for GD
 
 def test_gd_converges_to_the_empirical_flow_at_first_order(corpus):
-    from numerics.corpus.empirical_flow import empirical_flow
+    from stumpcheck.numerics.corpus.empirical_flow import empirical_flow
 
     horizon = 200.0
     flow = empirical_flow(corpus.x, corpus.theta, t_max=horizon, rtol=1e-11, solver="dopri5")
@@ -382,7 +382,7 @@ def test_gd_converges_to_the_empirical_flow_at_first_order(corpus):
 
 
 def test_empirical_flow_stops_at_b_target():
-    from numerics.corpus.empirical_flow import empirical_flow
+    from stumpcheck.numerics.corpus.empirical_flow import empirical_flow
 
     grows = make_corpus(16, 16, seed=1)
     hit = empirical_flow(grows.x, grows.theta, b_target=11.0, rtol=1e-8, solver="dopri5")
@@ -412,7 +412,7 @@ def test_interruption_before_the_first_interval_resumes_from_step_zero(corpus, t
 # ------------------------------------------------------------ step rules and the large-resolution start
 
 def test_step_rules_population_corpus_and_lookahead(corpus):
-    from numerics.corpus.steps import LOOKAHEAD_POWERS, choose_eta, population_eta
+    from stumpcheck.numerics.corpus.steps import LOOKAHEAD_POWERS, choose_eta, population_eta
 
     a0, b0 = 14.0, 8.0
     eta_pop, rule = choose_eta(corpus.x, corpus.theta, a0, b0, "population")
@@ -445,7 +445,7 @@ def test_a_huge_step_stops_naming_the_step_and_the_rule(corpus, tmp_path, capsys
 def test_the_population_step_makes_progress_at_a_large_start():
     """At a calibrated start b0 = 32 on m = n = 128 the corpus Hessian is tiny and indefinite; the corpus rule's
     look-ahead lowers its step far below the population step (measured: 369 vs 3.5e4), which advances b."""
-    from numerics.corpus.steps import large_resolution_start
+    from stumpcheck.numerics.corpus.steps import large_resolution_start
 
     big = make_corpus(128, 128, seed=3)
     a0, b0 = large_resolution_start(128, 128)
@@ -474,7 +474,7 @@ def test_cli_init_large_resolution(tmp_path, capsys):
 
 
 def test_population_rule_resume_is_bit_identical(tmp_path):
-    from numerics.corpus.steps import large_resolution_start
+    from stumpcheck.numerics.corpus.steps import large_resolution_start
 
     big = make_corpus(64, 64, seed=2)
     a0, b0 = large_resolution_start(64, 64)

@@ -1,4 +1,4 @@
-"""The certified tube around the population flow (numerics.certified.tube): a small-T tube, its
+"""The certified tube around the population flow (stumpcheck.numerics.certified.tube.build): a small-T tube, its
 certificate (format /2) and re-check, tampered certificates, the Chebyshev enclosures and the ellipse
 cover, the rows for the claims built on the tube, the CLI's errors."""
 
@@ -14,11 +14,11 @@ import pytest
 from flint import acb, arb, ctx, fmpq
 from hypothesis import given, settings, strategies as st
 
-from numerics.certified.tube import certified_tube
-from numerics.certified.tube_certificate import digest, flow_certificate, recheck_flow_certificate
-from numerics.certified.tube_numbers import exact_fraction, lower_decimal, upper_decimal
-from numerics.certified.tube_piece import Settings
-from stumpcheck.cli import main
+from stumpcheck.numerics.certified.tube.build import certified_tube
+from stumpcheck.numerics.certified.tube.certificate import digest, flow_certificate, recheck_flow_certificate
+from stumpcheck.numerics.certified.tube.records import exact_fraction, lower_decimal, upper_decimal
+from stumpcheck.numerics.certified.tube.piece import Settings
+from stumpcheck.cli.commands import main
 
 T_SMALL = 0.05
 #: fewer Chebyshev points and cells than the defaults (a few seconds per interval; cruder δ and μ, still
@@ -57,7 +57,7 @@ def test_recorded_decimals_are_outward_bounds(value, digits):
 @given(st.floats(-2, 2), st.floats(-2, 2), st.floats(0, 0.5))
 @settings(max_examples=40, deadline=None)
 def test_disk_enclosure_contains_the_polynomial_and_its_slope(re, im, radius):
-    from numerics.certified.tube_chebyshev import ChebyshevPiece, disk_enclosure
+    from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece, disk_enclosure
 
     piece = ChebyshevPiece(0.25, 0.75, (10.0, 0.3, -0.02, 1e-3, 4e-5), (9.0, -0.1, 0.01, -2e-4, 1e-6))
     point = complex(re, im) + radius * complex(0.6, -0.8)  # a point of the disk's boundary
@@ -73,7 +73,7 @@ def test_disk_enclosure_contains_the_polynomial_and_its_slope(re, im, radius):
 @given(st.floats(0, 1), st.floats(0, 1))
 @settings(max_examples=60, deadline=None)
 def test_the_cells_cover_the_upper_half_of_the_bernstein_ellipse(radius, angle):
-    from numerics.certified.tube_analytic import ellipse_cells
+    from stumpcheck.numerics.certified.tube.analytic import ellipse_cells
 
     rho = Fraction(3)
     big, small = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
@@ -85,7 +85,7 @@ def test_the_cells_cover_the_upper_half_of_the_bernstein_ellipse(radius, angle):
 def test_small_tube_is_complete_contiguous_and_contains_an_independent_solve(small_tube):
     from scipy.integrate import solve_ivp
 
-    from numerics.flow.field import PopulationFlowField
+    from stumpcheck.numerics.flow.field import PopulationFlowField
 
     assert small_tube.complete and small_tube.stop_reason == ""
     intervals = small_tube.intervals
@@ -108,15 +108,15 @@ def test_small_tube_is_complete_contiguous_and_contains_an_independent_solve(sma
 
 
 def test_tube_rows_and_box_at_are_exact_and_contain_the_interval_boxes(small_tube, tmp_path, capsys):
-    from numerics.certified.tube_intervals import box_at, tube_rationals
-    from numerics.certified.tube_report import enclosure_at, write_tube_outputs
+    from stumpcheck.numerics.certified.tube.intervals import box_at, tube_rationals
+    from stumpcheck.numerics.certified.tube.report import enclosure_at, write_tube_outputs
 
     rows = tube_rationals(small_tube)
     write_tube_outputs(small_tube, tmp_path, provenance={})
     assert tube_rationals(tmp_path) == rows == tube_rationals(tmp_path / "flow_certificate.json")
     box = box_at(rows, Fraction(1, 100))
     assert box is not None and box[0] < box[1] and box[2] < box[3]
-    from numerics.precision import InputError
+    from stumpcheck.numerics.precision import InputError
 
     for source in (rows, small_tube, tmp_path, tmp_path / "flow_certificate.json"):  # no box beyond proved time
         with pytest.raises(InputError, match="outside the tube's proved time"):
@@ -130,7 +130,7 @@ def test_tube_rows_and_box_at_are_exact_and_contain_the_interval_boxes(small_tub
 
 
 def test_recheck_accepts_the_certificate_and_rejects_a_narrowed_box(small_certificate, tmp_path, capsys):
-    from numerics.certified.tube_certificate import write_flow_certificate
+    from stumpcheck.numerics.certified.tube.certificate import write_flow_certificate
 
     path = write_flow_certificate(small_certificate, tmp_path / "flow_certificate.json")
     capsys.readouterr()
@@ -229,7 +229,7 @@ def test_certified_flow_cli_writes_the_tube_and_resumes(tmp_path):
 
 
 def test_a_decimal_start_that_is_not_a_float_widens_the_initial_disk():
-    from stumpcheck.flow_certified_command import _initial_radius
+    from stumpcheck.cli.flow_certified import _initial_radius
 
     assert _initial_radius(10.0, 10.0, ("10", "10.0")) == 0
     radius = _initial_radius(float("10.1"), 10.0, ("10.1", "10"))
@@ -240,8 +240,8 @@ def test_a_decimal_start_that_is_not_a_float_widens_the_initial_disk():
 def test_tube_to_a_million_contains_the_30_digit_flow():
     """T = 10⁶ from (10, 10): relative width in b ≤ 1e-6 at T, and the enclosure of b(T) contains the
     30-digit solve's b(T) (tens of CPU minutes)."""
-    from numerics.certified.tube_report import enclosure_at
-    from numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.certified.tube.report import enclosure_at
+    from stumpcheck.numerics.flow.population_flow import run_population_flow
 
     tube = certified_tube(10.0, 10.0, 1e6, workers=2)
     assert tube.complete
@@ -258,9 +258,9 @@ def test_point_integrals_meet_the_15_digit_values_and_are_tight_enough(b, w):
     """tube_points at the tube's 84 bits: ∇L to ≲ 1e-12 and ∇²L to ≲ 1e-9 relative (what the defect and
     the log norm need), and each ball meets the 15-digit enclosure (both contain the value; near the slow
     manifold a ≈ b + 2 log b)."""
-    from numerics.certified.balls import mpf_to_arb
-    from numerics.certified.theta_integrals import certified_loss_gradient, certified_loss_hessian
-    from numerics.certified.tube_points import point_gradient, point_hessian
+    from stumpcheck.numerics.certified.enclosures.balls import mpf_to_arb
+    from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss_gradient, certified_loss_hessian
+    from stumpcheck.numerics.certified.tube.points import point_gradient, point_hessian
 
     a = b + 2 * math.log(b) + w / b
     with ctx.workprec(84):
@@ -273,9 +273,9 @@ def test_point_integrals_meet_the_15_digit_values_and_are_tight_enough(b, w):
 
 
 def test_the_step_budget_doubles_the_steps_where_the_float_flow_contracts():
-    from numerics.certified.tube import CONTRACTED_IMAG_BUDGET, CONTRACTED_MU, IMAG_BUDGET, step_budget
-    from numerics.certified.tube_float import contraction_estimate, plan_pieces
-    from numerics.population.one_head_float64 import loss_gradient_hessian
+    from stumpcheck.numerics.certified.tube.build import CONTRACTED_IMAG_BUDGET, CONTRACTED_MU, IMAG_BUDGET, step_budget
+    from stumpcheck.numerics.certified.tube.float_solution import contraction_estimate, plan_pieces
+    from stumpcheck.numerics.population.one_head_float64 import loss_gradient_hessian
 
     s_end = math.log1p(1e4)
     scheduled = plan_pieces(10.0, 10.0, s_end, degree=24, rho=3.0, imag_budget=step_budget, max_step=1.0)
@@ -299,7 +299,7 @@ def test_the_step_budget_doubles_the_steps_where_the_float_flow_contracts():
 
 
 def test_an_interval_whose_radius_is_not_confirmed_is_split_and_the_chain_checks_pass(small_tube, checkpoint, monkeypatch):
-    import numerics.certified.tube as tube_module
+    import stumpcheck.numerics.certified.tube.build as tube_module
 
     chain, refused = tube_module._chain_interval, []
 
@@ -315,7 +315,7 @@ def test_an_interval_whose_radius_is_not_confirmed_is_split_and_the_chain_checks
     first, second = tube.intervals[0], tube.intervals[1]
     assert (first.s0, second.s1) == (refused[0].s0, refused[0].s1) and first.s1 == second.s0
     # the re-check's checks without θ-integrals (the halves' integrals are those of any interval)
-    from numerics.certified.tube_certificate import _cheap_checks, _parse
+    from stumpcheck.numerics.certified.tube.certificate import _cheap_checks, _parse
 
     document = flow_certificate(tube)
     with ctx.workprec(120):

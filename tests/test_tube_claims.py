@@ -1,4 +1,4 @@
-"""Certified C2–C4 from the tube (numerics.certified.tube_claims*, stumpcheck.claims.population_certified):
+"""Certified C2–C4 from the tube (stumpcheck.numerics.certified.tube.readings*, stumpcheck.claims.population_certified):
 the enclosures contain the 30-digit flow, the slope intervals contain the midpoints' slope, wider boxes give
 wider intervals, and a tube that stopped early is never read as covering [0, T]."""
 
@@ -12,11 +12,11 @@ import pytest
 from flint import arb, ctx
 from hypothesis import given, settings, strategies as st
 
-from numerics.certified.tube_claims import node_states, rows_from_list, state_at, tube_rows
-from numerics.certified.tube_claims_enclosures import (calibration_residual, exact_ball, interior_error_sup,
+from stumpcheck.numerics.certified.tube.readings import node_states, rows_from_list, state_at, tube_rows
+from stumpcheck.numerics.certified.tube.reading_enclosures import (calibration_residual, exact_ball, interior_error_sup,
                                                        ols_slope, ols_slope_float, residual_without_rho1,
                                                        rho1_ball, scale_ratio)
-from numerics.precision import InputError
+from stumpcheck.numerics.precision import InputError
 
 T_SMALL = 0.2
 #: tube.csv and tube.json of ``stumpcheck flow --certified --t-max 1 --rel-goal 1e-2`` (certified_tube(10, 10, 1,
@@ -32,7 +32,7 @@ A_1E6, B_1E6 = Fraction("43.2470429424720371524"), Fraction("36.1108372533364722
 @pytest.fixture(scope="module")
 def small_tube():
     """(10, 10) to t = 0.2 at a coarse goal: a few intervals (the tube's own test fixture)."""
-    from numerics.certified.tube import certified_tube
+    from stumpcheck.numerics.certified.tube.build import certified_tube
 
     return certified_tube(10.0, 10.0, T_SMALL, rel_goal=1e-2)
 
@@ -41,7 +41,7 @@ def _independent_solve(t_end: float, times):
     """LSODA in t (not the tube's Radau in s) at rtol 1e-11: its error is far below the boxes' widths (~1e-4)."""
     from scipy.integrate import solve_ivp
 
-    from numerics.flow.field import PopulationFlowField
+    from stumpcheck.numerics.flow.field import PopulationFlowField
 
     field = PopulationFlowField()
     return solve_ivp(lambda t, z: field(math.log1p(t), z) / (1 + t), (0, t_end), [10.0, 10.0], method="LSODA",
@@ -56,7 +56,7 @@ def _contains(lo, hi, value: float) -> bool:
 
 
 def test_rho1_is_the_derived_constant():
-    from numerics.generated import asymptotics_numpy as derived
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
     with ctx.workprec(128):
         rho1 = rho1_ball()
@@ -67,7 +67,7 @@ def test_rho1_is_the_derived_constant():
 @given(a=st.floats(min_value=5, max_value=60), b=st.floats(min_value=5, max_value=50))
 @settings(max_examples=40, deadline=None)
 def test_residual_at_a_point_is_a_minus_the_generated_relation(a, b):
-    from numerics.generated import asymptotics_numpy as derived
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
     with ctx.workprec(128):
         box = (Fraction(a), Fraction(a), Fraction(b), Fraction(b))
@@ -93,7 +93,7 @@ def test_a_wider_box_gives_a_wider_interval(a, b, grow):
 
 
 def test_sup_interior_error_contains_the_sampled_sup_and_widens_with_the_box():
-    from numerics.flow.diagnostics import sup_interior_error
+    from stumpcheck.numerics.flow.diagnostics import sup_interior_error
 
     with ctx.workprec(128):
         for a, b in ((10.0, 10.0), (10.7237, 9.4035), (43.25, 36.11)):
@@ -182,7 +182,7 @@ def _check_against_independent_solve(tube, t_end: float):
     if tube.pieces:
         _check_pieces_against_the_30_digit_flow(tube, t_end)
         tube = rows_from_list(tube.rows, t_max=tube.t_max, complete=tube.complete)
-    from numerics.generated import asymptotics_numpy as derived
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
     times = [t_end * k / 16 for k in range(1, 17)]
     for t, a, b in zip(times, *_independent_solve(t_end, times)):
@@ -198,7 +198,7 @@ def _check_against_independent_solve(tube, t_end: float):
 
 
 def _check_pieces_against_the_30_digit_flow(tube, t_end: float):
-    from numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.flow.population_flow import run_population_flow
 
     flow = run_population_flow(10.0, 10.0, t_end, rtol=1e-15, dps=30, check=False)
     assert len(flow.t) >= 3
@@ -227,8 +227,8 @@ def test_small_tube_enclosures_contain_an_independent_solve(small_tube):
 @pytest.mark.slow
 def test_tube_to_100_contains_the_30_digit_flow():
     """T = 10² (a coarse goal): the enclosures at the 30-digit flow's saved times and at T contain its values."""
-    from numerics.certified.tube import certified_tube
-    from numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.certified.tube.build import certified_tube
+    from stumpcheck.numerics.flow.population_flow import run_population_flow
 
     tube = tube_rows(certified_tube(10.0, 10.0, 100.0, rel_goal=1e-2))
     flow = run_population_flow(10.0, 10.0, 100.0, rtol=1e-15, dps=30, check=False)
@@ -271,8 +271,8 @@ def test_readings_of_the_stored_tube():
 def test_the_theta_derivative_of_e_matches_a_numerical_derivative(a, b, theta):
     import mpmath
 
-    from numerics.certified.tube_claims_enclosures import error_theta_derivative
-    from numerics.generated import population_mpmath as gen_mp
+    from stumpcheck.numerics.certified.tube.reading_enclosures import error_theta_derivative
+    from stumpcheck.numerics.generated import population_mpmath as gen_mp
 
     with mpmath.workdps(40):
         A, B, T = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(theta)
@@ -285,7 +285,7 @@ def test_the_theta_derivative_of_e_matches_a_numerical_derivative(a, b, theta):
 
 @pytest.fixture(scope="module")
 def short_flow():
-    from numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.flow.population_flow import run_population_flow
 
     return run_population_flow(10.0, 10.0, 1e4, rtol=1e-8, check=False)
 
@@ -393,7 +393,7 @@ def test_fit_nodes_are_fixed_log_spaced_times_inside_the_rows_boxes():
 def test_a_tube_csv_beside_its_certificate_reads_the_pieces(tmp_path):
     import shutil
 
-    from numerics.certified.tube_intervals import tube_rationals
+    from stumpcheck.numerics.certified.tube.intervals import tube_rationals
 
     shutil.copy(CERTIFICATE_1E6, tmp_path / "flow_certificate.json")
     rows = tube_rationals(CERTIFICATE_1E6)

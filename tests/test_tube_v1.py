@@ -7,7 +7,7 @@ import copy
 import json
 from pathlib import Path
 
-from numerics.certified.tube_certificate import digest, is_flow_certificate, recheck_flow_certificate
+from stumpcheck.numerics.certified.tube.certificate import digest, is_flow_certificate, recheck_flow_certificate
 
 V1 = Path(__file__).with_name("flow_certificate_v1.json")
 

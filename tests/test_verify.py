@@ -1,4 +1,4 @@
-"""``stumpcheck verify`` end to end (:mod:`stumpcheck.verify_command`, :mod:`stumpcheck.report`).
+"""``stumpcheck verify`` end to end (:mod:`stumpcheck.cli.verify`, :mod:`stumpcheck.report`).
 
 The default run uses the built-in lemmas with few examples, the example lemma files and
 fast stand-in claim checks; the full ``verify --quick`` over C1–C9 is marked slow."""
@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from stumpcheck.claims.result import ClaimResult
-from stumpcheck import catalogue, lemmas
-from stumpcheck.cli import cli, main
+from stumpcheck.lemmas import definitions as lemmas
+from stumpcheck.lemmas import catalogue
+from stumpcheck.cli.commands import cli, main
 from stumpcheck.lemmas import ClaimCheck
 from stumpcheck.report import finite_json, results_document, table
 
@@ -59,7 +60,7 @@ def stand_ins(monkeypatch):
     entries["STANDIN"] = ClaimCheck(name="STANDIN", statement="a stand-in claim", check=_plot_writing_check,
                                     evidence=("sampled",))
     entries["GONE"] = ClaimCheck(name="GONE", statement="a claim whose module is missing",
-                                 check="numerics.claim_gone:check_gone")
+                                 check="stumpcheck.numerics.claim_gone:check_gone")
     monkeypatch.setattr(lemmas, "_REGISTRY", entries)
 
 
@@ -96,7 +97,7 @@ def test_unavailable_claim_is_reported_as_fail_with_exit_1(tmp_path, stand_ins):
     claim = _strict_json(tmp_path / "results.json")["claims"][0]
     assert claim["status"] == "FAIL"
     assert claim["evidence_reached"] is None  # a FAIL reaches no level
-    assert claim["figure"] == "not available: No module named 'numerics.claim_gone'"
+    assert claim["figure"] == "not available: No module named 'stumpcheck.numerics.claim_gone'"
 
 
 def test_user_lemma_passes_and_false_lemma_fails_with_counterexample_and_seed(tmp_path):
@@ -199,7 +200,7 @@ def _builtin_lemmas_through_verify(tmp_path, names):
 
 def test_builtin_lemmas_run_through_verify(tmp_path):
     """All built-in lemmas but the two whose quick certified sub-domain takes tens of seconds (slow test below)."""
-    from stumpcheck.builtin_lemmas import LEMMA_NAMES
+    from stumpcheck.lemmas.builtin import LEMMA_NAMES
 
     slow = ("leading_loss", "progress_direction")
     _builtin_lemmas_through_verify(tmp_path, [n for n in LEMMA_NAMES if n not in slow])
@@ -207,7 +208,7 @@ def test_builtin_lemmas_run_through_verify(tmp_path):
 
 @pytest.mark.slow
 def test_every_builtin_lemma_runs_through_verify(tmp_path):
-    from stumpcheck.builtin_lemmas import LEMMA_NAMES
+    from stumpcheck.lemmas.builtin import LEMMA_NAMES
 
     _builtin_lemmas_through_verify(tmp_path, list(LEMMA_NAMES))
 

@@ -1,6 +1,6 @@
 """Generated code for the large-scale results (calibration relation, C, …).
 
-Printed with SymPy's NumPy printer from :func:`theory.asymptotics.flow_asymptotics`
+Printed with SymPy's NumPy printer from :func:`stumpcheck.theory.asymptotics.flow_asymptotics`
 so that numerical checks compare against the derived expressions without
 re-deriving them (which takes seconds) in every process.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from theory.asymptotics import flow_asymptotics
-from theory.symbols import a, b, t
+from stumpcheck.theory.asymptotics import flow_asymptotics
+from stumpcheck.theory.symbols import a, b, t
 
 __all__ = ["asymptotics_module_source"]
 

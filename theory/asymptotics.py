@@ -33,8 +33,8 @@ from functools import cache
 
 import sympy as sp
 
-from theory.model import closed_form_error
-from theory.symbols import a, b, eps, lam, r, t, theta, u, v
+from stumpcheck.theory.model import closed_form_error
+from stumpcheck.theory.symbols import a, b, eps, lam, r, t, theta, u, v
 
 __all__ = [
     "Y", "OMEGA", "RHO", "C_SHIFT", "ZETA",

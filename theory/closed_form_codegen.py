@@ -1,6 +1,6 @@
 """The closed form of the one-head e(θ), shifted and rewritten for Arb, and its printed source.
 
-:func:`theory.model.closed_form_error` is E[x e^s]/E[e^s] − θ with the moments integrated by
+:func:`stumpcheck.theory.model.closed_form_error` is E[x e^s]/E[e^s] − θ with the moments integrated by
 SymPy from the score definition; as it stands it overflows (e^a) and cancels (1 − e^{−bθ}).
 :func:`shifted_closed_form_error` rewrites it, by SymPy operations only, as
 
@@ -8,7 +8,7 @@ SymPy from the score definition; as it stands it overflows (e^a) and cancels (1 
 
 i.e. E[(x − θ)e^s]/E[e^s] with numerator and denominator multiplied by e^{−s(θ⁻)} = e^{bθ} (the
 score just left of the threshold), every exponent written in θ and u = 1 − θ (one variable,
-:data:`theory.codegen_rewrites.ONE_MINUS_THETA`), each side collected in e^a and e^z − 1 rewritten
+:data:`stumpcheck.theory.codegen_rewrites.ONE_MINUS_THETA`), each side collected in e^a and e^z − 1 rewritten
 as expm1(z). The result is a quotient of entire functions of θ: for
 θ ∈ [0, 1] and b > 0 every exponential in it other than e^a is e^{bθ} ≤ e^b or e^{−bu} ≤ 1.
 :func:`shifted_form_residual` is the difference to the closed form with expm1 and u expanded
@@ -29,10 +29,10 @@ from functools import cache
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
-from theory.codegen_arb import ArbModelPrinter
-from theory.codegen_rewrites import ONE_MINUS_THETA, complement_theta
-from theory.model import closed_form_estimate, closed_form_error
-from theory.symbols import a, b, theta
+from stumpcheck.theory.codegen_arb import ArbModelPrinter
+from stumpcheck.theory.codegen_rewrites import ONE_MINUS_THETA, complement_theta
+from stumpcheck.theory.model import closed_form_estimate, closed_form_error
+from stumpcheck.theory.symbols import a, b, theta
 
 __all__ = ["shifted_closed_form_error", "shifted_form_residual", "closed_form_source", "ArbMethodPrinter"]
 
@@ -112,7 +112,7 @@ def closed_form_source() -> str:
     :func:`shifted_form_residual` to 0.
     """
     if sp.simplify(shifted_form_residual()) != 0:
-        raise AssertionError("the shifted closed form of e differs from theory.model.closed_form_error")
+        raise AssertionError("the shifted closed form of e differs from stumpcheck.theory.model.closed_form_error")
     numerator, denominator = shifted_closed_form_error()
     printer = ArbMethodPrinter({"fully_qualified_modules": True})
     replacements, (top, bottom) = sp.cse([numerator, denominator], symbols=sp.numbered_symbols("_x"))

@@ -1,19 +1,19 @@
 """Printers that turn the derived expressions into Python for numpy, mpmath and Arb: the shared machinery.
 
 Each target is its own printer (SymPy's design): a subclass of SymPy's NumPy or
-mpmath printer that knows how to print :mod:`theory.special`'s functions as
+mpmath printer that knows how to print :mod:`stumpcheck.theory.special`'s functions as
 calls to helpers defined in the generated module itself. Numerically stable
 rewrites (log(1 − θ) → log1p(−θ), e^z − 1 → expm1(z)) are applied by SymPy's
 ``codegen.rewriting`` optimizer before printing, never by editing strings
-(:mod:`theory.codegen_rewrites`, with the other identities applied before printing).
+(:mod:`stumpcheck.theory.codegen_rewrites`, with the other identities applied before printing).
 
 The generated modules are self-contained (they import only numpy or mpmath):
 
 * ``trunc_exp_log_mass(beta)`` Λ(β) and ``trunc_exp_cumulant(k, beta)`` κ_k(β),
   whose helpers each target prints from its own module:
-  :mod:`theory.codegen_numpy` (float64: Taylor polynomial and large-rate form),
-  :mod:`theory.codegen_mpmath` (exponential form with guard bits) and
-  :mod:`theory.codegen_arb` (rigorous ``acb`` balls);
+  :mod:`stumpcheck.theory.codegen_numpy` (float64: Taylor polynomial and large-rate form),
+  :mod:`stumpcheck.theory.codegen_mpmath` (exponential form with guard bits) and
+  :mod:`stumpcheck.theory.codegen_arb` (rigorous ``acb`` balls);
 * ``softmax_weight(j, *ell)``, with the maximum shifted out;
 * one function per derived quantity and estimator (:func:`function_source`:
   common subexpressions shared, Λ and κ_k of one rate from one
@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory.codegen_arb import (ARB_SERIES_CAP, ARB_SERIES_SWITCH, ArbModelPrinter, arb_special_functions_source,
+from stumpcheck.theory.codegen_arb import (ARB_SERIES_CAP, ARB_SERIES_SWITCH, ArbModelPrinter, arb_special_functions_source,
                                 cumulants_from_moments, moment_series_coefficient)
-from theory.codegen_mpmath import MpmathModelPrinter, mpmath_special_functions_source
-from theory.codegen_numpy import TAYLOR_DEGREE, TAYLOR_SWITCH, NumpyModelPrinter, numpy_special_functions_source
-from theory.codegen_rewrites import (MAX_CUMULANT_ORDER, ONE_MINUS_THETA, FactoredSoftmaxWeight,
+from stumpcheck.theory.codegen_mpmath import MpmathModelPrinter, mpmath_special_functions_source
+from stumpcheck.theory.codegen_numpy import TAYLOR_DEGREE, TAYLOR_SWITCH, NumpyModelPrinter, numpy_special_functions_source
+from stumpcheck.theory.codegen_rewrites import (MAX_CUMULANT_ORDER, ONE_MINUS_THETA, FactoredSoftmaxWeight,
                                      SoftmaxFromDifferences, canonical_rates, complement_theta,
                                      factor_softmax_weights, factored_rates, reflection_identities,
                                      softmax_as_differences, stabilize)
-from theory.special import TruncExpCumulant, TruncExpLogMass
-from theory.symbols import theta
+from stumpcheck.theory.special import TruncExpCumulant, TruncExpLogMass
+from stumpcheck.theory.symbols import theta
 
 __all__ = ["NumpyModelPrinter", "MpmathModelPrinter", "ArbModelPrinter", "stabilize",
            "factor_softmax_weights", "FactoredSoftmaxWeight", "canonical_rates", "complement_theta", "factored_rates", "function_source",
@@ -95,7 +95,7 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     pooled a − b + bθ as a − b·(1 − θ)); and
     the Λ, κ_k of each rate come from one ``trunc_exp_jet`` call. ``jets``
     does the latter alone, for the Arb target. ``printer`` replaces the target's own
-    printer (a subclass of it, e.g. the margin printer of :mod:`theory.codegen_margins`), and
+    printer (a subclass of it, e.g. the margin printer of :mod:`stumpcheck.theory.codegen_margins`), and
     ``rewrite`` (expr → expr) is applied after the target's own rewrites, before printing.
     """
     printer = printer or _printer(target)

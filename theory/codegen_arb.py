@@ -11,22 +11,22 @@ contains the exact value. For it
   from the cumulant generating function (:func:`cumulants_from_moments`);
 * beyond, the large-rate forms in p = 1/(e^{β} − 1) (Re β > 0) and the
   reflections (Re β < 0) are evaluated in ball arithmetic;
-* the softmax weights are rewritten by SymPy (:func:`theory.codegen_rewrites.factor_softmax_weights`)
+* the softmax weights are rewritten by SymPy (:func:`stumpcheck.theory.codegen_rewrites.factor_softmax_weights`)
   from w_j = e^{ℓ_j}/Σ e^{ℓ_i} with ℓ_i = log F_i + m_i (F_i = θ or 1 − θ, the
   segment lengths) into F_j e^{m_j}/Σ_i F_i e^{m_i}, evaluated with the largest
-  m_i shifted out (:class:`theory.codegen_rewrites.FactoredSoftmaxWeight`). The logarithms of
+  m_i shifted out (:class:`stumpcheck.theory.codegen_rewrites.FactoredSoftmaxWeight`). The logarithms of
   θ and 1 − θ only ever appeared inside these exponentials, so the printed e,
   ∇e, ∇²e are free of them: meromorphic in θ apart from Λ (whose logarithm
   honours the ``analytic`` flag of ``acb.integral``), finite at θ = 0 and
   θ = 1, and without the endpoint branch points the log form would have;
-* e is first written with sign-free rates (:func:`theory.codegen_rewrites.canonical_rates`:
+* e is first written with sign-free rates (:func:`stumpcheck.theory.codegen_rewrites.canonical_rates`:
   Λ(−x) = x + Λ(x), κ₁(−x) = 1 − κ₁(x), …, linear parts of the log-masses
   expanded) and ∇e, ∇²e are differentiated from that form (theory/export.py):
   ball arithmetic pays for every algebraic cancellation with b times θ's radius;
 * 1 − θ is one variable (``one_minus_theta``), computed once per call.
 
 The rigour of the Arb helpers is tested against mpmath at 50+ digits and by
-the certified enclosures of :mod:`numerics.certified.enclosures` (tests/test_certified.py).
+the certified enclosures of :mod:`stumpcheck.numerics.certified.enclosures` (tests/test_certified.py).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from functools import cache
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from theory.codegen_rewrites import MAX_CUMULANT_ORDER, stabilize
-from theory.special import large_rate_form
+from stumpcheck.theory.codegen_rewrites import MAX_CUMULANT_ORDER, stabilize
+from stumpcheck.theory.special import large_rate_form
 
 __all__ = ["ArbModelPrinter", "arb_special_functions_source", "moment_series_coefficient",
            "cumulants_from_moments", "ARB_SERIES_SWITCH", "ARB_SERIES_CAP"]

@@ -1,10 +1,10 @@
 """The Arb target for certified margins: the model's printer plus |x|, sign, max, min, roots and constants.
 
-A margin (:mod:`theory.margin_quantities`) is an expression in the model's symbols and named
+A margin (:mod:`stumpcheck.theory.margin_quantities`) is an expression in the model's symbols and named
 quantities; :func:`margin_function_source` prints it, and its gradient for the mean-value form,
-as one Python function over ``acb`` balls with :func:`theory.codegen.function_source` (common
+as one Python function over ``acb`` balls with :func:`stumpcheck.theory.codegen.function_source` (common
 subexpressions shared, Λ and κ_k from one jet per rate). Beyond the model's printer
-(:class:`theory.codegen_arb.ArbModelPrinter`) it prints
+(:class:`stumpcheck.theory.codegen_arb.ArbModelPrinter`) it prints
 
 * ``Abs(x)`` as the ball |x|, ``Max``/``Min`` as ball maxima/minima, and the derivative of
   min(f, g) as λ·∂f + (1 − λ)·∂g with λ = 1, 0 or the ball [0, 1] (Clarke's gradient);
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory.codegen import function_source
-from theory.codegen_arb import ArbModelPrinter
-from theory.codegen_rewrites import ONE_MINUS_THETA, FactoredSoftmaxWeight
-from theory.symbols import b, theta
+from stumpcheck.theory.codegen import function_source
+from stumpcheck.theory.codegen_arb import ArbModelPrinter
+from stumpcheck.theory.codegen_rewrites import ONE_MINUS_THETA, FactoredSoftmaxWeight
+from stumpcheck.theory.symbols import b, theta
 
 __all__ = ["MarginArbPrinter", "MARGIN_HELPERS_SOURCE", "margin_function_source"]
 

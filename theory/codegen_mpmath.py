@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from sympy.printing.pycode import MpmathPrinter
 
-from theory.codegen_numpy import _SpecialPrinting
-from theory.codegen_rewrites import MAX_CUMULANT_ORDER, stabilize
-from theory.special import cumulant_exp_form, log_mass_exp_form, taylor_coefficients
-from theory.symbols import beta
+from stumpcheck.theory.codegen_numpy import _SpecialPrinting
+from stumpcheck.theory.codegen_rewrites import MAX_CUMULANT_ORDER, stabilize
+from stumpcheck.theory.special import cumulant_exp_form, log_mass_exp_form, taylor_coefficients
+from stumpcheck.theory.symbols import beta
 
 __all__ = ["MpmathModelPrinter", "mpmath_special_functions_source"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from sympy.printing.numpy import NumPyPrinter
 
-from theory.codegen_rewrites import MAX_CUMULANT_ORDER, stabilize
-from theory.special import large_rate_form, taylor_coefficients
+from stumpcheck.theory.codegen_rewrites import MAX_CUMULANT_ORDER, stabilize
+from stumpcheck.theory.special import large_rate_form, taylor_coefficients
 
 __all__ = ["NumpyModelPrinter", "numpy_special_functions_source", "TAYLOR_DEGREE", "TAYLOR_SWITCH"]
 

@@ -22,15 +22,15 @@ from __future__ import annotations
 import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, log1p_opt, optimize
 
-from theory.special import (SoftmaxWeight, TruncExpCumulant, TruncExpLogMass, cumulant_exp_form,
+from stumpcheck.theory.special import (SoftmaxWeight, TruncExpCumulant, TruncExpLogMass, cumulant_exp_form,
                             log_mass_exp_form)
-from theory.symbols import beta, theta
+from stumpcheck.theory.symbols import beta, theta
 
 __all__ = ["ONE_MINUS_THETA", "MAX_CUMULANT_ORDER", "stabilize", "complement_theta", "SoftmaxFromDifferences",
            "softmax_as_differences", "factored_rates", "canonical_rates", "FactoredSoftmaxWeight",
            "factor_softmax_weights", "reflection_identities"]
 
-#: The name of 1 − θ in the printed code (see :func:`theory.codegen.function_source`).
+#: The name of 1 − θ in the printed code (see :func:`stumpcheck.theory.codegen.function_source`).
 ONE_MINUS_THETA = sp.Symbol("one_minus_theta", positive=True)
 
 #: Highest κ_k the generated modules provide (the Hessian of e needs κ₃).

@@ -9,7 +9,7 @@ Layout of the output folder (``derivations/`` by default)::
     py/population_arb.py          the same as rigorous python-flint (Arb) balls
     README.md                     one line per file
 
-The generated Python is also written into :mod:`numerics.generated`, which is
+The generated Python is also written into :mod:`stumpcheck.numerics.generated`, which is
 what ``stumpcheck eval`` runs; the golden test checks both copies.
 
 Loading JSON back (:func:`load_json`) evaluates the srepr string with SymPy's
@@ -24,14 +24,14 @@ from pathlib import Path
 
 import sympy as sp
 
-from theory import loss, model
-from theory.asymptotic_codegen import asymptotics_module_source
-from theory.closed_form_codegen import closed_form_source
-from theory.codegen import function_source, special_functions_source
-from theory.codegen_rewrites import canonical_rates, factored_rates
-from theory.results import results
-from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
-from theory.symbols import a, b, theta
+from stumpcheck.theory import loss, model
+from stumpcheck.theory.asymptotic_codegen import asymptotics_module_source
+from stumpcheck.theory.closed_form_codegen import closed_form_source
+from stumpcheck.theory.codegen import function_source, special_functions_source
+from stumpcheck.theory.codegen_rewrites import canonical_rates, factored_rates
+from stumpcheck.theory.catalogue import results
+from stumpcheck.theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
+from stumpcheck.theory.symbols import a, b, theta
 
 __all__ = ["FORMATS", "export", "generated_module_source", "load_json", "GENERATED_MODULES",
            "ASYMPTOTICS_MODULE"]
@@ -90,9 +90,9 @@ def _derived(estimator: str, target: str):
     """(e, ∇e, ∇²e) as printed for ``target``.
 
     Every target prints e written with sign-free rates
-    (:func:`theory.codegen_rewrites.canonical_rates`) and its SymPy derivatives, so that
+    (:func:`stumpcheck.theory.codegen_rewrites.canonical_rates`) and its SymPy derivatives, so that
     neither ball arithmetic nor floating point meets the cancellations the
-    form of :mod:`theory.loss` has at large b (there the float64 pooled ∂e/∂b
+    form of :mod:`stumpcheck.theory.loss` has at large b (there the float64 pooled ∂e/∂b
     at a = −1e6, b = 1e5 was off by 1.4e−12 of its scale; now 5e−17). numpy
     and mpmath also print b − bθ as b(1 − θ) (the Arb printer does that itself).
     """
@@ -104,10 +104,10 @@ def _derived(estimator: str, target: str):
 
 
 def _canonical_derived(estimator: str):
-    """(e, ∇e, ∇²e) differentiated from e with sign-free rates (:func:`theory.codegen_rewrites.canonical_rates`).
+    """(e, ∇e, ∇²e) differentiated from e with sign-free rates (:func:`stumpcheck.theory.codegen_rewrites.canonical_rates`).
 
     Every Λ and κ_k in them has the rate bθ or b − bθ; the one-pass functions
-    print b − bθ as b(1 − θ) (:func:`theory.codegen_rewrites.factored_rates`), so that
+    print b − bθ as b(1 − θ) (:func:`stumpcheck.theory.codegen_rewrites.factored_rates`), so that
     common-subexpression elimination finds one call per function and rate.
     """
     error = canonical_rates(loss.error(estimator))
@@ -175,7 +175,7 @@ def _json(result) -> str:
         "srepr": sp.srepr(result.expr),
         "symbols": _symbol_table(result.expr),
         "sympy_version": sp.__version__,
-        "load": "theory.export.load_json(path)  # trusted files only: srepr is evaluated",
+        "load": "stumpcheck.theory.export.load_json(path)  # trusted files only: srepr is evaluated",
     }
     return json.dumps(payload, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
@@ -201,7 +201,7 @@ def _readme(entries: list[tuple[str, str]]) -> str:
              "`tests/test_export.py` regenerates everything and checks it byte for byte.",
              "",
              "JSON files hold SymPy `srepr` and the symbols' assumptions; load one with "
-             "`theory.export.load_json(path)`. That evaluates Python source, so load only files you trust.",
+             "`stumpcheck.theory.export.load_json(path)`. That evaluates Python source, so load only files you trust.",
              "", "| file | what it is |", "|---|---|"]
     lines += [f"| `{name}` | {what} |" for name, what in entries]
     return "\n".join(lines) + "\n"

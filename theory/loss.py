@@ -7,9 +7,9 @@ L(a, b) = ∫₀¹ ½ e(θ)² π(θ) dθ with the reference prior π = Uniform[0
 * ∇²L = ∫ (∇e ∇eᵀ + e ∇²e) dθ.
 
 The θ-integrals are not done symbolically: their integrands have layers whose
-width shrinks with b, and :mod:`numerics` integrates them with breakpoints
+width shrinks with b, and :mod:`stumpcheck.numerics` integrates them with breakpoints
 placed from the model's own scales. Everything here is differentiated by SymPy
-from the stable form of e (:func:`theory.model.stable_error`).
+from the stable form of e (:func:`stumpcheck.theory.model.stable_error`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from functools import cache
 
 import sympy as sp
 
-from theory.model import stable_error
-from theory.symbols import a, b
+from stumpcheck.theory.model import stable_error
+from stumpcheck.theory.symbols import a, b
 
 __all__ = ["PARAMETERS", "error", "error_gradient", "error_hessian", "loss_integrand",
            "gradient_integrand", "hessian_integrand"]

@@ -2,12 +2,12 @@
 
 Both lemmas compare a quantity that cancels (b·e − 1, e − e_R) with a bound; their ratio margins
 1 − |·|/bound cancel catastrophically in ball arithmetic (b·e ≈ 1, and the bulk margin is as small as
-1e-21 on its domain). Here the exact closed form of e (:func:`theory.model.closed_form_error`, integrated
+1e-21 on its domain). Here the exact closed form of e (:func:`stumpcheck.theory.model.closed_form_error`, integrated
 by SymPy from the definition) is written in **positive atoms**
 
     Z = e^v − 1 ≥ 0,   P = 1 − e^{−u} ∈ (0, 1),   r = e^{−λ} > 0,   u = bθ > 0,   v = b(1 − θ) ≥ 0,
 
-(b = u + v, e^{−bθ} = 1 − P; :func:`theory.asymptotics.exact_error_in_layer_variables` with
+(b = u + v, e^{−bθ} = 1 − P; :func:`stumpcheck.theory.asymptotics.exact_error_in_layer_variables` with
 Y = 1 + Z and Ω·Y = 1 − P), where every quantity of the lemmas is a rational function. SymPy then
 
 1. factors the quantity inside |·| and reads its sign off the factors, each a polynomial whose
@@ -26,7 +26,7 @@ Results (b·e − 1 and e − e_R are identities of the model; the margins hold 
   N/(2(Z + r·P)(v + r·b)) with N a polynomial with positive coefficients in (Z, R, r, u, v).
 
 :meth:`MarginIdentity.margin` is the rewritten margin printed back in the margin symbols (r, u, v and
-exp; :mod:`theory.margin_quantities`), which :class:`numerics.certified.margins.Margin` compiles to Arb;
+exp; :mod:`stumpcheck.theory.margin_quantities`), which :class:`stumpcheck.numerics.certified.proofs.margins.Margin` compiles to Arb;
 :meth:`MarginIdentity.record` is what a certificate records (both sreprs and how they were proved).
 """
 
@@ -38,8 +38,8 @@ from functools import cache
 
 import sympy as sp
 
-from theory import asymptotics as asy
-from theory.symbols import b, eps, r, u, v
+from stumpcheck.theory import asymptotics as asy
+from stumpcheck.theory.symbols import b, eps, r, u, v
 
 __all__ = ["MarginIdentity", "ATOMS", "IDENTITIES", "bulk_error_identity", "right_layer_identity", "identity_for", "recheck_identity",
            "stated_bulk_margin", "stated_right_layer_margin"]
@@ -51,7 +51,7 @@ Z = sp.Symbol("Z", positive=True)  # e^v − 1
 P = sp.Symbol("P", positive=True)  # 1 − e^{−u}
 Q = sp.Symbol("Q", positive=True)  # e^{−u} = 1 − P
 R = sp.Symbol("R", positive=True)  # 2P − 1 = 1 − 2e^{−u}
-e_sym = sp.Symbol("e", real=True)  # the margin symbol e of theory.margin_quantities
+e_sym = sp.Symbol("e", real=True)  # the margin symbol e of stumpcheck.theory.margin_quantities
 #: atom → its definition in the margin symbols
 ATOMS = {Z: sp.exp(v) - 1, P: 1 - sp.exp(-u), Q: sp.exp(-u), R: 1 - 2 * sp.exp(-u)}
 _ATOM_TEXT = {"Z": "e^v − 1", "P": "1 − e^{−u}", "Q": "e^{−u}", "R": "1 − 2e^{−u}", "r": "e^{−λ}",
@@ -96,7 +96,7 @@ class MarginIdentity:
                 "atoms": {str(s): _ATOM_TEXT[str(s)] for s in sorted(self.rewritten.free_symbols, key=str)},
                 "signs": [{"quantity": q, "factored": f, "sign": s} for q, f, s in self.signs],
                 "positivity": self.positivity,
-                "proved_by": "SymPy: e from theory.model.closed_form_error (integrated from the definition) in "
+                "proved_by": "SymPy: e from stumpcheck.theory.model.closed_form_error (integrated from the definition) in "
                              "the atoms Z = e^v − 1, P = 1 − e^{−u}, r = e^{−λ}, b = u + v; |·| removed by the sign "
                              "of its factored argument; cancel(stated − rewritten) == 0 (exact rational functions)",
                 "symbolic_part": ("the identity stated margin = rewritten margin (for u, v > 0; at v = 0 by "

@@ -2,21 +2,21 @@
 
 A margin is a SymPy expression in the model's symbols and named quantities:
 
-* coordinates: ``a``, ``b``, ``theta`` (:mod:`theory.symbols`), ``lam`` (the offset from the
+* coordinates: ``a``, ``b``, ``theta`` (:mod:`stumpcheck.theory.symbols`), ``lam`` (the offset from the
   calibration relation, a = calibration_a(b) + lam), ``excess`` (a − b, the λ of
-  :mod:`theory.symbols`, which is also accepted), ``w`` (the offset scaled by b, a = calibration_a(b) + w/b,
+  :mod:`stumpcheck.theory.symbols`, which is also accepted), ``w`` (the offset scaled by b, a = calibration_a(b) + w/b,
   so w = b·lam), ``v`` = b(1 − θ), ``u`` = bθ, ``r`` = e^{b−a};
 * pointwise quantities of the chosen estimator: ``e`` = θ̂∞ − θ, ``theta_hat``, ``e_a``, ``e_b``,
   ``e_theta``, ``e_aa``, ``e_ab``, ``e_bb`` (derivatives of e);
 * θ-integrals (prior Uniform[0, 1]): ``L``, ``L_a``, ``L_b``, ``L_aa``, ``L_ab``, ``L_bb``;
 * derived relations as functions of b: ``calibration_a(b)``, ``leading_loss(b)``,
   ``progress_a(b)``, ``progress_b(b)`` (the two components of the progress direction), each
-  expanded into the expression :func:`theory.asymptotics.flow_asymptotics` derives (read from
+  expanded into the expression :func:`stumpcheck.theory.asymptotics.flow_asymptotics` derives (read from
   the exported ``derivations/json`` when present, which tests/test_export.py keeps identical to
   the derivation; derived afresh otherwise).
 
 :func:`pointwise_margin` substitutes e and its derivatives by the stable form of
-:mod:`theory.loss` (sign-free rates) and the coordinates by the domain's variables, and
+:mod:`stumpcheck.theory.loss` (sign-free rates) and the coordinates by the domain's variables, and
 differentiates the result by those variables (the mean-value form's gradient). For θ-integral
 margins :func:`integral_margin` keeps L, ∇L, ∇²L as symbols and returns the chain rule for the
 gradient (dQ/dX = Q_a ∂a/∂X + Q_b ∂b/∂X, with Q_a, Q_b again named integrals where they exist).
@@ -30,9 +30,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from theory import loss
-from theory.codegen_rewrites import canonical_rates
-from theory.symbols import a, b, lam as excess_lambda, theta, u, v, r
+from stumpcheck.theory import loss
+from stumpcheck.theory.codegen_rewrites import canonical_rates
+from stumpcheck.theory.symbols import a, b, lam as excess_lambda, theta, u, v, r
 
 __all__ = ["COORDINATES", "POINTWISE", "INTEGRALS", "RELATIONS", "lam", "excess", "symbol_namespace",
            "coordinate_map", "pointwise_margin", "integral_margin", "relation_expression"]
@@ -56,7 +56,7 @@ INTEGRANDS = {L: e**2 / 2, L_a: e * e_a, L_b: e * e_b, L_aa: e_a**2 + e * e_aa, 
 
 
 class calibration_a(sp.Function):  # noqa: N801 - the name users write
-    """a on the calibration relation (derived: theory.asymptotics.flow_asymptotics().calibration)."""
+    """a on the calibration relation (derived: stumpcheck.theory.asymptotics.flow_asymptotics().calibration)."""
     nargs = 1
 
 
@@ -150,7 +150,7 @@ def relation_expression(name: str) -> sp.Expr:
               "progress_b": "progress_direction"}[name]
     value = _exported(source)
     if value is None:
-        from theory.asymptotics import flow_asymptotics
+        from stumpcheck.theory.asymptotics import flow_asymptotics
 
         flow = flow_asymptotics()
         value = {"calibration": flow.calibration, "leading_loss": flow.leading_loss,

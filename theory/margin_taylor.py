@@ -10,20 +10,20 @@ when it has none. Each kernel K(x) = K(x, Q(x)) is enclosed by its Taylor form o
 whose remainder shrinks like width^n/n! instead of suffering the dependency effects of a direct
 evaluation. SymPy differentiates K by the chain rule with each Q a function of x, and its
 derivatives Q^{(m)}(x) = ∫₀¹ ∂_x^m q(x, θ) dθ are θ-integrals of integrands that SymPy
-differentiates too (q = ½e², e·e_a, … of :data:`theory.margin_quantities.INTEGRANDS`, with the
+differentiates too (q = ½e², e·e_a, … of :data:`stumpcheck.theory.margin_quantities.INTEGRANDS`, with the
 coordinates substituted: on the calibration relation ∂_x is the total derivative along it).
 Each ∂_x of e raises the cumulant order by one, so the order is limited by the generated
-κ_k (k ≤ :data:`theory.codegen_rewrites.MAX_CUMULANT_ORDER`).
+κ_k (k ≤ :data:`stumpcheck.theory.codegen_rewrites.MAX_CUMULANT_ORDER`).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from theory import margin_quantities as mq
-from theory.codegen_rewrites import MAX_CUMULANT_ORDER
-from theory.special import TruncExpCumulant
-from theory.symbols import theta
+from stumpcheck.theory import margin_quantities as mq
+from stumpcheck.theory.codegen_rewrites import MAX_CUMULANT_ORDER
+from stumpcheck.theory.special import TruncExpCumulant
+from stumpcheck.theory.symbols import theta
 
 __all__ = ["TaylorForm", "taylor_form", "derivative_symbol"]
 

@@ -15,7 +15,7 @@ Two forms of every estimator are built here:
   taken from the end of the segment nearest θ so that its two terms never
   cancel. Softmax weights have non-positive exponents, so nothing overflows
   for any a ∈ ℝ, b > 0; Λ and κ₁ carry the small-rate cancellations into
-  functions that are evaluated stably (:mod:`theory.special`).
+  functions that are evaluated stably (:mod:`stumpcheck.theory.special`).
 
 :func:`segment_log_mass` and :func:`segment_mean` are checked against SymPy's
 own integrals in the tests, and the stable form against the closed form.
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
-from theory.symbols import a, b, theta, x
+from stumpcheck.theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
+from stumpcheck.theory.symbols import a, b, theta, x
 
 __all__ = [
     "Segment",

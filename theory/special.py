@@ -28,7 +28,7 @@ from functools import cache
 
 import sympy as sp
 
-from theory.symbols import beta
+from stumpcheck.theory.symbols import beta
 
 __all__ = [
     "TruncExpLogMass",
@@ -140,7 +140,7 @@ class SoftmaxWeight(sp.Function):
     when several ℓ_i carry the same term (two pooled segments both contain a)
     their contributions cancel symbolically instead of in floating point.
     Numerically w_j = 1 / Σ_i exp(ℓ_i − ℓ_j), the differences again simplified
-    by SymPy before printing (see :mod:`theory.codegen`).
+    by SymPy before printing (see :mod:`stumpcheck.theory.codegen`).
     """
 
     @classmethod

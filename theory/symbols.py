@@ -1,6 +1,6 @@
 """The symbols of docs/model.md and their assumptions.
 
-Every module in :mod:`theory` takes its symbols from here so that expressions
+Every module in :mod:`stumpcheck.theory` takes its symbols from here so that expressions
 built in different places combine (SymPy identifies symbols by name *and*
 assumptions).
 

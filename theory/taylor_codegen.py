@@ -1,6 +1,6 @@
-"""Printed ball functions of Taylor forms (:mod:`theory.margin_taylor`), and the file that stores them.
+"""Printed ball functions of Taylor forms (:mod:`stumpcheck.theory.margin_taylor`), and the file that stores them.
 
-:func:`taylor_source` prints, through :mod:`theory.codegen_margins`, the Python source of a Taylor
+:func:`taylor_source` prints, through :mod:`stumpcheck.theory.codegen_margins`, the Python source of a Taylor
 form of order n along one variable:
 
 * ``outer(*variables, *kernels)``: the margin's outer expression;
@@ -9,7 +9,7 @@ form of order n along one variable:
 
 Deriving and printing takes seconds (SymPy), so the forms of the built-in lemmas are stored in
 ``numerics/generated/taylor_forms_arb.json`` (generated, never edited by hand), keyed by
-:func:`form_key` of everything they depend on; ``python -m theory.taylor_codegen FILE`` derives
+:func:`form_key` of everything they depend on; ``python -m stumpcheck.theory.taylor_codegen FILE`` derives
 every form the file holds again and rewrites it (``--check``: exit 1 if it would change).
 """
 
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from theory import margin_quantities as mq
-from theory.codegen_margins import margin_function_source
-from theory.margin_taylor import taylor_form
+from stumpcheck.theory import margin_quantities as mq
+from stumpcheck.theory.codegen_margins import margin_function_source
+from stumpcheck.theory.margin_taylor import taylor_form
 
 __all__ = ["form_key", "taylor_source", "stored_form_document", "STORED_FORMS_FORMAT"]
 
@@ -67,7 +67,7 @@ def stored_form_document(entries) -> dict:
                   "order": int(order), "estimator": estimator}
         forms[form_key(srepr, coordinates, variables, free, order, estimator)] = {
             "inputs": inputs, **taylor_source(srepr, coordinates, variables, free, order, estimator)}
-    return {"format": STORED_FORMS_FORMAT, "generated_by": "python -m theory.taylor_codegen", "sympy": sp.__version__,
+    return {"format": STORED_FORMS_FORMAT, "generated_by": "python -m stumpcheck.theory.taylor_codegen", "sympy": sp.__version__,
             "forms": dict(sorted(forms.items()))}
 
 
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     check = "--check" in args
     paths = [a for a in args if a != "--check"]
     if len(paths) != 1:
-        print("usage: python -m theory.taylor_codegen FILE.json [--check]", file=sys.stderr)
+        print("usage: python -m stumpcheck.theory.taylor_codegen FILE.json [--check]", file=sys.stderr)
         return 2
     path = Path(paths[0])
     document = stored_form_document(_entries(json.loads(path.read_text(encoding="utf-8"))))

@@ -10,10 +10,10 @@ The bulk law e = 1/b + O((v + u·r)e^{−v}) suggests ∂e/∂b ≈ −1/b²; th
 
 from hypothesis import strategies as st
 
-from numerics.certified.domains import Domain
-from numerics.certified.margins import Margin
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.certified.proofs.domains import Domain
+from stumpcheck.numerics.certified.proofs.margins import Margin
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.generated import population_numpy as gen_np
 from stumpcheck.lemmas import certified, lemma
 from stumpcheck.strategies import scales, thresholds
 

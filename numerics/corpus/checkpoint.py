@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.precision import InputError
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["CHECKPOINT_NAME", "FORMAT_VERSION", "TRAJECTORY_KEYS", "Checkpoint", "CheckpointWriter",
            "corpus_fingerprint", "read_checkpoint"]

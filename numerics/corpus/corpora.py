@@ -9,7 +9,7 @@ File format: ``.npz`` with arrays ``x`` (m × n float64 in [0, 1]) and
 ``theta`` (m,) float64 in [0, 1]; optional metadata ``seed`` (integer scalar),
 ``prior`` (2 floats) and ``sampler_name`` (string). :func:`load_corpus`
 validates shape, dtype, range and finiteness and raises
-:class:`~numerics.precision.InputError` with one line naming the problem.
+:class:`~stumpcheck.numerics.precision.InputError` with one line naming the problem.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.precision import InputError
-from numerics.resources import require_memory
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.resources import require_memory
 
 #: most tokens m·n of a sampled corpus (16 GB of float64 x)
 MAX_TOKENS = 2 * 10 ** 9

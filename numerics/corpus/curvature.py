@@ -17,7 +17,7 @@ and, with eⱼ = θ̂ⱼ − θⱼ and L̂ = (1/m) Σⱼ ½ eⱼ²,
 
 The averaged estimator averages the one-head and reflected derivatives. This
 is exact (no finite differences); its gradient is an independent check of
-:mod:`numerics.corpus.empirical`.
+:mod:`stumpcheck.numerics.corpus.empirical`.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ Per task ℓ = ½ (θ̂ − θ)², L̂ = (1/m) Σⱼ ℓⱼ, ∇L̂ = (1/m) Σ�
 
 The per-task algebra (groups of points with one score slope, their moments
 and the pairwise covariance formulas, and why they avoid cancellation) is
-stated in :mod:`numerics.corpus.groups`; the compiled kernel
-(:mod:`numerics.corpus.kernel`) runs it in one fused pass per task, densely or
+stated in :mod:`stumpcheck.numerics.corpus.groups`; the compiled kernel
+(:mod:`stumpcheck.numerics.corpus.kernel`) runs it in one fused pass per task, densely or
 on pruned windows. This module validates the input and calls the kernel.
 
 Accuracy (float64, measured against an 80-digit mpmath evaluation of the
@@ -58,7 +58,7 @@ Threads: tasks are split across numba's threads (``threads=``, or
 ``numba.set_num_threads`` / the environment variable NUMBA_NUM_THREADS);
 every task is computed by one thread in a fixed order, so the results do not
 depend on the thread count. ``backend="numpy"`` runs the earlier numpy
-implementation (:mod:`numerics.corpus.kernel_numpy`, chunks of about
+implementation (:mod:`stumpcheck.numerics.corpus.kernel_numpy`, chunks of about
 ``chunk_tokens`` tokens), kept as an independent check of the kernel; with the
 kernel, ``chunk_tokens`` only sets how often ``progress`` is called.
 """
@@ -70,7 +70,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.precision import InputError, finite_float
+from stumpcheck.numerics.precision import InputError, finite_float
 
 __all__ = ["ESTIMATORS", "METHODS", "BACKENDS", "DEFAULT_WINDOW", "ROUNDING_ULPS", "SortedCorpus", "sort_corpus", "estimate",
            "estimate_and_gradient", "error_and_gradient", "loss_and_gradient", "pruned_window_bound",
@@ -176,7 +176,7 @@ def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAU
     xs, split = sorted_corpus.xs, sorted_corpus.split
     m, n = xs.shape
     if a is not None:
-        from numerics.corpus import kernel, kernel_pruned
+        from stumpcheck.numerics.corpus import kernel, kernel_pruned
 
         a = finite_float(a, "a")
         out = np.empty((4, m))
@@ -184,7 +184,7 @@ def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAU
             _readonly(xs, np.float64), _readonly(sorted_corpus.theta, np.float64), _readonly(split, np.int64),
             a, b, kernel.ONE_HEAD, float(window), out)
         return {"touched": int(touched), "total": m * n, "fraction": int(touched) / (m * n)}
-    from numerics.corpus.kernel_numpy import window_bounds
+    from stumpcheck.numerics.corpus.kernel_numpy import window_bounds
 
     touched = 0
     for lo, hi in ((np.zeros(m, dtype=np.int64), split), (split, np.full(m, n, dtype=np.int64))):
@@ -289,7 +289,7 @@ def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=
 
 
 def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progress, threads):
-    from numerics.corpus import kernel   # compiled on first use (cached on disk): keep imports light
+    from stumpcheck.numerics.corpus import kernel   # compiled on first use (cached on disk): keep imports light
 
     m = theta.shape[0]
     code = kernel.ESTIMATOR_CODES[estimator]
@@ -306,7 +306,7 @@ def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progre
                 raise InputError("x must be finite and lie in [0, 1]")
             out[:, rows] = block
     else:
-        from numerics.corpus import kernel_pruned
+        from stumpcheck.numerics.corpus import kernel_pruned
 
         xs, th, split = _readonly(sc.xs, np.float64), _readonly(sc.theta, np.float64), _readonly(sc.split, np.int64)
 
@@ -338,7 +338,7 @@ def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progre
 
 
 def _per_task_numpy(x, theta, sc, a, b, estimator, method, step, chunk_tokens, window, progress):
-    from numerics.corpus.kernel_numpy import dense_chunk, pruned_chunk
+    from stumpcheck.numerics.corpus.kernel_numpy import dense_chunk, pruned_chunk
 
     m, n = theta.shape[0], (sc.xs if sc is not None else x).shape[1]
     out = np.empty((4, m))

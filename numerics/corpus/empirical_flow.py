@@ -8,8 +8,8 @@ linearly), costs a roughly constant number of steps per decade of t:
 
     dz/ds = −e^s ∇L̂(z),     ∂f/∂z = −e^s ∇²L̂(z),     ∂f/∂s = f.
 
-∇L̂ is :func:`numerics.corpus.empirical.loss_and_gradient`; the exact Hessian
-(:mod:`numerics.corpus.curvature`) is the Jacobian for the default
+∇L̂ is :func:`stumpcheck.numerics.corpus.empirical.loss_and_gradient`; the exact Hessian
+(:mod:`stumpcheck.numerics.corpus.curvature`) is the Jacobian for the default
 linearly implicit solver Rodas4 (the flow is stiff: the curvature across the
 calibration relation is much larger than along it); ``solver="dopri5"`` is
 the explicit alternative. Results used in place of GD must say so (the
@@ -27,10 +27,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from numerics.flow.ode import Dopri5, PIController, Rodas4, SaveAt, diffeqsolve
-from numerics.precision import InputError, finite_float
-from numerics.corpus.gd import DEFAULT_A0, DEFAULT_B0, _corpus_arrays, _estimator
-from numerics.corpus.curvature import loss_gradient_hessian
+from stumpcheck.numerics.flow.ode import Dopri5, PIController, Rodas4, SaveAt, diffeqsolve
+from stumpcheck.numerics.precision import InputError, finite_float
+from stumpcheck.numerics.corpus.gd import DEFAULT_A0, DEFAULT_B0
+from stumpcheck.numerics.corpus.steps import corpus_arrays, estimator_name
+from stumpcheck.numerics.corpus.curvature import loss_gradient_hessian
 
 __all__ = ["EmpiricalFlowResult", "empirical_flow"]
 
@@ -57,7 +58,7 @@ class EmpiricalFlowResult:
 
 class _Field:
     def __init__(self, x, theta, estimator, source, method):
-        from numerics.corpus.empirical import loss_and_gradient
+        from stumpcheck.numerics.corpus.empirical import loss_and_gradient
 
         self._lg = loss_and_gradient
         self.x, self.theta, self.estimator, self.source, self.method = x, theta, estimator, source, method
@@ -89,10 +90,10 @@ def empirical_flow(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, 
     them). Invalid input raises InputError.
     """
     started = time.perf_counter()
-    x, theta = _corpus_arrays(x, theta)
+    x, theta = corpus_arrays(x, theta)
     a0 = finite_float(a0, "a0")
     b0 = finite_float(b0, "b0", positive=True)
-    estimator = _estimator(estimator)
+    estimator = estimator_name(estimator)
     t_max = None if t_max is None else finite_float(t_max, "t_max", positive=True)
     b_target = None if b_target is None else finite_float(b_target, "b_target", positive=True)
     if t_max is None and b_target is None:
@@ -104,7 +105,7 @@ def empirical_flow(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, 
         raise InputError(f"unknown solver {solver!r}; one of {', '.join(_SOLVERS)}")
     source = x
     if method == "pruned":
-        from numerics.corpus.empirical import sort_corpus
+        from stumpcheck.numerics.corpus.empirical import sort_corpus
 
         source = sort_corpus(x, theta)
     vector_field = _Field(x, theta, estimator, source, method)
@@ -167,7 +168,7 @@ def empirical_flow(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, 
         t_final=float(math.expm1(ss[-1])), stopped_because=stopped,
         settings={"a0": a0, "b0": b0, "t_max": t_max, "b_target": b_target, "rtol": rtol, "atol": rtol * 1e-2,
                   "solver": solver, "estimator": estimator, "method": method,
-                  "time_variable": "s = log(1 + t)", "jacobian": "exact Hessian (numerics.corpus.curvature)"},
+                  "time_variable": "s = log(1 + t)", "jacobian": "exact Hessian (stumpcheck.numerics.corpus.curvature)"},
         stats=stats)
 
 

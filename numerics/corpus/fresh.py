@@ -3,7 +3,7 @@
 A frozen (a, b) is applied, unchanged, to ``reps`` independent fresh contexts
 of N points x ~ U[0, 1] (or a given sampler on [0, 1]) labelled by a fixed
 threshold θ, y = 1{x ≥ θ}. For each context the estimate θ̂_N comes from
-:func:`numerics.corpus.empirical.estimate` (float64, log-space softmax) and the
+:func:`stumpcheck.numerics.corpus.empirical.estimate` (float64, log-space softmax) and the
 figure is the Monte Carlo mean of |θ̂_N − θ| with
 
 * a 95% confidence interval by the normal approximation with the sample
@@ -28,8 +28,8 @@ from typing import Callable
 
 import numpy as np
 
-from numerics.precision import InputError, finite_float
-from numerics.resources import require_memory
+from stumpcheck.numerics.precision import InputError, finite_float
+from stumpcheck.numerics.resources import require_memory
 
 __all__ = ["BLOCK", "DEFAULT_THETAS", "MAX_N", "MAX_REPS", "MAX_MAGNITUDE", "ESTIMATORS", "FreshResult", "SupResult",
            "context_stream", "fresh_context_errors", "sup_error_over_theta", "validate_frozen"]
@@ -147,7 +147,7 @@ def _draw(rng: np.random.Generator, shape: tuple, sampler: Sampler | None) -> np
 def _errors(a: float, b: float, theta: float, N: int, *, estimator: str, reps: int, seed: int,
             sampler: Sampler | None, chunk: int, progress=None) -> np.ndarray:
     """θ̂_N − θ for ``reps`` fresh contexts, in block order."""
-    from numerics.corpus.empirical import estimate
+    from stumpcheck.numerics.corpus.empirical import estimate
 
     blocks = math.ceil(reps / BLOCK)
     per_call = max(1, chunk // (BLOCK * N))  # blocks per call of estimate

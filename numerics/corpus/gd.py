@@ -2,7 +2,7 @@
 
     z_{k+1} = z_k − η ∇L̂(z_k),   z = (a, b),   t_k = k·η  (flow time of step k)
 
-∇L̂ is the exact analytic gradient of :func:`numerics.corpus.empirical.loss_and_gradient`
+∇L̂ is the exact analytic gradient of :func:`stumpcheck.numerics.corpus.empirical.loss_and_gradient`
 (float64, log-space softmax). The default step comes from the curvature at the
 start (:func:`default_eta`): η = 1/‖∇²L̂(a₀, b₀)‖₂, half the local descent-lemma
 bound. The loss flattens as b grows (L ≈ 1/(2b²), curvature ≈ b⁻⁴), so with a
@@ -19,12 +19,12 @@ a horizon such as t_max = 10³⁰⁰ would otherwise never end.
 A step that leaves b > 0 or produces a non-finite value ends the run at the
 last good iterate (``stopped_because`` says so).
 
-Checkpoints (:mod:`numerics.corpus.checkpoint`) are written atomically at the
+Checkpoints (:mod:`stumpcheck.numerics.corpus.checkpoint`) are written atomically at the
 start, every ``checkpoint_every`` steps and at the end; ``resume=True`` continues from the
 last one after checking the corpus fingerprint and every setting, and ends
 bit-identical to an uninterrupted run (the update uses only z_k and η).
 
-Where GD is too long, :func:`numerics.corpus.empirical_flow.empirical_flow` integrates
+Where GD is too long, :func:`stumpcheck.numerics.corpus.empirical_flow.empirical_flow` integrates
 the gradient flow of L̂ adaptively instead (GD converges to it at first order
 in η; tested); results must say which one was used.
 """
@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from numerics.precision import InputError, finite_float
-from numerics.corpus.checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointWriter, corpus_fingerprint,
+from stumpcheck.numerics.precision import InputError, finite_float
+from stumpcheck.numerics.corpus.checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointWriter, corpus_fingerprint,
                                           read_checkpoint)
-from numerics.corpus.curvature import ESTIMATORS, loss_gradient_hessian, spectral_curvature
+from stumpcheck.numerics.corpus.steps import (ETA_RULES, ETA_SAFETY, StepBound, choose_eta, corpus_arrays,
+                                              default_eta, estimator_name, step_bound)
 
 __all__ = ["DEFAULT_A0", "DEFAULT_B0", "ETA_SAFETY", "MAX_RECORDS", "MAX_STEPS", "StepBound", "TrainResult", "default_eta", "step_bound",
            "step_budget", "train_gd"]
@@ -49,8 +50,6 @@ __all__ = ["DEFAULT_A0", "DEFAULT_B0", "ETA_SAFETY", "MAX_RECORDS", "MAX_STEPS",
 #: docs/model.md §4: a₀ = b₀ = 10 by default, so that the calibration phase (a → b + 2 log b) is visible
 DEFAULT_A0 = 10.0
 DEFAULT_B0 = 10.0
-#: η = ETA_SAFETY / ‖∇²L̂(a₀, b₀)‖₂; 1 means half the local descent-lemma bound 2/‖∇²L̂‖₂
-ETA_SAFETY = 1.0
 #: most GD steps one run may take (measured 47 µs a step at m = n = 8: about 8 min)
 MAX_STEPS = 10 ** 7
 #: most trajectory rows one run records (about 350 bytes each while running, measured): ⌈steps/record_every⌉
@@ -107,104 +106,10 @@ class TrainResult:
         return float(self.trajectory["loss"][-1])
 
 
-@dataclass(frozen=True)
-class StepBound:
-    """2/M with M = max ‖∇²L̂‖₂ over the sampled points (descent-lemma step bound).
-
-    If M bounds the curvature on every segment [z_k, z_{k+1}], any η < 2/M gives
-    L̂(z_{k+1}) ≤ L̂(z_k) − η(1 − ηM/2)‖∇L̂(z_k)‖² < L̂(z_k). M is the maximum over the
-    points passed in (sampled, not certified between them).
-    """
-
-    bound: float
-    curvature: float
-    at_a: float
-    at_b: float
-    points: int
-
-
 def _positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
-
-
-def _corpus_arrays(x, theta):
-    from numerics.corpus.corpora import validate_corpus_arrays
-
-    return validate_corpus_arrays(np.asarray(x, dtype=np.float64), np.asarray(theta, dtype=np.float64),
-                                  where="training corpus")
-
-
-def _estimator(name: str) -> str:
-    if name not in ESTIMATORS:
-        raise InputError(f"unknown estimator {name!r}; one of {', '.join(ESTIMATORS)}")
-    return name
-
-
-def default_eta(x, theta, a0: float, b0: float, *, estimator: str = "one-head",
-                safety: float = ETA_SAFETY, look_ahead: int = 40) -> tuple[float, str]:
-    """η from the curvature at the start, and the sentence stating the rule and its numbers.
-
-    η₀ = safety/‖∇²L̂(z₀)‖₂ (‖·‖₂ = max |λ|; exact Hessian from the third
-    cumulants of the softmax weights, :mod:`numerics.corpus.curvature`, not
-    finite differences). Look-ahead: where the first step z₁ = z₀ − η∇L̂(z₀)
-    lands, the curvature must not forbid η either, so while
-    η > safety/‖∇²L̂(z₁)‖₂ (or z₁ leaves b > 0) η is lowered to that value
-    (halved if b₁ ≤ 0), at most ``look_ahead`` times. Near the usual start
-    (a₀ = b₀ = 10) the curvature falls along the first step and η = η₀; at
-    scales where the corpus loss is nearly flat (b₀ ≫ m ∧ n) η₀ alone would
-    be enormous and the look-ahead is what keeps the first step sane.
-    """
-    x, theta = _corpus_arrays(x, theta)
-    a0 = finite_float(a0, "a0")
-    b0 = finite_float(b0, "b0", positive=True)
-    safety = finite_float(safety, "safety", positive=True)
-    estimator = _estimator(estimator)
-    _, gradient, hessian = loss_gradient_hessian(x, theta, a0, b0, estimator=estimator)
-    curvature = spectral_curvature(hessian)
-    if not (math.isfinite(curvature) and curvature > 0):
-        raise InputError(f"the Hessian of L̂ at (a0, b0) = ({a0}, {b0}) is {hessian.tolist()}: no curvature to set "
-                         "a default step from; pass eta explicitly")
-    eta = eta0 = safety / curvature
-    lowered = 0
-    for _ in range(look_ahead):
-        a1, b1 = a0 - eta * gradient[0], b0 - eta * gradient[1]
-        if not (math.isfinite(a1) and b1 > 0):
-            eta, lowered = eta / 2, lowered + 1
-            continue
-        ahead = spectral_curvature(loss_gradient_hessian(x, theta, a1, b1, estimator=estimator)[2])
-        if eta * ahead <= safety:
-            break
-        eta, lowered = safety / ahead, lowered + 1
-    rule = (f"eta = {safety:g}/||Hess L̂||_2 from the curvature at the start: {safety:g}/{curvature:.6g} = {eta0:.6g} "
-            f"at (a0, b0) = ({a0:g}, {b0:g})")
-    if lowered:
-        rule += (f", lowered {lowered} time(s) to {eta:.6g} by the curvature where the first step lands "
-                 f"(a1, b1) = ({a0 - eta * gradient[0]:.6g}, {b0 - eta * gradient[1]:.6g})")
-    rule += (f"; exact Hessian (softmax third cumulants), ||.||_2 = max |eigenvalue|; safety factor {safety:g} "
-             f"= {safety / 2:g} x the local descent-lemma bound 2/||Hess||")
-    return eta, rule
-
-
-def step_bound(x, theta, a, b, *, estimator: str = "one-head") -> StepBound:
-    """The descent-lemma step bound 2/max ‖∇²L̂‖₂ over the points (a[i], b[i]) (see :class:`StepBound`)."""
-    x, theta = _corpus_arrays(x, theta)
-    a = np.atleast_1d(np.asarray(a, dtype=np.float64))
-    b = np.atleast_1d(np.asarray(b, dtype=np.float64))
-    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
-        raise InputError(f"step_bound needs 1-D arrays a, b of the same non-zero length, got {a.shape}, {b.shape}")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise InputError("step_bound: a and b must be finite")
-    estimator = _estimator(estimator)
-    worst, where = -1.0, 0
-    for i in range(a.size):
-        curvature = spectral_curvature(loss_gradient_hessian(x, theta, float(a[i]), float(b[i]),
-                                                             estimator=estimator)[2])
-        if curvature > worst:
-            worst, where = curvature, i
-    bound = 2.0 / worst if worst > 0 else math.inf
-    return StepBound(bound=bound, curvature=worst, at_a=float(a[where]), at_b=float(b[where]), points=int(a.size))
 
 
 def _settings(a0, b0, eta, estimator, steps, t_max, b_target, record_every, method) -> dict:
@@ -236,10 +141,10 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     after each evaluation of L̂(z_k) (it may raise KeyboardInterrupt; the last
     checkpoint then stays valid). ``max_steps_this_run`` pauses after that many
     steps of this call (writing a checkpoint), to be continued with
-    ``resume=True``. ``method`` is passed to :func:`numerics.corpus.empirical.loss_and_gradient`.
+    ``resume=True``. ``method`` is passed to :func:`stumpcheck.numerics.corpus.empirical.loss_and_gradient`.
     ``keep_b_positive=False`` lets an iterate leave the model's regime b > 0
     (L̂ is defined for every real b) instead of ending the run there.
-    ``step_rule`` names the rule for ``eta=None`` (:data:`numerics.corpus.steps.ETA_RULES`:
+    ``step_rule`` names the rule for ``eta=None`` (:data:`stumpcheck.numerics.corpus.steps.ETA_RULES`:
     "corpus", the default here, "population" or "lookahead"); a run that would
     leave the model ends with ``stopped_because`` naming the step and the rule.
     ``chosen_eta`` is the (η, rule sentence) that ``choose_eta`` already returned
@@ -247,13 +152,13 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     first need not compute it twice). A run longer than :data:`MAX_STEPS`
     steps is refused (:func:`step_budget`). Invalid input raises InputError.
     """
-    from numerics.corpus.empirical import loss_and_gradient
+    from stumpcheck.numerics.corpus.empirical import loss_and_gradient
 
     started = time.perf_counter()
-    x, theta = _corpus_arrays(x, theta)
+    x, theta = corpus_arrays(x, theta)
     a0 = finite_float(a0, "a0")
     b0 = finite_float(b0, "b0", positive=True)
-    estimator = _estimator(estimator)
+    estimator = estimator_name(estimator)
     steps = None if steps is None else _positive_int(steps, "steps")
     t_max = None if t_max is None else finite_float(t_max, "t_max", positive=True)
     b_target = None if b_target is None else finite_float(b_target, "b_target", positive=True)
@@ -267,7 +172,6 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
         raise InputError("resume needs a checkpoint directory")
     if method not in ("dense", "pruned"):
         raise InputError(f"unknown method {method!r}; one of dense, pruned")
-    from numerics.corpus.steps import ETA_RULES, choose_eta
 
     if step_rule not in ETA_RULES:
         raise InputError(f"unknown step rule {step_rule!r}; one of {', '.join(ETA_RULES)}")
@@ -286,7 +190,7 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
 
     source = x
     if method == "pruned":
-        from numerics.corpus.empirical import sort_corpus
+        from stumpcheck.numerics.corpus.empirical import sort_corpus
 
         source = sort_corpus(x, theta)
     k, a, b = 0, a0, b0

@@ -1,9 +1,9 @@
 """The per-task algebra of the corpus estimators: groups of points with one score slope.
 
 This docstring states the algebra of the corpus estimators. The compiled kernel
-(:mod:`numerics.corpus.kernel_algebra`, :mod:`numerics.corpus.kernel`) runs the same
+(:mod:`stumpcheck.numerics.corpus.kernel_algebra`, :mod:`stumpcheck.numerics.corpus.kernel`) runs the same
 operations on one task at a time; the functions here run them on arrays with one row
-per task, in float64, for the numpy path (:mod:`numerics.corpus.kernel_numpy`).
+per task, in float64, for the numpy path (:mod:`stumpcheck.numerics.corpus.kernel_numpy`).
 Model: docs/model.md §2, §5.
 
 Group decomposition (why it is exact and cancellation-free). Every estimator
@@ -33,7 +33,7 @@ non-negative terms, μ_P − μ_N = (min_P x − max_N x) + lo_P + hi_N, and
 are computed without cancellation (relative error a small multiple of n·2⁻⁵³).
 For averaged and pooled, terms of both signs meet; each term is still exact
 to a few ulps, so the error is a few hundred ulps of Σ|terms| (see
-:mod:`numerics.corpus.empirical` for the measured accuracy). Where the data make a
+:mod:`stumpcheck.numerics.corpus.empirical` for the measured accuracy). Where the data make a
 difference small, it is formed from exact differences of the data first
 (:func:`mean_difference`, :func:`mean_minus`, :func:`one_minus_sum`), and the
 small moments are added afterwards.

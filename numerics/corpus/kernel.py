@@ -1,10 +1,10 @@
 """The compiled corpus kernel: θ̂, e, ∂θ̂/∂a, ∂θ̂/∂b of every task in one fused pass per task.
 
-Model and algebra: docs/model.md §2, §5 and :mod:`numerics.corpus.groups` (groups of points with
+Model and algebra: docs/model.md §2, §5 and :mod:`stumpcheck.numerics.corpus.groups` (groups of points with
 one score slope, their moments about the group's best point, the double-double group weights and
-the cancellation-free pairwise formulas); the scalar algebra is :mod:`numerics.corpus.kernel_algebra`.
+the cancellation-free pairwise formulas); the scalar algebra is :mod:`stumpcheck.numerics.corpus.kernel_algebra`.
 Precision: float64, the same operations as the group algebra, so the same accuracy
-(:mod:`numerics.corpus.empirical` states it).
+(:mod:`stumpcheck.numerics.corpus.empirical` states it).
 
 Per task and per head (β = b for one-head scores, −b for reflected scores), the kernel
 
@@ -15,14 +15,14 @@ Per task and per head (β = b for one-head scores, −b for reflected scores), t
 3. sweeps again without exp for V_g = Σ ωᵢ (dᵢ − near_g)² / S_g, near_g = Σ ωᵢ dᵢ / S_g
    (the centred form: the uncentred Σ ω d² − near² would cancel);
 
-then combines the groups (:func:`numerics.corpus.kernel_algebra.mixture`). The dense path
+then combines the groups (:func:`stumpcheck.numerics.corpus.kernel_algebra.mixture`). The dense path
 (:func:`dense_tasks`) touches every point of a task; the pruned path
-(:mod:`numerics.corpus.kernel_pruned`) runs the same steps on each group's window of a sorted
+(:mod:`stumpcheck.numerics.corpus.kernel_pruned`) runs the same steps on each group's window of a sorted
 task, so its cost follows the touched points.
 
 Vectorisation (checked in the compiled machine code on an AVX2 machine): the loops of steps 1–3
 compile to 256-bit (ymm) instructions, 4 doubles at a time; the exp is branch-free arithmetic
-(:mod:`numerics.corpus.kernel_exp`), so the loop of step 2 is a vector loop with no call in it.
+(:mod:`stumpcheck.numerics.corpus.kernel_exp`), so the loop of step 2 is a vector loop with no call in it.
 Tasks are split across threads with ``prange`` (``numba.set_num_threads``, or the
 environment variable NUMBA_NUM_THREADS before the first import); scratch memory is one row of n
 doubles per block of tasks, nothing is allocated per task. Results do not depend on the thread
@@ -49,8 +49,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
-from numerics.corpus.kernel_algebra import N_FIELDS, mixture, set_group  # noqa: E402
-from numerics.corpus.kernel_exp import exp_nonpositive, float_bits, float_from_bits  # noqa: E402
+from stumpcheck.numerics.corpus.kernel_algebra import N_FIELDS, mixture, set_group  # noqa: E402
+from stumpcheck.numerics.corpus.kernel_exp import exp_nonpositive, float_bits, float_from_bits  # noqa: E402
 
 __all__ = ["ONE_HEAD", "REFLECTED", "AVERAGED", "POOLED", "ESTIMATOR_CODES", "dense_tasks"]
 

@@ -1,8 +1,8 @@
 """The per-task group algebra of the corpus kernel, compiled: one task's groups in, (θ̂, e, ∂θ̂/∂a, ∂θ̂/∂b) out.
 
-The mathematics is :mod:`numerics.corpus.groups`' (read its docstring: the group decomposition,
+The mathematics is :mod:`stumpcheck.numerics.corpus.groups`' (read its docstring: the group decomposition,
 the double-double group weights and the cancellation-free differences of means); this module is
-the same algebra on scalars, for one task at a time, so that :mod:`numerics.corpus.kernel` can
+the same algebra on scalars, for one task at a time, so that :mod:`stumpcheck.numerics.corpus.kernel` can
 run it inside its compiled loop over tasks. Precision: float64, with the group log-partition
 differences summed in double-double (Ogita–Rump–Oishi Sum2 of TwoSum/Dekker terms).
 
@@ -118,7 +118,7 @@ def _near(G, g):
 @njit(cache=True)
 def _one_minus_sum(G, g, h):
     """1 − μ_g − μ_h = ((1 − c_u) − c_v) − (near_u + near_v), u the group with the larger best point c
-    (see :func:`numerics.corpus.groups.one_minus_sum` for why the data part is formed first)."""
+    (see :func:`stumpcheck.numerics.corpus.groups.one_minus_sum` for why the data part is formed first)."""
     cg, ch = _best(G, g), _best(G, h)
     edges = (1.0 - cg) - ch if cg >= ch else (1.0 - ch) - cg
     return edges - (_near(G, g) + _near(G, h))
@@ -130,7 +130,7 @@ def mixture(G, first, count, theta, weights):
 
     w_g = exp(log Z_g − log Z_ref) / Σ_h (…), ref the group with the largest log Z, each difference
     summed in double-double; then θ̂ = Σ w_g μ_g, e = Σ w_g (μ_g − θ) and the pairwise covariance
-    formulas of :mod:`numerics.corpus.groups`. ``weights`` is scratch of length ≥ count.
+    formulas of :mod:`stumpcheck.numerics.corpus.groups`. ``weights`` is scratch of length ≥ count.
     """
     last = first + count
     ref = -1

@@ -8,7 +8,7 @@ A call to the C library's exp cannot be vectorised; this one is branch-free arit
 with ln2_hi holding the leading 32 bits of ln 2 (so k·ln2_hi is exact) and 2^k built from its
 exponent bits. Domain: y ≤ 0 (every exponent of the kernel is ≤ 0). Below y = −708 the result
 is 0 (exp(−708) ≈ 3.3·10⁻³⁰⁸, the bottom of the normal range: an absolute error below that,
-which :mod:`numerics.corpus.empirical` counts in its 10⁻³⁰⁰ absolute allowance). Accuracy:
+which :mod:`stumpcheck.numerics.corpus.empirical` counts in its 10⁻³⁰⁰ absolute allowance). Accuracy:
 within 2 ulps of the correctly rounded exp on [−708, 0] (the largest error measured against
 np.longdouble over 4·10⁶ random points of [−708, 0], [−1, 0] and [−0.35, 0] is 0.89 ulp;
 tests/test_kernel.py checks it against mpmath).
@@ -21,7 +21,7 @@ the reordering of its rounding errors does not show in the result (an all-Estrin
 measured: 2.1 ulps). The one fast-math flag is ``contract``: a·b + c may be one fused multiply-add
 (one rounding instead of two), which cannot loosen the error bound (measured: 1.15 ulps without
 it, 0.89 with it). No reassociation: callers that allow it for their own sums (the sweeps of
-:mod:`numerics.corpus.kernel`) call these functions as separate functions, whose instructions
+:mod:`stumpcheck.numerics.corpus.kernel`) call these functions as separate functions, whose instructions
 keep their own flags when they are inlined.
 """
 

@@ -1,9 +1,9 @@
 """The numpy path of the corpus kernel: the group algebra on (rows × n) arrays, a chunk of tasks at a time.
 
-The algebra and its array functions live in :mod:`numerics.corpus.groups`.
+The algebra and its array functions live in :mod:`stumpcheck.numerics.corpus.groups`.
 
-This is the implementation the compiled kernel (:mod:`numerics.corpus.kernel`) replaced; it is
-kept, reachable as ``backend="numpy"`` in :mod:`numerics.corpus.empirical`, as an independent
+This is the implementation the compiled kernel (:mod:`stumpcheck.numerics.corpus.kernel`) replaced; it is
+kept, reachable as ``backend="numpy"`` in :mod:`stumpcheck.numerics.corpus.empirical`, as an independent
 second implementation of the same algebra for the tests and the benchmark. Same mathematics and
 accuracy; slower, because every pass writes a fresh chunk-sized temporary.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.corpus.groups import Group, combine, group_moments, row_dot, two_prod
+from stumpcheck.numerics.corpus.groups import Group, combine, group_moments, row_dot, two_prod
 
 __all__ = ["dense_chunk", "pruned_chunk", "window_bounds"]
 

@@ -1,6 +1,6 @@
 """A software prefetch for the compiled corpus kernel: ask the cache for a row's points before they are read.
 
-The pruned path (:mod:`numerics.corpus.kernel_pruned`) reads each sorted task once, in a few
+The pruned path (:mod:`stumpcheck.numerics.corpus.kernel_pruned`) reads each sorted task once, in a few
 short runs (its groups' windows) that the hardware prefetcher has no time to detect, so every run
 would start with a wait on main memory. While it computes task j it names the cache lines of
 task j + 2's best points and windows (:func:`prefetch`), so that they arrive during the arithmetic

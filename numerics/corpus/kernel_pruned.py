@@ -1,7 +1,7 @@
 """The pruned path of the compiled corpus kernel: each group of a sorted task restricted to its window.
 
-Mathematics: :mod:`numerics.corpus.kernel` (the per-task sweep and its groups) and
-:func:`numerics.corpus.empirical.pruned_window_bound` (what the windows leave out). On a sorted task
+Mathematics: :mod:`stumpcheck.numerics.corpus.kernel` (the per-task sweep and its groups) and
+:func:`stumpcheck.numerics.corpus.empirical.pruned_window_bound` (what the windows leave out). On a sorted task
 (N = row[:split], P = row[split:]) each group g's points with |β|·|x − c_g| ≤ T form one run of the
 row that starts at the group's best point c_g (:func:`window`); the kernel sums only that run
 (:func:`_group_sums`: one exp per touched point), and leaves out a whole group whose softmax weight
@@ -11,10 +11,10 @@ the dense kernel on the points it touches, so the same accuracy plus the window 
 Cost. A task's windows are short runs of a row that is not in cache (the rows are 8 n bytes apart
 and touched once per call), so the kernel asks for them ahead of use: while task j is computed,
 the cache lines of task j + ``_AHEAD``'s best points and windows (sized as the windows of the
-task just computed) are prefetched (:mod:`numerics.corpus.kernel_prefetch`). The fixed cost per
+task just computed) are prefetched (:mod:`stumpcheck.numerics.corpus.kernel_prefetch`). The fixed cost per
 task is kept off the libm: the log n_g of the group-dropping test is read from a table of
 log k, k ≤ n, built once per call, and a softmax with one non-empty group has weight 1 without
-its double-double differences (:func:`numerics.corpus.kernel_algebra.mixture`). Measured on one
+its double-double differences (:func:`stumpcheck.numerics.corpus.kernel_algebra.mixture`). Measured on one
 thread (10⁴ tasks of n = 1000, b = 500, one-head, 14 % of the points touched): the same windows
 already in cache take as long as from memory (the waits are hidden); what is left is ~2.5 ns
 per touched point (the exp and the sums of :func:`_group_sums`) and ~210 ns per task (window
@@ -30,10 +30,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from numerics.corpus.kernel import _BLOCK, _ROW, ONE_HEAD, POOLED, REFLECTED, _combine
-from numerics.corpus.kernel_algebra import N_FIELDS, set_group
-from numerics.corpus.kernel_exp import EXP_FLUSH, exp_above_flush, exp_nonpositive
-from numerics.corpus.kernel_prefetch import prefetch
+from stumpcheck.numerics.corpus.kernel import _BLOCK, _ROW, ONE_HEAD, POOLED, REFLECTED, _combine
+from stumpcheck.numerics.corpus.kernel_algebra import N_FIELDS, set_group
+from stumpcheck.numerics.corpus.kernel_exp import EXP_FLUSH, exp_above_flush, exp_nonpositive
+from stumpcheck.numerics.corpus.kernel_prefetch import prefetch
 
 __all__ = ["pruned_tasks", "pruned_tasks_serial", "window"]
 
@@ -189,7 +189,7 @@ def _negligible_groups(row, split, a, b, estimator, T, log_count, keep, best, up
 def _prefetch_task(row, split, b, estimator, extent):
     """Prefetch the cache lines a sorted task will be read at: each group's best point (read by
     :func:`_negligible_groups` whether or not the group is kept) and its window, guessed as
-    ``extent[g]`` points from the best point (a hint only: see :mod:`numerics.corpus.kernel_prefetch`)."""
+    ``extent[g]`` points from the best point (a hint only: see :mod:`stumpcheck.numerics.corpus.kernel_prefetch`)."""
     n = row.shape[0]
     for h in range(2):
         if _unused(h, estimator):
@@ -265,7 +265,7 @@ def _log_counts(n):
 
 @njit(cache=True, parallel=True)
 def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
-    """As :func:`numerics.corpus.kernel.dense_tasks` on sorted tasks (N = xs[j, :split[j]],
+    """As :func:`stumpcheck.numerics.corpus.kernel.dense_tasks` on sorted tasks (N = xs[j, :split[j]],
     P = xs[j, split[j]:]), each group restricted to its window (:func:`window`), and a group whose
     whole weight is below e^{−T} left out (:func:`_negligible_groups`); blocks of tasks split across
     numba's threads. Returns (valid, points touched)."""

@@ -20,7 +20,7 @@ distributed when ``scheduler`` (an address such as ``tcp://host:8786``, or a
 ``DASK_SCHEDULER_ADDRESS`` is set. Dask is an optional extra
 (``pip install 'stumpcheck[dask]'``). The cell function must be importable by
 the workers (defined at module level). Pool workers watch their parent and
-exit when it dies, SIGKILL included (:mod:`numerics.processes`).
+exit when it dies, SIGKILL included (:mod:`stumpcheck.numerics.processes`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from typing import Callable
 
 import numpy as np
 
-from numerics.precision import InputError
-from numerics.processes import parent_watching_pool
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.processes import parent_watching_pool
 
 __all__ = ["SCHEDULER_ENV", "cell_key", "load_store", "run_sweep"]
 
@@ -191,7 +191,7 @@ def run_sweep(cell_function: Callable[[dict], dict], cells: list, *, store, sche
 
 def _run_pool(cell_function, todo, workers, record_of) -> None:
     # workers end with this process, even when it is killed with SIGKILL; leaving the block by an exception
-    # (Ctrl-C, a failed cell) terminates the running cells instead of waiting for them (numerics.processes);
+    # (Ctrl-C, a failed cell) terminates the running cells instead of waiting for them (stumpcheck.numerics.processes);
     # the finished cells are already in the store
     with parent_watching_pool(min(workers, len(todo))) as executor:
         futures = {executor.submit(_timed_call, cell_function, cell): (key, cell) for key, cell in todo}

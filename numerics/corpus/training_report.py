@@ -1,4 +1,4 @@
-"""Files, table and plot of a GD run (:func:`numerics.corpus.gd.train_gd`).
+"""Files, table and plot of a GD run (:func:`stumpcheck.numerics.corpus.gd.train_gd`).
 
 ``trajectory.csv`` (columns step, t, a, b, loss; floats written with ``repr``,
 so they read back exactly), ``trajectory.json`` (the same arrays, the
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.json_output import finite_json
-from numerics.corpus.gd import TrainResult
-from numerics.corpus.checkpoint import TRAJECTORY_KEYS
+from stumpcheck.numerics.json_output import finite_json
+from stumpcheck.numerics.corpus.gd import TrainResult
+from stumpcheck.numerics.corpus.checkpoint import TRAJECTORY_KEYS
 
 __all__ = ["training_table", "write_training_outputs"]
 

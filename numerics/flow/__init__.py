@@ -7,14 +7,14 @@ check (``run``; ``population_flow`` re-exports these under their earlier path), 
 and plots.
 """
 
-from numerics.flow.integrate import (FlowStatus, FlowSolution, integrate_flow)
-from numerics.flow.stiffness import StiffnessWarning
-from numerics.flow.field import (RHS_BACKENDS, FIELD_GUARD_BITS, PopulationFlowField, PopulationFlowFieldMP)
-from numerics.flow.quadrature_order import (quadrature_order_for, quadrature_agreement)
-from numerics.flow.diagnostics import (DEFAULT_DELTA, sup_interior_error, flow_fits)
-from numerics.flow.run import (SOLVERS, FlowRun, run_population_flow, PARALLEL_CHECK_FROM, MIN_RTOL_FLOAT64,
+from stumpcheck.numerics.flow.integrate import (FlowStatus, FlowSolution, integrate_flow)
+from stumpcheck.numerics.flow.stiffness import StiffnessWarning
+from stumpcheck.numerics.flow.field import (RHS_BACKENDS, FIELD_GUARD_BITS, PopulationFlowField, PopulationFlowFieldMP)
+from stumpcheck.numerics.flow.quadrature_order import (quadrature_order_for, quadrature_agreement)
+from stumpcheck.numerics.flow.diagnostics import (DEFAULT_DELTA, sup_interior_error, flow_fits)
+from stumpcheck.numerics.flow.run import (SOLVERS, FlowRun, run_population_flow, PARALLEL_CHECK_FROM, MIN_RTOL_FLOAT64,
     MAX_T_MAX, MAX_START_A, MAX_START_B, check_flow_arguments)
-from numerics.flow.report import (write_flow_outputs, flow_table)
+from stumpcheck.numerics.flow.report import (write_flow_outputs, flow_table)
 
 __all__ = [
     "FlowStatus", "FlowSolution", "integrate_flow", "StiffnessWarning", "DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS",

@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from numerics.fits import PowerLawFit, fit_power_law
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.fits import PowerLawFit, fit_power_law
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.generated import population_numpy as gen_np
 
 __all__ = ["DEFAULT_DELTA", "CALIBRATED_RESIDUAL", "sup_interior_error", "flow_fits"]
 

@@ -4,17 +4,17 @@ With s = log(1 + t) the flow dz/dt = −∇L(z), z = (a, b), reads
 
     dz/ds = f(s, z) = −(1 + t)·∇L(z),  ∂f/∂z = −(1 + t)·∇²L(z),  ∂f/∂s = f,  t = e^s − 1,
 
-which :func:`numerics.flow.ode.diffeqsolve` integrates with the exact Jacobian (the Rosenbrock
+which :func:`stumpcheck.numerics.flow.ode.diffeqsolve` integrates with the exact Jacobian (the Rosenbrock
 solvers use it). Two fields, one formula:
 
 * :class:`PopulationFlowField` — float64, ∇L and ∇²L by Gauss–Legendre on the model's breakpoints
   (nodes near θ = 1 placed by their distance from 1): for the one-head and reflected estimators one
-  compiled call (:mod:`numerics.population.one_head_float64`: closed-form switch point, 16 points
+  compiled call (:mod:`stumpcheck.numerics.population.one_head_float64`: closed-form switch point, 16 points
   a piece), for the averaged and pooled ones the generated numpy code (24 points a piece);
 * :class:`PopulationFlowFieldMP` — at the solver's mpmath precision plus :data:`FIELD_GUARD_BITS`,
   ∇L and ∇²L by breakpoint Gauss–Legendre with the integrand from the generated Arb (default) or
   mpmath code; half of each Arb evaluation can run in a second process (``workers=2``). It lives in
-  :mod:`numerics.flow.field_mp` and is re-exported here.
+  :mod:`stumpcheck.numerics.flow.field_mp` and is re-exported here.
 
 A state outside the domain b > 0 raises ArithmeticError (the integrator rejects the step).
 """
@@ -26,15 +26,15 @@ import math
 import mpmath
 import numpy as np
 
-from numerics.flow.field_mp import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowFieldMP
-from numerics.population.quantities import _gauss_legendre_float64
+from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowFieldMP
+from stumpcheck.numerics.population.quantities import _gauss_legendre_float64
 
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "COMPILED_ESTIMATORS", "PopulationFlowField", "PopulationFlowFieldMP"]
 
 
 def _kernel():
     """The compiled one-head field (imports numba: only when a float64 field is made)."""
-    from numerics.population import one_head_float64
+    from stumpcheck.numerics.population import one_head_float64
 
     return one_head_float64
 
@@ -57,7 +57,7 @@ class PopulationFlowField:
     ArithmeticError, which the integrator treats as a rejected step.
 
     ``order`` is the number of Gauss–Legendre points a piece: by default
-    :data:`numerics.population.one_head_float64.DEFAULT_ORDER` (16, on ladders of ratio 4) for the
+    :data:`stumpcheck.numerics.population.one_head_float64.DEFAULT_ORDER` (16, on ladders of ratio 4) for the
     compiled estimators (:data:`COMPILED_ESTIMATORS`), where it agrees with 40 points to ~3e-15
     relative along the flow, and 24 for the others.
     """

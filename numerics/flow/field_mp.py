@@ -1,12 +1,12 @@
 """The population flow field at D digits, and the log-scale coordinates of the D-digit flow.
 
 With s = log(1 + t) the flow dz/dt = −∇L(z), z = (a, b), reads dz/ds = f(s, z) = −(1 + t)·∇L(z),
-∂f/∂z = −(1 + t)·∇²L(z), ∂f/∂s = f (docs/model.md §4; :mod:`numerics.flow.field` has the float64 field).
+∂f/∂z = −(1 + t)·∇²L(z), ∂f/∂s = f (docs/model.md §4; :mod:`stumpcheck.numerics.flow.field` has the float64 field).
 
 * :class:`PopulationFlowFieldMP` — f and ∂f/∂z at the solver's mpmath precision plus
   :data:`FIELD_GUARD_BITS`, ∇L and ∇²L by breakpoint Gauss–Legendre with the integrand in Arb
   balls (default; the one head's real-ball closed forms) or from the generated mpmath code, one order on every piece or (Arb, ``piece_digits``)
-  an order per piece chosen by its own two-order check (:mod:`numerics.flow.piece_orders`); half
+  an order per piece chosen by its own two-order check (:mod:`stumpcheck.numerics.flow.piece_orders`); half
   of each Arb evaluation (by node count) can run in a second process.
 * :class:`LogScaleField` — the same flow in the coordinates w = (u, v) = (a − b, log b). Along the
   flow b ≈ (C t)^{1/4} grows like e^{s/4} while u ≈ 2 log b + O(1) and v ≈ s/4 + O(1) are nearly
@@ -25,11 +25,11 @@ from concurrent.futures.process import BrokenProcessPool
 import mpmath
 import numpy as np
 
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.flow.piece_orders import PieceOrderRule
-from numerics.population.quantities import loss_gradient_hessian_gauss_legendre
-from numerics.precision import InputError
-from numerics.processes import parent_watching_pool
+from stumpcheck.numerics.certified.enclosures.arb_quadrature import loss_gradient_hessian_arb
+from stumpcheck.numerics.flow.piece_orders import PieceOrderRule
+from stumpcheck.numerics.population.quantities import loss_gradient_hessian_gauss_legendre
+from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.processes import parent_watching_pool
 
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "PopulationFlowFieldMP", "LogScaleField"]
 
@@ -48,18 +48,18 @@ class PopulationFlowFieldMP:
 
     ∇L and ∇²L by ``order``-point Gauss–Legendre on each breakpoint piece,
     with the integrand in Arb balls (``rhs="arb"``, the default:
-    :func:`numerics.certified.arb_quadrature.loss_gradient_hessian_arb`; for the one head the
-    real-ball closed forms of :mod:`numerics.certified.one_head_arb`, about 4× faster per node
+    :func:`stumpcheck.numerics.certified.enclosures.arb_quadrature.loss_gradient_hessian_arb`; for the one head the
+    real-ball closed forms of :mod:`stumpcheck.numerics.certified.enclosures.one_head_arb`, about 4× faster per node
     than the generated Arb jet at 30 digits, itself about 9× faster than the mpmath code; the
     largest relative rounding bound seen is kept in ``rounding_bound``) or the generated mpmath
     code (``rhs="mpmath"``:
-    :func:`numerics.population.quantities.loss_gradient_hessian_gauss_legendre`). Values
+    :func:`stumpcheck.numerics.population.quantities.loss_gradient_hessian_gauss_legendre`). Values
     are rounded back to the caller's precision.
 
     ``piece_digits`` (Arb only): instead of ``order`` on every piece, each piece's own order, accepted
     when its contributions at that order and at 1.5× it differ by at most 10^−piece_digits of the
     totals over the number of pieces, chosen at a step's start (each :meth:`linearization`) and frozen
-    for the following evaluations (:class:`numerics.flow.piece_orders.PieceOrderRule`, kept in
+    for the following evaluations (:class:`stumpcheck.numerics.flow.piece_orders.PieceOrderRule`, kept in
     ``rule``); ``order`` is then the first guess and the fallback.
     """
 

@@ -2,20 +2,20 @@
 
 Fixed steps in t cannot reach t ≈ 10¹² (docs/model.md §8): the flow is integrated
 in s = log(1 + t), in which b ∝ t^{1/4} grows linearly in s, as
-dz/ds = −(1 + t)·∇L(z) (:class:`numerics.flow.field.PopulationFlowField`), with the documented
-defaults of docs/model.md §4.1, shared with :func:`numerics.flow.run.run_population_flow`: a stiff
-solver with the exact Jacobian (:func:`numerics.flow.run.default_solver`: scipy's LSODA at
+dz/ds = −(1 + t)·∇L(z) (:class:`stumpcheck.numerics.flow.field.PopulationFlowField`), with the documented
+defaults of docs/model.md §4.1, shared with :func:`stumpcheck.numerics.flow.run.run_population_flow`: a stiff
+solver with the exact Jacobian (:func:`stumpcheck.numerics.flow.run.default_solver`: scipy's LSODA at
 rtol/100 in float64, Rodas4 below LSODA's smallest rtol; extrapolated linearly implicit Euler at
 ``dps`` digits), rtol 10⁻⁹, saving every accepted step and the log-spaced times of
-:func:`numerics.flow.run.run_population_flow`.
+:func:`stumpcheck.numerics.flow.run.run_population_flow`.
 
 The flow is always solved a second time at rtol/10 (and atol/10); the largest relative
 difference in b between the two solves, over the times both saved (the log-spaced times, the
 start and the end), is returned as ``a_posteriori_rel_error_b``. It is an estimate of the global
 error of b, not a bound. When it exceeds ``error_goal`` (default: rtol), the status is
-:attr:`~numerics.flow.ode.Status.ERROR_ESTIMATE_EXCEEDED`; when the second solve does not reach
-t_max, :attr:`~numerics.flow.ode.Status.CHECK_INCOMPLETE`. An explicit solver warns
-(:class:`~numerics.flow.stiffness.StiffnessWarning`).
+:attr:`~stumpcheck.numerics.flow.ode.Status.ERROR_ESTIMATE_EXCEEDED`; when the second solve does not reach
+t_max, :attr:`~stumpcheck.numerics.flow.ode.Status.CHECK_INCOMPLETE`. An explicit solver warns
+(:class:`~stumpcheck.numerics.flow.stiffness.StiffnessWarning`).
 """
 
 from __future__ import annotations
@@ -26,21 +26,21 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from numerics.flow.ode import MPArithmetic, Status
-from numerics.flow.field import PopulationFlowField
-from numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, SOLVERS, _order_along_float64_flow, _save_times, _solve,
+from stumpcheck.numerics.flow.ode import MPArithmetic, Status
+from stumpcheck.numerics.flow.field import PopulationFlowField
+from stumpcheck.numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, SOLVERS, _order_along_float64_flow, _save_times, _solve,
                                check_flow_arguments, default_solver)
-from numerics.flow.stiffness import StiffnessWarning, warn_if_explicit
-from numerics.population.quantities import loss_and_gradient_float64
-from numerics.precision import InputError
+from stumpcheck.numerics.flow.stiffness import StiffnessWarning, warn_if_explicit
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["FlowStatus", "FlowSolution", "integrate_flow", "StiffnessWarning", "DEFAULT_RTOL"]
 
-#: The solve status (an alias of :class:`numerics.flow.ode.Status`).
+#: The solve status (an alias of :class:`stumpcheck.numerics.flow.ode.Status`).
 FlowStatus = Status
 #: The library's default rtol (docs/model.md §4.1; the CLI's is 1e-8).
 DEFAULT_RTOL = 1e-9
-#: Save times a decade for the a-posteriori comparison (as :func:`numerics.flow.run.run_population_flow`).
+#: Save times a decade for the a-posteriori comparison (as :func:`stumpcheck.numerics.flow.run.run_population_flow`).
 CHECK_TIMES_PER_DECADE = 8
 
 
@@ -89,17 +89,17 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_
                    rhs: str = "arb") -> FlowSolution:
     """Integrate dz/dt = −∇L(z) from z(0) = (a0, b0) to t_max (> 0), with an a-posteriori error estimate.
 
-    ``solver``: a name of :data:`numerics.flow.run.SOLVERS`, None for the default of the precision
-    (:func:`numerics.flow.run.default_solver`); an explicit one (dopri5, bosh3) warns with
+    ``solver``: a name of :data:`stumpcheck.numerics.flow.run.SOLVERS`, None for the default of the precision
+    (:func:`stumpcheck.numerics.flow.run.default_solver`); an explicit one (dopri5, bosh3) warns with
     :class:`StiffnessWarning`. ``atol``: None for rtol/100. ``error_goal``: the largest accepted
     ``a_posteriori_rel_error_b`` (default rtol); above it the status is ERROR_ESTIMATE_EXCEEDED.
     ``dps``: None for float64, else the digits of an mpmath solve (its Gauss–Legendre order
-    chosen as in :func:`~numerics.flow.run.run_population_flow`, one order on every piece; a, b
+    chosen as in :func:`~stumpcheck.numerics.flow.run.run_population_flow`, one order on every piece; a, b
     returned as floats, the final ones to ``dps`` digits in ``settings``). ``save_every`` thins the
     saved steps (the start and the end are always kept). ``progress``, if given, is called with the
     current t after each accepted step of the first solve. ``max_steps`` caps each solve. The
-    arguments are checked by :func:`~numerics.flow.run.check_flow_arguments` (t_max ≤
-    :data:`~numerics.flow.run.MAX_T_MAX`, rtol ≥ :data:`~numerics.flow.run.MIN_RTOL_FLOAT64` in
+    arguments are checked by :func:`~stumpcheck.numerics.flow.run.check_flow_arguments` (t_max ≤
+    :data:`~stumpcheck.numerics.flow.run.MAX_T_MAX`, rtol ≥ :data:`~stumpcheck.numerics.flow.run.MIN_RTOL_FLOAT64` in
     float64, …): InputError (a ValueError) otherwise.
     """
     if not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and 0 < t_max <= MAX_T_MAX):

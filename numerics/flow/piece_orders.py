@@ -1,10 +1,10 @@
 """Per-piece Gauss–Legendre orders of the D-digit flow field, each piece accepted by its own two-order check.
 
-The D-digit field (:class:`numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L over the
-pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`numerics.population.quadrature.breakpoints`;
+The D-digit field (:class:`stumpcheck.numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L over the
+pieces [p_k, p_{k+1}] of the model's breakpoints (:func:`stumpcheck.numerics.population.quadrature.breakpoints`;
 here with the switch in closed form, :func:`switch_point`), each by Gauss–Legendre with the
 integrand in Arb balls, all pieces at their own orders in one call
-(:func:`numerics.certified.arb_quadrature.piece_moments_arb`). One order for every piece is
+(:func:`stumpcheck.numerics.certified.enclosures.arb_quadrature.piece_moments_arb`). One order for every piece is
 the order of the hardest piece: the ladder about the softmax switch near θ = 1, whose integrand has a
 pole one piece width beyond each piece (Bernstein parameter ρ ≈ 3 + √8, about 1.5 digits per node).
 Pieces in the bulk, where the integrand is a polynomial up to terms below 10^−D, and pieces that
@@ -17,7 +17,7 @@ carry a small share of the integral need far fewer nodes (at b ≈ 1200, 0.6 of 
 
 T_c the component's total over the P pieces. Summed over the pieces, the two rules then differ by at
 most 10^−digits·|T_c|: with ``digits`` = D + 3 the whole rule passes the flow's global two-order check
-(D + 2 digits, :mod:`numerics.flow.quadrature_order`) with a digit to spare. The orders are chosen
+(D + 2 digits, :mod:`stumpcheck.numerics.flow.quadrature_order`) with a digit to spare. The orders are chosen
 (:func:`select_orders`) at the start of a step, from the previous orders as guesses: raised along
 n → 1.5·n until the check passes, then lowered by a fifth at a time while the lower order still
 agrees with the finest computed one to τ (its finer order is at most that one). They are then **frozen** for the step and the next
@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 
 import mpmath
 
-from numerics.certified.arb_quadrature import piece_moments_arb
-from numerics.population.quadrature import _features, transition_point
+from stumpcheck.numerics.certified.enclosures.arb_quadrature import piece_moments_arb
+from stumpcheck.numerics.population.quadrature import _features, transition_point
 
 __all__ = ["MIN_ORDER", "LARGEST_ORDER", "SELECT_EVERY", "finer_order", "switch_point", "labelled_breakpoints", "piece_values",
            "select_orders", "group_sum", "rule_agreement", "PieceOrderRule"]
@@ -57,14 +57,14 @@ COMPONENTS = 5
 LONGER = 1.1
 
 
-#: The logit range of :func:`numerics.population.quadrature.transition_point`: a switch beyond it is
+#: The logit range of :func:`stumpcheck.numerics.population.quadrature.transition_point`: a switch beyond it is
 #: placed by that function (at the end it returns), as ``breakpoints`` places it.
 _LOGIT_RANGE = 4000
 
 
 def switch_point(a, b) -> tuple:
     """(θ*, 1 − θ*, width) of the one-head switch z(θ*) = 0 in closed form, at 80 bits (as
-    :func:`numerics.population.quadrature.transition_point`, whose Newton iteration it replaces here).
+    :func:`stumpcheck.numerics.population.quadrature.transition_point`, whose Newton iteration it replaces here).
 
     z(θ) = a − bθ + log(1 − e^{−bu}) − log(1 − e^{−bθ}), u = 1 − θ, vanishes where
     e^{bu} − 1 = e^{b − a}(1 − e^{−bθ}); with θ + u = 1 that is
@@ -72,7 +72,7 @@ def switch_point(a, b) -> tuple:
         bu* = log(1 + (e^b − 1)/(1 + e^a)),   bθ* = log(1 + (e^b − 1)/(1 + e^{b − a})),
 
     both positive and without cancellation, and the width 1/|z′(θ*)| = 1/(b(1 + 1/(e^{bu*} − 1) +
-    1/(e^{bθ*} − 1))) (:mod:`numerics.population.one_head_float64` derives the same forms). A root
+    1/(e^{bθ*} − 1))) (:mod:`stumpcheck.numerics.population.one_head_float64` derives the same forms). A root
     whose logit log(θ*/u*) is beyond ±4000 is left to ``transition_point`` (it returns that end).
     """
     with mpmath.workprec(80):
@@ -115,7 +115,7 @@ def _feature_rungs(feature, zero, one) -> tuple[object, list, list]:
 
 
 def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, list]:
-    """(points, labels): the breakpoints of :func:`numerics.population.quadrature.breakpoints` at (a, b)
+    """(points, labels): the breakpoints of :func:`stumpcheck.numerics.population.quadrature.breakpoints` at (a, b)
     on [0, 1] (with the switch from :func:`switch_point`), each point with a label that follows it as
     the state moves.
 
@@ -149,7 +149,7 @@ def labelled_breakpoints(a, b, *, estimator: str = "one-head") -> tuple[list, li
 
 
 def finer_order(order: int) -> int:
-    """The finer order of a two-order check, ⌈1.5·n⌉ (as :mod:`numerics.flow.quadrature_order`)."""
+    """The finer order of a two-order check, ⌈1.5·n⌉ (as :mod:`stumpcheck.numerics.flow.quadrature_order`)."""
     return order + (order + 1) // 2
 
 

@@ -3,20 +3,20 @@
 dz/dt = −∇L(z), z = (a, b), integrated in s = log(1 + t) as dz/ds = −(1 + t)·∇L(z). The parts live
 in one module each and are re-exported here under their earlier path:
 
-* :mod:`numerics.flow.field` — the field f(s, z) and its Jacobian −(1 + t)·∇²L(z), in float64 and
+* :mod:`stumpcheck.numerics.flow.field` — the field f(s, z) and its Jacobian −(1 + t)·∇²L(z), in float64 and
   at D digits (:class:`PopulationFlowField`, :class:`PopulationFlowFieldMP`);
-* :mod:`numerics.flow.quadrature_order` — the Gauss–Legendre order of the D-digit field by a
+* :mod:`stumpcheck.numerics.flow.quadrature_order` — the Gauss–Legendre order of the D-digit field by a
   two-order check (:func:`quadrature_order_for`, :func:`quadrature_agreement`);
-* :mod:`numerics.flow.diagnostics` — the sup interior error and the fits of b and sup|e| in t;
-* :mod:`numerics.flow.run` — :func:`run_population_flow` with its a-posteriori rtol/10 check
+* :mod:`stumpcheck.numerics.flow.diagnostics` — the sup interior error and the fits of b and sup|e| in t;
+* :mod:`stumpcheck.numerics.flow.run` — :func:`run_population_flow` with its a-posteriori rtol/10 check
   (in a second process for long runs), its argument checks and :class:`FlowRun`.
 """
 
-from numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
-from numerics.flow.diagnostics import flow_fits as _fits  # noqa: F401  (the earlier private name)
-from numerics.flow.field import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
-from numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
-from numerics.flow.run import (MAX_START_A, MAX_START_B, MAX_T_MAX, MIN_RTOL_FLOAT64, PARALLEL_CHECK_FROM, SOLVERS,
+from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
+from stumpcheck.numerics.flow.diagnostics import flow_fits as _fits  # noqa: F401  (the earlier private name)
+from stumpcheck.numerics.flow.field import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
+from stumpcheck.numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
+from stumpcheck.numerics.flow.run import (MAX_START_A, MAX_START_B, MAX_T_MAX, MIN_RTOL_FLOAT64, PARALLEL_CHECK_FROM, SOLVERS,
                                FlowRun, check_flow_arguments, run_population_flow)
 
 __all__ = ["DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS", "PopulationFlowField", "PopulationFlowFieldMP", "FlowRun",

@@ -1,9 +1,9 @@
 """The Gauss–Legendre order of the high-precision flow field, chosen by a two-order check.
 
-The D-digit field (:class:`numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L by
+The D-digit field (:class:`stumpcheck.numerics.flow.field_mp.PopulationFlowFieldMP`) sums ∇L and ∇²L by
 n-point Gauss–Legendre on each breakpoint piece. An order n is accepted at (a, b) when ∇L and the
 three entries of ∇²L at orders n and 1.5·n agree to at least D + 2 significant digits, at the
-field's precision (D digits plus guard bits plus :data:`~numerics.flow.field.FIELD_GUARD_BITS`).
+field's precision (D digits plus guard bits plus :data:`~stumpcheck.numerics.flow.field.FIELD_GUARD_BITS`).
 Evidence: high-precision (two orders agree to the stated digits).
 """
 
@@ -13,11 +13,11 @@ import math
 
 import mpmath
 
-from numerics.certified.arb_quadrature import loss_gradient_hessian_arb
-from numerics.flow.field import FIELD_GUARD_BITS
-from numerics.flow.ode import MPArithmetic
-from numerics.population.quantities import loss_gradient_hessian_gauss_legendre
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.enclosures.arb_quadrature import loss_gradient_hessian_arb
+from stumpcheck.numerics.flow.field import FIELD_GUARD_BITS
+from stumpcheck.numerics.flow.ode import MPArithmetic
+from stumpcheck.numerics.population.quantities import loss_gradient_hessian_gauss_legendre
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["quadrature_agreement", "quadrature_order_for"]
 
@@ -45,7 +45,7 @@ def quadrature_agreement(a, b, dps: int, order: int, *, estimator: str = "one-he
                          guard: int = FIELD_GUARD_BITS) -> float:
     """Significant digits shared by ∇L, ∇²L at orders ``order`` and 1.5·``order`` at (a, b).
 
-    At dps digits plus :func:`numerics.precision.guard_bits` plus ``guard``
+    At dps digits plus :func:`stumpcheck.numerics.precision.guard_bits` plus ``guard``
     bits: the precision at which the high-precision flow field evaluates them.
     Capped at that precision when the two agree exactly. Evidence:
     high-precision (two orders).

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.json_output import finite_json
-from numerics.flow.run import FlowRun
+from stumpcheck.numerics.json_output import finite_json
+from stumpcheck.numerics.flow.run import FlowRun
 
 __all__ = ["write_flow_outputs", "flow_table"]
 
@@ -61,7 +61,7 @@ def _plots(run: FlowRun, out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from numerics.generated import asymptotics_numpy as derived
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
     positive = run.t > 0
     t = run.t[positive]

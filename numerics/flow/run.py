@@ -1,45 +1,45 @@
 """The population gradient flow to t ≈ 10¹² with its a-posteriori check (claims C2–C4).
 
 dz/dt = −∇L(z), z = (a, b), integrated in s = log(1 + t) (so that log b ≈ s/4
-grows linearly in s and t = 10¹⁵ is s ≈ 34.5) by :func:`numerics.flow.ode.diffeqsolve`
-with the field of :mod:`numerics.flow.field`.
+grows linearly in s and t = 10¹⁵ is s ≈ 34.5) by :func:`stumpcheck.numerics.flow.ode.diffeqsolve`
+with the field of :mod:`stumpcheck.numerics.flow.field`.
 
 The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes
 on a time scale that becomes tiny relative to t as b grows, so explicit pairs
 are stability-limited. The default float64 solver is scipy's LSODA with the
 exact Jacobian (∇²L by the same quadrature as ∇L), at rtol/100
-(:mod:`numerics.flow.stiff_float64`; measured: the same final accuracy as
+(:mod:`stumpcheck.numerics.flow.stiff_float64`; measured: the same final accuracy as
 Rodas4 at rtol for a fifth of the field evaluations); "bdf" and "radau" are
 scipy's other stiff solvers. The default at D digits is "extrapolation"
 (linearly implicit Euler extrapolated to order 7, exact coefficients:
-:mod:`numerics.flow.ode.extrapolation`), whose D-digit solves run in the
-coordinates (a − b, log b) (:class:`numerics.flow.field_mp.LogScaleField`): at
+:mod:`stumpcheck.numerics.flow.ode.extrapolation`), whose D-digit solves run in the
+coordinates (a − b, log b) (:class:`stumpcheck.numerics.flow.field_mp.LogScaleField`): at
 rtol 1e-9 to t = 10¹² it takes about 120 steps of 22 field evaluations where
 Rodas4 in (a, b) takes about 1150 of 6, and ends closer to the converged b.
 "rodas4" (the L-stable Rosenbrock pair with the exact Jacobian), "rodas3",
-"dopri5" and "bosh3" (:mod:`numerics.flow.ode`) run in float64 and at D digits.
+"dopri5" and "bosh3" (:mod:`stumpcheck.numerics.flow.ode`) run in float64 and at D digits.
 
 Precision: float64 by default (∇L, ∇²L by Gauss–Legendre on the model's
 breakpoints, nodes near θ = 1 placed by their distance from 1; for the
 one-head and reflected estimators one compiled call,
-:mod:`numerics.population.one_head_float64`, see
-:class:`numerics.flow.field.PopulationFlowField`); with ``dps=D``
+:mod:`stumpcheck.numerics.population.one_head_float64`, see
+:class:`stumpcheck.numerics.flow.field.PopulationFlowField`); with ``dps=D``
 the solver runs in mpmath at D digits plus guard bits
-(:class:`numerics.flow.ode.MPArithmetic`) and ∇L, ∇²L come from the generated Arb
+(:class:`stumpcheck.numerics.flow.ode.MPArithmetic`) and ∇L, ∇²L come from the generated Arb
 (default) or mpmath code by breakpoint Gauss–Legendre, at
-:data:`~numerics.flow.field.FIELD_GUARD_BITS` more bits, with the order that two-order checks
+:data:`~stumpcheck.numerics.flow.field.FIELD_GUARD_BITS` more bits, with the order that two-order checks
 (agreement better than 10^−(D+2) relative,
-:func:`numerics.flow.quadrature_order.quadrature_order_for`) need at the float64 flow's
+:func:`stumpcheck.numerics.flow.quadrature_order.quadrature_order_for`) need at the float64 flow's
 states at t = 0, 1, √t_max and t_max. With the Arb integrand that order is only the first
 guess: each breakpoint piece gets its own order, accepted by a two-order check on the piece
-(:mod:`numerics.flow.piece_orders`; to t = 10¹² at 30 digits 0.80 of the nodes, trial orders
+(:mod:`stumpcheck.numerics.flow.piece_orders`; to t = 10¹² at 30 digits 0.80 of the nodes, trial orders
 included), and the
 agreement of the rule used at the final state is reported (the probe order's as well). Half of
 each Arb evaluation (by node count) can run in a second process (``workers=2``).
 
 At every saved time the run records L, ∇L, the sup of |e(θ)| over the interior
 θ ∈ [δ, 1 − δ] and the residual of the derived calibration relation
-(:mod:`numerics.flow.diagnostics`; float64, also for a dps run). The
+(:mod:`stumpcheck.numerics.flow.diagnostics`; float64, also for a dps run). The
 trajectory is computed at two tolerances (rtol and rtol/10; the second in a
 second process for t_max ≥ :data:`PARALLEL_CHECK_FROM`) and the largest
 relative difference in b is reported as the a-posteriori error estimate.
@@ -55,20 +55,20 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
-from numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
-from numerics.flow.field_mp import FIELD_GUARD_BITS, LogScaleField
-from numerics.flow.piece_orders import rule_agreement
-from numerics.flow.ode import (Bosh3, Dopri5, Extrapolation7, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt,
+from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
+from stumpcheck.numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
+from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, LogScaleField
+from stumpcheck.numerics.flow.piece_orders import rule_agreement
+from stumpcheck.numerics.flow.ode import (Bosh3, Dopri5, Extrapolation7, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt,
                                Status, diffeqsolve)
-from numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
-from numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
-from numerics.flow.stiffness import warn_if_explicit
-from numerics.generated import asymptotics_numpy as derived
-from numerics.population.quadrature import breakpoints as quadrature_breakpoints
-from numerics.population.quantities import check_parameters, loss_and_gradient_float64
-from numerics.precision import InputError, validate_dps
-from numerics.processes import parent_watching_pool
+from stumpcheck.numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
+from stumpcheck.numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
+from stumpcheck.numerics.flow.stiffness import warn_if_explicit
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.population.quadrature import breakpoints as quadrature_breakpoints
+from stumpcheck.numerics.population.quantities import check_parameters, loss_and_gradient_float64
+from stumpcheck.numerics.precision import InputError, validate_dps
+from stumpcheck.numerics.processes import parent_watching_pool
 
 __all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
@@ -84,7 +84,7 @@ FLOAT64_ONLY_SOLVERS = tuple(SCIPY_METHODS)
 LOG_SCALE_SOLVERS = (Extrapolation7,)
 #: The solver when none is given: chosen by measurement (benchmarks/bench_flow.py, bench_flow30.py), per
 #: precision. In float64 below LSODA's smallest rtol
-#: (:attr:`~numerics.flow.stiff_float64.ScipyMethod.min_rtol`, 2.2e-11) it is Rodas4.
+#: (:attr:`~stumpcheck.numerics.flow.stiff_float64.ScipyMethod.min_rtol`, 2.2e-11) it is Rodas4.
 DEFAULT_SOLVER_FLOAT64 = "lsoda"
 DEFAULT_SOLVER_DPS = "extrapolation"
 
@@ -288,8 +288,8 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     ``workers=2`` sums half of each Arb evaluation's pieces in a second process. ``piece_orders``
     (Arb, the default): each breakpoint piece gets its own Gauss–Legendre order, accepted by a
     two-order check on the piece at D + 3 digits of the totals, chosen at a step's start every
-    :data:`~numerics.flow.piece_orders.SELECT_EVERY` steps and frozen in between
-    (:mod:`numerics.flow.piece_orders`); the order found at the probe states is the first guess, and
+    :data:`~stumpcheck.numerics.flow.piece_orders.SELECT_EVERY` steps and frozen in between
+    (:mod:`stumpcheck.numerics.flow.piece_orders`); the order found at the probe states is the first guess, and
     the rule's own two-order agreement at the final state is reported
     (``quadrature_check_digits_end``; the probe order's as ``quadrature_check_digits_end_uniform``). ``rtol`` is the
     local error tolerance per step (mixed, atol = rtol/100); the global error

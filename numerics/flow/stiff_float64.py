@@ -3,11 +3,11 @@
 The flow in s = log(1 + t) is stiff and, once calibrated, smooth: a variable-order multistep
 method (LSODA's BDF side, or BDF) takes long steps with about one field evaluation each and
 re-evaluates the Jacobian ∂f/∂z = −(1 + t)∇²L only when its Newton iteration slows, where a
-Rosenbrock pair (:mod:`numerics.flow.ode.rosenbrock`) needs a Jacobian and several stages at
+Rosenbrock pair (:mod:`stumpcheck.numerics.flow.ode.rosenbrock`) needs a Jacobian and several stages at
 every step. Radau (implicit Runge–Kutta, order 5) is the one-step alternative.
 
 :func:`solve_scipy` drives a :class:`scipy.integrate.OdeSolver` step by step, so that it keeps
-the shape of :func:`numerics.flow.ode.diffeqsolve`: the same :class:`~numerics.flow.ode.Solution`
+the shape of :func:`stumpcheck.numerics.flow.ode.diffeqsolve`: the same :class:`~stumpcheck.numerics.flow.ode.Solution`
 (start, the save times, the end), status, step budget and progress callback. Save times inside
 a step are read from the solver's dense output (its interpolant has the method's order), not
 landed on. A field that raises ArithmeticError or returns non-finite values ends the solve
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.integrate
 
-from numerics.flow.ode import SaveAt, Solution, Status
+from stumpcheck.numerics.flow.ode import SaveAt, Solution, Status
 
 __all__ = ["ScipyMethod", "SCIPY_METHODS", "SCIPY_MIN_RTOL", "solve_scipy"]
 

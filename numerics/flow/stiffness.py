@@ -21,8 +21,8 @@ class StiffnessWarning(RuntimeWarning):
 
 
 def is_explicit(solver) -> bool:
-    """True for an explicit Runge–Kutta pair of :mod:`numerics.flow.ode.solvers` (no Jacobian, not scipy's)."""
-    from numerics.flow.ode.solvers import Solver
+    """True for an explicit Runge–Kutta pair of :mod:`stumpcheck.numerics.flow.ode.solvers` (no Jacobian, not scipy's)."""
+    from stumpcheck.numerics.flow.ode.solvers import Solver
 
     return isinstance(solver, Solver)
 

@@ -6,10 +6,10 @@ the model's own scales (the switch layers of width ~1/b in the bulk and ~b⁻³ 
 docs/model.md §8), with Gauss–Legendre rules on each piece.
 """
 
-from numerics.population.quantities import (ESTIMATORS, check_parameters, error, error_gradient,
+from stumpcheck.numerics.population.quantities import (ESTIMATORS, check_parameters, error, error_gradient,
     error_hessian, loss, loss_gradient, loss_hessian, loss_and_gradient_float64, Evaluation, with_evidence,
     error_extrema, loss_gradient_hessian_float64, loss_gradient_hessian_gauss_legendre)
-from numerics.population.quadrature import (one_head_log_odds, transition_point, transition_point_float64,
+from stumpcheck.numerics.population.quadrature import (one_head_log_odds, transition_point, transition_point_float64,
     breakpoints, breakpoints_split, breakpoints_float64, breakpoints_float64_split, gauss_legendre_nodes,
     gauss_legendre_nodes_split, legendre_rule_float64, legendre_rule_mp, gauss_legendre_nodes_mp)
 

@@ -39,7 +39,7 @@ u* and θ* both to full relative precision), with the switch width
 
 **Quadrature.** θ ∈ [0, ½] is integrated in θ and [½, 1] in u = 1 − θ (so a layer at
 u ≈ b⁻³ ≪ 2⁻⁵³ keeps its nodes apart). The features are those of
-:func:`numerics.population.quadrature.breakpoints_float64_split`: the features θ = 0 and
+:func:`stumpcheck.numerics.population.quadrature.breakpoints_float64_split`: the features θ = 0 and
 θ = 1 (scale 1/b) and the switch (its width), each with a ladder of points at distances
 (scale/4)·growᵏ (``growth`` 4 by default, where that function uses 2); plus θ = ½. Each piece gets an
 ``order``-point Gauss–Legendre rule (16 by default: about 580 nodes at b = 1200 on the calibration

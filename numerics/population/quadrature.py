@@ -18,8 +18,8 @@ import math
 import mpmath
 import numpy as np
 
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
 
 _EPS = float(np.finfo(float).eps)
 
@@ -196,7 +196,7 @@ def breakpoints_split(a, b, *, estimator: str = "one-head", lo=0, hi=1, growth: 
     1 − θ* ≈ 10⁻¹³² (a = 400, b = 100) has its ladder 1 − θ* ± 2ᵏ·width/4 placed
     to the working precision relative to 1 − θ, while the θ values next to it
     round to 1. Integrate pieces in [½, 1] in u = 1 − θ
-    (:func:`numerics.population.quantities` does).
+    (:func:`stumpcheck.numerics.population.quantities` does).
     """
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)

@@ -1,6 +1,6 @@
 """Population quantities at any precision, evaluated from the generated code.
 
-Pointwise: e(θ), ∇e, ∇²e from :mod:`numerics.generated.population_mpmath`
+Pointwise: e(θ), ∇e, ∇²e from :mod:`stumpcheck.numerics.generated.population_mpmath`
 (mpmath) or ``population_numpy`` (float64), which ``stumpcheck export`` writes
 from the SymPy derivation.
 
@@ -11,7 +11,7 @@ Integrated over the prior θ ~ Uniform[lo, hi] (docs/model.md §1, §3):
     ∇²L(a, b) = (hi − lo)⁻¹ ∫ (∇e ∇eᵀ + e ∇²e) dθ
 
 with mpmath's tanh-sinh on the pieces given by
-:func:`numerics.population.quadrature.breakpoints`, at ``dps`` digits plus guard bits.
+:func:`stumpcheck.numerics.population.quadrature.breakpoints`, at ``dps`` digits plus guard bits.
 This level of evidence is *high-precision*: :func:`with_evidence` evaluates at
 two precisions and reports how many digits agree. Certified enclosures are the
 verified-numerics issue's job.
@@ -25,10 +25,10 @@ from decimal import Decimal, localcontext
 import mpmath
 import numpy as np
 
-from numerics.generated import population_mpmath as gen_mp
-from numerics.generated import population_numpy as gen_np
-from numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
-from numerics.population.quadrature import (breakpoints, breakpoints_float64_split, breakpoints_split, gauss_legendre_nodes_mp,
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.precision import InputError, agreeing_digits, guard_bits, validate_dps
+from stumpcheck.numerics.population.quadrature import (breakpoints, breakpoints_float64_split, breakpoints_split, gauss_legendre_nodes_mp,
                                  gauss_legendre_nodes_split)
 
 __all__ = ["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian",
@@ -236,7 +236,7 @@ def loss_and_gradient_float64(a: float, b: float, *, estimator: str = "one-head"
     """(L, ∇L) in float64: Gauss–Legendre of ``order`` points on each breakpoint piece.
 
     Pieces in [½, 1] are placed by their distances from 1
-    (:func:`numerics.population.quadrature.breakpoints_float64_split`), so switch layers
+    (:func:`stumpcheck.numerics.population.quadrature.breakpoints_float64_split`), so switch layers
     closer to 1 than 1.1e-16 are resolved. Domain: a finite, b ≥ 1e-3
     (:data:`MIN_FLOAT64_SCALE`; InputError below). Accuracy against certified
     values: relative ≲ b·2⁻⁵³ + 1e-11 per component, plus absolute underflow
@@ -286,7 +286,7 @@ def loss_gradient_hessian_float64(a: float, b: float, *, estimator: str = "one-h
 
     from the generated float64 e, ∇e, ∇²e, by the same rule as
     :func:`loss_and_gradient_float64`: ``order``-point Gauss–Legendre on each
-    piece of :func:`numerics.population.quadrature.breakpoints_float64` (L and ∇L agree
+    piece of :func:`stumpcheck.numerics.population.quadrature.breakpoints_float64` (L and ∇L agree
     with it to rounding). Domain: a finite, b ≥ 1e-3; raises ArithmeticError if
     a result is not finite. Evidence level: sampled (float64).
     """
@@ -300,8 +300,8 @@ def loss_gradient_hessian_gauss_legendre(a, b, *, order: int, estimator: str = "
                                          hessian: bool = True):
     """(L, ∇L, ∇²L or None) at the current mpmath precision by breakpoint Gauss–Legendre.
 
-    ``order`` points on each piece of :func:`numerics.population.quadrature.breakpoints`
-    (nodes from :func:`numerics.population.quadrature.gauss_legendre_nodes_mp` at the
+    ``order`` points on each piece of :func:`stumpcheck.numerics.population.quadrature.breakpoints`
+    (nodes from :func:`stumpcheck.numerics.population.quadrature.gauss_legendre_nodes_mp` at the
     working precision), integrands from the generated mpmath e, ∇e, ∇²e. The
     quadrature error is not estimated here: compare two orders (the
     high-precision flow does). ∇L is a tuple (∂L/∂a, ∂L/∂b), ∇²L a nested
@@ -356,7 +356,7 @@ def with_evidence(compute, dps: int) -> Evaluation:
 
     The two runs share the quadrature: pass inputs as exact decimals (θ as a
     string or Decimal, so 1 − θ is exact at both precisions) and prefer
-    :func:`numerics.evidence.verified_evaluation`, whose second run is
+    :func:`stumpcheck.numerics.evidence.verified_evaluation`, whose second run is
     independent and which raises the precision until the digits agree.
     """
     dps = validate_dps(dps)
@@ -376,7 +376,7 @@ def error_extrema(a, b, *, lo=0, hi=1, estimator: str = "one-head", samples: int
     (they resolve every layer) plus ``samples`` points per piece' worth of an
     even grid, and the best point of each is refined by golden-section search
     on its neighbouring interval. A rigorous bound over a θ-ball is
-    :func:`numerics.certified.enclosures.certified_error` with an interval θ.
+    :func:`stumpcheck.numerics.certified.enclosures.certified_error` with an interval θ.
     """
     check_parameters(a, b, lo)
     check_parameters(a, b, hi)

@@ -8,11 +8,11 @@
 * :mod:`stumpcheck.claims.boundary_tables`: the sup-over-θ tables C7 and C8 read (population, fresh contexts);
 * :mod:`stumpcheck.claims.c9`: C9, constant-step GD below the computed step bound.
 
-The engines in :mod:`numerics` never import this package. The check functions are re-exported lazily
+The engines in :mod:`stumpcheck.numerics` never import this package. The check functions are re-exported lazily
 (each pulls in the engines it needs only when called for).
 """
 
-from importlib import import_module
+from stumpcheck.numerics.lazy import lazy_exports
 
 _LAZY = {
     "ClaimResult": "stumpcheck.claims.result",
@@ -26,8 +26,4 @@ _LAZY = {
 
 __all__ = list(_LAZY)
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'stumpcheck.claims' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

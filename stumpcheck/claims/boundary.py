@@ -36,8 +36,8 @@ from stumpcheck.claims.c6 import C6_SETTINGS, HORIZON_RULE, INTERIOR_THETAS, c6_
 from stumpcheck.claims.boundary_tables import (FRESH_SCALE_PER_N, INTERIOR_DELTA, fresh_sup_table,
                                                population_sup_table, population_theta_grid)
 from stumpcheck.claims.result import ClaimResult
-from numerics.fits import fit_power_law
-from numerics.precision import InputError
+from stumpcheck.numerics.fits import fit_power_law
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["C6_SETTINGS", "C7_C8_SETTINGS", "FRESH_SCALE_PER_N", "HORIZON_RULE", "INTERIOR_DELTA", "c6_cell",
            "c6_cells", "check_c6", "check_c7", "check_c8", "fit_additive_rate",
@@ -56,7 +56,7 @@ def _verdict(ok: bool) -> str:
 
 
 def _check_estimator(name) -> str:
-    from numerics.corpus.fresh import ESTIMATORS
+    from stumpcheck.numerics.corpus.fresh import ESTIMATORS
 
     if name not in ESTIMATORS:
         raise InputError(f"unknown estimator {name!r}; expected one of {', '.join(ESTIMATORS)}")

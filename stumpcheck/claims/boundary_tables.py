@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from stumpcheck.claims.c6 import INTERIOR_THETAS
-from numerics.corpus.fresh import DEFAULT_THETAS, sup_error_over_theta
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.corpus.fresh import DEFAULT_THETAS, sup_error_over_theta
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.generated import population_numpy as gen_np
 
 __all__ = ["FRESH_SCALE_PER_N", "INTERIOR_DELTA", "fresh_sup_table", "population_sup_table",
            "population_theta_grid"]

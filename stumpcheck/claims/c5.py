@@ -1,7 +1,7 @@
 """Claim C5 (docs/model.md §7): the finite-corpus gradient error stays below the shrinking progress
 direction up to a scale that grows with m ∧ n.
 
-Along the derived calibration relation a = a_cal(b) (``numerics.generated.asymptotics_numpy``;
+Along the derived calibration relation a = a_cal(b) (``stumpcheck.numerics.generated.asymptotics_numpy``;
 derived for the one-head model) at the scales b_k = b₀·2^k, k = 0..k_max, for each corpus
 (m tasks, n points, θ ~ Uniform[0, 1], x ~ Uniform[0, 1], seeded), with u = −∇L/‖∇L‖ the
 population's progress direction at scale b_k:
@@ -12,8 +12,8 @@ population's progress direction at scale b_k:
     ratio_k  = ‖∇L̂ − ∇L‖ / ‖∇L‖ = √(along² + across²)   (the full-norm ratio, a secondary figure),
     rate_k   = (∂L̂/∂b) / (∂L/∂b)             (the b-rate ratio: the corpus's speed of resolution growth),
 
-with ∇L̂ the exact corpus gradient (:mod:`numerics.corpus.empirical`, pruned path, float64) and ∇L the
-population gradient (:func:`numerics.population.quantities.loss_and_gradient_float64`, Gauss–Legendre on the
+with ∇L̂ the exact corpus gradient (:mod:`stumpcheck.numerics.corpus.empirical`, pruned path, float64) and ∇L the
+population gradient (:func:`stumpcheck.numerics.population.quantities.loss_and_gradient_float64`, Gauss–Legendre on the
 model's breakpoints, float64).
 
 **Certified scale** of a size (m, n): k* = the largest k such that the rms over the corpus seeds of
@@ -34,12 +34,13 @@ import time
 
 import numpy as np
 
+from stumpcheck.claims.c5_report import PLOT_NAME
 from stumpcheck.claims.result import ClaimResult
-from numerics.corpus.corpora import make_corpus
-from numerics.corpus.empirical import SortedCorpus, loss_and_gradient, sort_corpus
-from numerics.generated import asymptotics_numpy as derived
-from numerics.population.quantities import loss_and_gradient_float64
-from numerics.precision import InputError
+from stumpcheck.numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.corpus.empirical import SortedCorpus, loss_and_gradient, sort_corpus
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["gradient_error_by_scale", "certified_k", "ladder_k_max", "scale_verdict", "along_rms_on_relation",
            "clear_corpus_cache", "check_c5", "ALONG_LIMIT", "RATIO_LIMIT", "SLOPE_MIN", "LADDER_B0", "PLOT_NAME",
@@ -51,7 +52,6 @@ ALONG_LIMIT = 0.5
 RATIO_LIMIT = 0.5
 #: PASS needs the log-log slope of b* against m ∧ n to be at least this
 SLOPE_MIN = 0.75
-PLOT_NAME = "c5_gradient_error.png"
 
 #: The first rung of C5's scale ladder b_k = LADDER_B0·2^k (also C6's reference ladder). The
 #: progress criterion holds at b = 8 for every corpus size checked (m = n ≥ 64); below it the
@@ -321,7 +321,7 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
     }
     details["explanation"] = explanation(details)
     if out_dir is not None:
-        details["plots"] = [p.name for p in plot_c5(rows, details, out_dir)]
+        details["plots"] = [p.name for p in plot_c5(rows, details, out_dir, along_limit=ALONG_LIMIT)]
     return ClaimResult(
         id="C5",
         statement="finite-corpus gradient error stays below the shrinking progress direction up to a scale "

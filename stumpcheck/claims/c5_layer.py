@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_numpy as gen_np
-from numerics.population.quantities import loss_and_gradient_float64
-from numerics.population.quadrature import breakpoints_float64, gauss_legendre_nodes_split
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.generated import population_numpy as gen_np
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
+from stumpcheck.numerics.population.quadrature import breakpoints_float64, gauss_legendre_nodes_split
 
 __all__ = ["LAYER_C", "layer_split", "deep_layer_figures"]
 

@@ -1,9 +1,9 @@
 """C5 along a corpus's own GD trajectory: the corpus's rate of resolution growth, and its margin.
 
-Constant-step GD on L̂ (:func:`numerics.corpus.gd.train_gd`, pruned path) from the large-resolution
+Constant-step GD on L̂ (:func:`stumpcheck.numerics.corpus.gd.train_gd`, pruned path) from the large-resolution
 start b₀ = (m ∧ n)/4, a₀ = a_cal(b₀), with the population-curvature step
 
-    η = 1/λ_max(∇²L(a₀, b₀))     (∇²L: :func:`numerics.population.quantities.loss_gradient_hessian_float64`),
+    η = 1/λ_max(∇²L(a₀, b₀))     (∇²L: :func:`stumpcheck.numerics.population.quantities.loss_gradient_hessian_float64`),
 
 λ_max ≈ b₀⁻³ along the calibration direction. (The corpus Hessian there is indefinite and tiny, and
 1/λ_max of it leaves the model.) At each recorded step z_k = (a_k, b_k):
@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.corpus.corpora import make_corpus
-from numerics.corpus.empirical import loss_and_gradient, sort_corpus
-from numerics.generated import asymptotics_numpy as derived
-from numerics.corpus.steps import population_hessian_eigenvalues
-from numerics.population.quantities import loss_and_gradient_float64
+from stumpcheck.numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.corpus.empirical import loss_and_gradient, sort_corpus
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.corpus.steps import population_hessian_eigenvalues
+from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 
 __all__ = ["population_eta", "trajectory_figures"]
 
 
 def population_eta(a0: float, b0: float) -> tuple[float, list]:
     """(η, eigenvalues) with η = 1/λ_max of the population Hessian ∇²L(a₀, b₀) (float64): the step rule of
-    :func:`numerics.corpus.steps.population_eta`, with the eigenvalues for the report."""
+    :func:`stumpcheck.numerics.corpus.steps.population_eta`, with the eigenvalues for the report."""
     eigenvalues = population_hessian_eigenvalues(a0, b0)
     return 1.0 / float(eigenvalues[-1]), eigenvalues.tolist()
 
@@ -44,7 +44,7 @@ def trajectory_figures(m: int, n: int, *, seed: int, steps: int, records: int = 
     return the rule, η, and per recorded step (about ``records`` of them): step, a, b, a − a_cal(b),
     L̂, rate and margin, plus the largest relative change of L̂ between recorded steps
     (``largest_relative_loss_increase``; negative when L̂ decreased at every recorded step)."""
-    from numerics.corpus.gd import train_gd
+    from stumpcheck.numerics.corpus.gd import train_gd
 
     corpus = make_corpus(m, n, seed=seed)
     b0 = min(m, n) / 4.0

@@ -1,10 +1,10 @@
 """Claim C6 (docs/model.md §7): frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at each fixed interior θ.
 
 The check (:func:`check_c6`: grid, fits, verdict, figure, explanation). Protocol (one cell per corpus,
-:func:`c6_cell` in :mod:`stumpcheck.claims.c6_protocol`, run by :func:`numerics.corpus.sweep.run_sweep`):
+:func:`c6_cell` in :mod:`stumpcheck.claims.c6_protocol`, run by :func:`stumpcheck.numerics.corpus.sweep.run_sweep`):
 
 * **large-resolution row** — start b₀ = (m ∧ n)/4, a₀ = calibration_a(b₀)
-  (:func:`numerics.corpus.steps.large_resolution_start`); η = 1/λ_max(∇²L(a₀, b₀))
+  (:func:`stumpcheck.numerics.corpus.steps.large_resolution_start`); η = 1/λ_max(∇²L(a₀, b₀))
   of the *population* Hessian; constant-step GD on the corpus loss L̂ until
   b ≥ (m ∧ n)/2, at most ``step_cap`` steps; freeze. Reported beside it: the C5
   certified interval from b₀ (the progress criterion, rms over the size's
@@ -18,8 +18,8 @@ The check (:func:`check_c6`: grid, fits, verdict, figure, explanation). Protocol
   m ∧ n and the fitted p follows the fraction (see the report's explanation).
 * **mechanism row** — from a₀ = calibration_a(10), b₀ = 10, the corpus gradient
   flow dz/dt = −∇L̂ (the small-step limit of GD,
-  :func:`numerics.corpus.empirical_flow.empirical_flow`) until b ≥ (m ∧ n)/4; freeze.
-* evaluation — fresh contexts (:func:`numerics.corpus.fresh.fresh_context_errors`) at
+  :func:`stumpcheck.numerics.corpus.empirical_flow.empirical_flow`) until b ≥ (m ∧ n)/4; freeze.
+* evaluation — fresh contexts (:func:`stumpcheck.numerics.corpus.fresh.fresh_context_errors`) at
   θ ∈ {0.3, 0.5, 0.7} and N = 16 … 8192; the figure is the mean |θ̂_N − θ|
   averaged over the three θ and the corpora of a size.
 
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.precision import InputError
+from stumpcheck.numerics.precision import InputError
 from stumpcheck.claims.c6_protocol import (C6_LADDER_B0, C6_SETTINGS, HORIZON_RULE, HORIZON_RUNGS,  # noqa: F401
                                            INTERIOR_THETAS, MECHANISM_B0, ROWS, c6_cell, c6_cells, c6_horizon,
                                            size_horizons)
@@ -98,7 +98,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
              progress=None) -> ClaimResult:
     """C6: frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at θ ∈ {0.3, 0.5, 0.7} (protocol: module docstring).
 
-    Runs :func:`c6_cells` through :func:`numerics.corpus.sweep.run_sweep` (in-process for ``workers=1``, a
+    Runs :func:`c6_cells` through :func:`stumpcheck.numerics.corpus.sweep.run_sweep` (in-process for ``workers=1``, a
     process pool for more (default: in-process); Dask with ``scheduler``; the cells
     are seeded and independent, so the result does not depend on where they ran) with the store ``out_dir/c6_sweep.jsonl``
     (resumable) or a temporary one. Tolerance (fixed before looking): for the large-resolution row
@@ -110,7 +110,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     from stumpcheck.claims.c6_controls import summarize_controls
     from stumpcheck.claims.c6_fit import row_fit
     from stumpcheck.claims.c6_plots import plot_c6
-    from numerics.corpus.sweep import run_sweep
+    from stumpcheck.numerics.corpus.sweep import run_sweep
 
     start = time.perf_counter()
     seed = _check_seed(seed)

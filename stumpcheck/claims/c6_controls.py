@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from stumpcheck.claims.c6_fit import cell_curve
-from numerics.fits import fit_power_mean
-from numerics.corpus.fresh import fresh_context_errors
-from numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.fits import fit_power_mean
+from stumpcheck.numerics.corpus.fresh import fresh_context_errors
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
 __all__ = ["FIXED_SCALES", "fixed_scale_curve", "summarize_controls"]
 

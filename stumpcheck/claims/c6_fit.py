@@ -2,7 +2,7 @@
 
 Data of one row: for each cell (one corpus of size s = m ∧ n) and each N, the
 fresh-context mean |θ̂_N − θ| averaged over the interior θ; the figure at
-(s, N) is the mean over the corpora of that size. Fit (:func:`numerics.fits.fit_power_mean`):
+(s, N) is the mean over the corpora of that size. Fit (:func:`stumpcheck.numerics.fits.fit_power_mean`):
 
     log E(s, N) = (1/k)·logaddexp(k(log A − p log s), k(log B − q log N)),   k > 0 free.
 
@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from numerics.fits import fit_additive_surface, fit_power_mean
+from stumpcheck.numerics.fits import fit_additive_surface, fit_power_mean
 
 __all__ = ["DEFAULT_DECIMALS", "cell_curve", "interval_decimals", "k_text", "row_data", "row_fit"]
 

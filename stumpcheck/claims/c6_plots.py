@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from stumpcheck.claims.c6_fit import k_text, row_data
-from numerics.fits import power_mean_surface
+from stumpcheck.numerics.fits import power_mean_surface
 
 __all__ = ["plot_c6", "rates_title"]
 

@@ -25,10 +25,10 @@ import time
 
 import numpy as np
 
-from numerics.corpus.fresh import fresh_context_errors
-from numerics.corpus.steps import HORIZON_FRACTION, large_resolution_start
-from numerics.generated import asymptotics_numpy as derived
-from numerics.precision import InputError
+from stumpcheck.numerics.corpus.fresh import fresh_context_errors
+from stumpcheck.numerics.corpus.steps import HORIZON_FRACTION, large_resolution_start
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["C6_SETTINGS", "CELL_PROTOCOL", "HORIZON_RULE", "INTERIOR_THETAS", "MECHANISM_B0", "ROWS", "C6_LADDER_B0",
            "HORIZON_RUNGS", "c6_cell", "c6_cells", "c6_horizon", "size_horizons"]
@@ -137,7 +137,7 @@ def _evaluate(a: float, b: float, cell: dict, seed: int, estimator: str) -> list
 
 
 def _train(corpus, a0, b0, *, b_target, steps, estimator, step_rule):
-    from numerics.corpus.gd import train_gd
+    from stumpcheck.numerics.corpus.gd import train_gd
 
     run = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, b_target=b_target, steps=steps, estimator=estimator,
                    record_every=max(1, steps // 200), method="pruned", step_rule=step_rule)
@@ -157,7 +157,7 @@ def c6_cell(cell: dict) -> dict:
     sqrt-b0 rows), steps (fixed-b0, above-n), flow_rtol (mechanism). Keys other rows do not use are
     ignored (``k_max``, ``long_steps`` from older grids: the horizon's ladder is sized from m ∧ n).
     """
-    from numerics.corpus.corpora import make_corpus
+    from stumpcheck.numerics.corpus.corpora import make_corpus
 
     started = time.perf_counter()
     m, n, seed = int(cell["m"]), int(cell["n"]), int(cell["seed"])
@@ -189,7 +189,7 @@ def c6_cell(cell: dict) -> dict:
                                 step_rule="population")
             out.update(summary)
     elif row == "mechanism":
-        from numerics.corpus.empirical_flow import empirical_flow
+        from stumpcheck.numerics.corpus.empirical_flow import empirical_flow
 
         a0, b0 = float(derived.calibration_a(MECHANISM_B0)), MECHANISM_B0
         target = size / 4

@@ -1,10 +1,10 @@
 """Claim C9 (docs/model.md §7): constant-step GD is a descent method below a computed step bound.
 
 On a seeded corpus, GD runs from (a₀, b₀) = (10, 10) with the default step
-η = 1/‖∇²L̂(a₀, b₀)‖₂ (:func:`numerics.corpus.gd.default_eta`). The step bound is
+η = 1/‖∇²L̂(a₀, b₀)‖₂ (:func:`stumpcheck.numerics.corpus.gd.default_eta`). The step bound is
 the descent-lemma bound 2/M, M = max ‖∇²L̂‖₂ over every iterate z_k and every
 segment midpoint (z_k + z_{k+1})/2 of the run (exact Hessian,
-:mod:`numerics.corpus.curvature`; sampled, not certified between those
+:mod:`stumpcheck.numerics.corpus.curvature`; sampled, not certified between those
 points). If η ≥ 2/M the run is repeated with η = M⁻¹ (= half the bound,
 measured on the new run) until η < 2/M on its own visited region.
 
@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from stumpcheck.claims.result import ClaimResult
-from numerics.corpus.corpora import make_corpus
-from numerics.corpus.gd import default_eta, step_bound, train_gd
+from stumpcheck.numerics.corpus.corpora import make_corpus
+from stumpcheck.numerics.corpus.gd import default_eta, step_bound, train_gd
 
 __all__ = ["ABOVE_FACTORS", "ROUNDING_ULPS", "check_c9", "loss_increases"]
 

@@ -15,11 +15,11 @@ import time
 import mpmath
 import numpy as np
 
-from numerics.generated import asymptotics_numpy as derived
-from numerics.generated import population_mpmath as gen_mp
-from numerics.population.quantities import loss
-from numerics.flow.population_flow import FlowRun, run_population_flow
-from numerics.precision import InputError, agreeing_digits, validate_dps
+from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.generated import population_mpmath as gen_mp
+from stumpcheck.numerics.population.quantities import loss
+from stumpcheck.numerics.flow.population_flow import FlowRun, run_population_flow
+from stumpcheck.numerics.precision import InputError, agreeing_digits, validate_dps
 from stumpcheck.claims.result import ClaimResult
 
 __all__ = ["ClaimResult", "check_c1", "check_c2", "check_c3", "check_c4", "check_population_claims",
@@ -115,7 +115,7 @@ def _mpf_balls_overlap(mid1, rad1, mid2, rad2) -> bool:
 def _balls_overlap(enclosure, ball) -> bool:
     """Overlap of an Enclosure and an arb ball by midpoints and radii (the stored lower/upper
     bounds may be rounded outward far more coarsely than the balls)."""
-    from numerics.certified.balls import arb_to_mpf
+    from stumpcheck.numerics.certified.enclosures.balls import arb_to_mpf
 
     return _mpf_balls_overlap(enclosure.mid, enclosure.rad, arb_to_mpf(ball.mid()), arb_to_mpf(ball.rad()))
 
@@ -152,12 +152,12 @@ def check_c1(*, samples: int = 12, seed: int = 0, dps: int = 30, loss_points=((1
 
     Draws ``samples`` points with b log-uniform in [10⁻², 10⁴] (the last one
     b = 10⁴ exactly), θ uniform in [0, 1], a − bθ uniform in [−50, 10³]. At each:
-    the Arb enclosure of the generated e(θ) (:func:`numerics.certified.pointwise.certified_error`)
+    the Arb enclosure of the generated e(θ) (:func:`stumpcheck.numerics.certified.enclosures.pointwise.certified_error`)
     and the rigorous enclosure of the defining integrals (:func:`certified_direct_error`, at
     dps + 20 digits); the generated mpmath e(θ) at ``dps`` digits is compared with the latter's
     midpoint (agreeing digits). For L at ``loss_points``: the breakpoint quadrature at ``dps``
     against the certified θ-integral of the definition's closed form at dps + 10 digits
-    (:func:`numerics.certified.theta_integrals.certified_loss`), which is also compared with
+    (:func:`stumpcheck.numerics.certified.enclosures.theta_integrals.certified_loss`), which is also compared with
     the certified θ-integral of the generated e; with ``loss_pieces`` an int, the old blind
     mpmath quadrature on that many equal pieces is the reference instead (no L balls).
 
@@ -167,9 +167,9 @@ def check_c1(*, samples: int = 12, seed: int = 0, dps: int = 30, loss_points=((1
     that are disjoint are a FAIL whatever the digits. ``samples`` ≥ 1 and ``seed`` ≥ 0 are
     integers, ``dps`` is validated (InputError otherwise).
     """
-    from numerics.certified.balls import EnclosureTooWide
-    from numerics.certified.pointwise import certified_error
-    from numerics.certified.theta_integrals import certified_loss
+    from stumpcheck.numerics.certified.enclosures.balls import EnclosureTooWide
+    from stumpcheck.numerics.certified.enclosures.pointwise import certified_error
+    from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss
 
     samples = _positive_count(samples, "samples")
     if loss_pieces is not None:

@@ -1,13 +1,13 @@
 """The part of C2–C4 beyond the tube's T: what a certified forward-invariant region gives for t ∈ [T, t_B].
 
-The region (:mod:`numerics.certified.invariant_region`, certificate format ``stumpcheck-region-certificate/1``)
+The region (:mod:`stumpcheck.numerics.certified.region.invariant_region`, certificate format ``stumpcheck-region-certificate/1``)
 is R = {b_T ≤ b ≤ B, |w| ≤ c} with w = b·λ = b·(a − calibration_a(b)), i.e. |λ| ≤ c/b (the defaults
 b_T = 30, B = 1000, c = 1/2). Its four obligations prove: the field points strictly into R on |w| = c,
 (1 − d₊/b)/(2b³) ≤ ḃ ≤ (1 − d₋/b)/(2b³) on R, so z(t) ∈ R for every t ≥ T until b first reaches B once
 z(T) ∈ R. The hypothesis z(T) ∈ R is checked here, by Arb, on the tube's own enclosure of z(T)
-(:func:`numerics.certified.invariant_region_bounds.entry_check`), and with b(T) ∈ [β₋, β₊] the horizon
+(:func:`stumpcheck.numerics.certified.region.bounds.entry_check`), and with b(T) ∈ [β₋, β₊] the horizon
 t_B (b ≤ B before it) and the bands of b(t)⁴/t at t = 10⁸, 10¹¹ and t_B follow
-(:func:`~numerics.certified.invariant_region_bounds.band_table`).
+(:func:`~stumpcheck.numerics.certified.region.bounds.band_table`).
 
 Evidence: *certified* only when the region certificate was proved or re-checked in this run (the caller
 says so: ``checked``) and the entry check passed for this tube's state at T; otherwise the same figures
@@ -20,7 +20,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from numerics.precision import InputError
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["BAND_TIMES", "region_document", "beyond_t", "beyond_markdown"]
 
@@ -31,7 +31,7 @@ BAND_TIMES = (10**8, 10**11)
 def region_document(source) -> dict:
     """A region certificate from a dict, a region_certificate.json, or a flow certificate (a dict or file)
     that embeds one under "region"; InputError if none is there."""
-    from numerics.certified.invariant_region_certificate import is_region_certificate
+    from stumpcheck.numerics.certified.region.certificate import is_region_certificate
 
     document = source
     if not isinstance(source, dict):
@@ -49,8 +49,8 @@ def region_document(source) -> dict:
 
 def _decimals(x: Fraction, up: bool) -> str:
     """x rounded outward to 20 significant digits (a wider box is still an enclosure)."""
-    from numerics.certified.tube_claims_enclosures import exact_ball
-    from numerics.certified.tube_numbers import lower_decimal, upper_decimal
+    from stumpcheck.numerics.certified.tube.reading_enclosures import exact_ball
+    from stumpcheck.numerics.certified.tube.records import lower_decimal, upper_decimal
 
     return upper_decimal(exact_ball(x), 20) if up else lower_decimal(exact_ball(x), 20)
 
@@ -61,8 +61,8 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
     run", "re-checked in this run"), or None. JSON-ready."""
     from flint import ctx
 
-    from numerics.certified.invariant_region import Region
-    from numerics.certified.invariant_region_bounds import band_table, entry_check, horizon, lower_decimal
+    from stumpcheck.numerics.certified.region.invariant_region import Region
+    from stumpcheck.numerics.certified.region.bounds import band_table, entry_check, horizon, lower_decimal
 
     region = Region.from_json(document.get("region"))
     t_entry = Fraction(t_entry)

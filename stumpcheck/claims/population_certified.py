@@ -2,12 +2,12 @@
 
 The claims are asymptotic (docs/claims.md): their sampled criteria are fits over t ∈ [10⁶, 10¹²] of a
 float64 flow. The tube (docs/certified_flow.md) proves where the exact flow from (10, 10) is for t ≤ T;
-from it this module encloses, rigorously (:mod:`numerics.certified.tube_claims_enclosures`):
+from it this module encloses, rigorously (:mod:`stumpcheck.numerics.certified.tube.reading_enclosures`):
 
 * at 8 fixed log-spaced times per decade in the fit window [t_start, T] and at T (the states of
-  :func:`numerics.certified.tube_claims.node_states`: the tube's own enclosure z̃(s) ± r_sup at those times
+  :func:`stumpcheck.numerics.certified.tube.readings.node_states`: the tube's own enclosure z̃(s) ± r_sup at those times
   when its pieces are at hand, else the rows' intersections nearest them), and at T itself
-  (:func:`~numerics.certified.tube_claims.state_at`: z̃(s_T) ± r_sup, or the hull of the rows containing
+  (:func:`~stumpcheck.numerics.certified.tube.readings.state_at`: z̃(s_T) ± r_sup, or the hull of the rows containing
   T): λ = a − calibration_a(b), λ·b, the residual without the ρ₁/b term, b⁴/(2t),
   sup_{θ ∈ [0.05, 0.95]} |e(θ)| and sup|e|·b;
 * for every t ∈ [0, T] (every row of the tube; b⁴/(2t) for t ≥ t₁, the end of the first row, since it is
@@ -37,13 +37,13 @@ from pathlib import Path
 
 from flint import arb, ctx
 
-from numerics.certified.balls import Enclosure
-from numerics.certified.tube_claims import NodeState, node_states, state_at, tube_rows
-from numerics.certified.tube_claims_enclosures import (PRECISION_BITS, calibration_residual, exact_ball,
+from stumpcheck.numerics.certified.enclosures.balls import Enclosure
+from stumpcheck.numerics.certified.tube.readings import NodeState, node_states, state_at, tube_rows
+from stumpcheck.numerics.certified.tube.reading_enclosures import (PRECISION_BITS, calibration_residual, exact_ball,
                                                        interior_error_sup, ols_slope, ols_slope_float,
                                                        residual_without_rho1, scale_ratio)
-from numerics.certified.tube_numbers import lower_decimal, upper_decimal
-from numerics.precision import InputError
+from stumpcheck.numerics.certified.tube.records import lower_decimal, upper_decimal
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["certified_readings", "claim_reading", "claim_markdown", "interval", "CRITERIA"]
 

@@ -56,7 +56,7 @@ def shared_flow(quick: bool, out_dir):
     if key not in _FLOW_CACHE:
         import time
 
-        from numerics.flow.population_flow import run_population_flow
+        from stumpcheck.numerics.flow.population_flow import run_population_flow
         from stumpcheck.progress import fraction_bar
 
         start = time.perf_counter()
@@ -65,8 +65,8 @@ def shared_flow(quick: bool, out_dir):
         run.stats["seconds"] = time.perf_counter() - start
         plots = []
         if out_dir is not None:
-            from numerics.flow.report import write_flow_outputs
-            from numerics.provenance import provenance
+            from stumpcheck.numerics.flow.report import write_flow_outputs
+            from stumpcheck.numerics.provenance import provenance
 
             paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64"))
             plots = [p.name for p in paths if p.suffix == ".png"]
@@ -76,7 +76,7 @@ def shared_flow(quick: bool, out_dir):
 
 def _reusable(folder: Path, t_max: float) -> bool:
     """True if folder holds a flow certificate from (10, 10) to t_max that re-checks."""
-    from numerics.certified.tube_certificate import is_flow_certificate, recheck_flow_certificate
+    from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
 
     path = folder / "flow_certificate.json"
     if not path.is_file():
@@ -85,7 +85,7 @@ def _reusable(folder: Path, t_max: float) -> bool:
         document = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return False
-    from numerics.precision import InputError
+    from stumpcheck.numerics.precision import InputError
 
     try:  # anything unexpected in the file: not reusable (the tube is recomputed)
         if not is_flow_certificate(document) or float(document.get("t_max", "nan")) != t_max:
@@ -100,9 +100,9 @@ def _reusable(folder: Path, t_max: float) -> bool:
 
 def _run_tube(t_max: float, out_dir) -> tuple[object, str]:
     """(the tube or its folder, a note): a re-checked certificate from out_dir, else a new tube written there."""
-    from numerics.certified.tube import certified_tube
-    from numerics.certified.tube_report import write_tube_outputs
-    from numerics.provenance import provenance
+    from stumpcheck.numerics.certified.tube.build import certified_tube
+    from stumpcheck.numerics.certified.tube.report import write_tube_outputs
+    from stumpcheck.numerics.provenance import provenance
     from stumpcheck.progress import fraction_bar
 
     folder = None if out_dir is None else Path(out_dir) / TUBE_FOLDER
@@ -131,7 +131,7 @@ def _run_tube(t_max: float, out_dir) -> tuple[object, str]:
 @contextlib.contextmanager
 def _obligations_bar(desc: str):
     """Yield ``progress(obligation name)`` for the region's four obligations, drawn as one progress bar."""
-    from numerics.certified.invariant_region import OBLIGATIONS
+    from stumpcheck.numerics.certified.region.invariant_region import OBLIGATIONS
     from stumpcheck.progress import fraction_bar
 
     done = []
@@ -145,8 +145,8 @@ def _obligations_bar(desc: str):
 
 def _recheck(document: dict, where: str) -> bool:
     """True if the region certificate ``document`` re-checks (a progress bar over its four obligations)."""
-    from numerics.certified.invariant_region_certificate import recheck_region
-    from numerics.precision import InputError
+    from stumpcheck.numerics.certified.region.certificate import recheck_region
+    from stumpcheck.numerics.precision import InputError
 
     with _obligations_bar(f"C2-C4 re-checking the region certificate ({where})") as progress:
         try:
@@ -159,10 +159,10 @@ def _recheck(document: dict, where: str) -> bool:
 def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
     """(a region certificate, how it was verified in this run or None, a note): the tube's embedded region or
     ``--out/certified_region/region_certificate.json`` if it re-checks, else the default region proved there."""
-    from numerics.certified.invariant_region import DEFAULT_REGION
-    from numerics.certified.invariant_region_certificate import region_certificate
-    from numerics.certified.lemma_certificate import write_certificate
-    from numerics.precision import InputError
+    from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
+    from stumpcheck.numerics.precision import InputError
     from stumpcheck.claims.population_beyond import region_document
 
     candidates = []
@@ -198,7 +198,7 @@ def shared_tube_readings(quick: bool, out_dir) -> dict | None:
     if key not in _FLOW_CACHE:
         import time
 
-        from numerics.precision import InputError
+        from stumpcheck.numerics.precision import InputError
         from stumpcheck.claims.population_certified import certified_readings
 
         start = time.perf_counter()

@@ -1,6 +1,6 @@
 """The number system a solve runs in: float64 (numpy) or mpmath at a fixed precision.
 
-The solvers and :func:`~numerics.flow.ode.diffeqsolve` are written once against
+The solvers and :func:`~stumpcheck.numerics.flow.ode.diffeqsolve` are written once against
 this small context (mpmath's own design: algorithms take a context instead of
 a number type). A state is a 1-d numpy array: ``float64`` for
 :data:`FLOAT64`, ``object`` holding ``mpf`` for :class:`MPArithmetic`; the
@@ -23,7 +23,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from numerics.precision import guard_bits, validate_dps
+from stumpcheck.numerics.precision import guard_bits, validate_dps
 
 __all__ = ["Float64Arithmetic", "MPArithmetic", "FLOAT64"]
 
@@ -69,7 +69,7 @@ class Float64Arithmetic:
 
 
 class MPArithmetic:
-    """mpmath at ``dps`` decimal digits (plus :func:`numerics.precision.guard_bits`).
+    """mpmath at ``dps`` decimal digits (plus :func:`stumpcheck.numerics.precision.guard_bits`).
 
     Inside :meth:`working` the mpmath precision is ``prec`` bits; states are
     numpy object arrays of ``mpf``; linear systems are solved by

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from numerics.flow.ode.arithmetic import FLOAT64
-from numerics.flow.ode.controllers import PIController
-from numerics.flow.ode.saveat import SaveAt
-from numerics.flow.ode.solution import Solution, Status
+from stumpcheck.numerics.flow.ode.arithmetic import FLOAT64
+from stumpcheck.numerics.flow.ode.controllers import PIController
+from stumpcheck.numerics.flow.ode.saveat import SaveAt
+from stumpcheck.numerics.flow.ode.solution import Solution, Status
 
 __all__ = ["diffeqsolve"]
 
@@ -19,7 +19,7 @@ def diffeqsolve(field, solver, s0, s1, y0, *, saveat: SaveAt = SaveAt(),
                 progress=None, linearization=None, arithmetic=FLOAT64) -> Solution:
     """Integrate ``field(s, y)`` with ``solver`` under ``controller``, in ``arithmetic``.
 
-    ``arithmetic`` (:mod:`numerics.flow.ode.arithmetic`) is the number system of
+    ``arithmetic`` (:mod:`stumpcheck.numerics.flow.ode.arithmetic`) is the number system of
     the states, times and linear algebra (float64, or mpmath at a given
     precision, raised only for the duration of the solve). The saved ``ts``
     and ``ys`` are in that arithmetic.

@@ -16,7 +16,7 @@ the controller exponent is 1/k, as for the embedded pairs). Cost of a step: one 
 Σ (n_j − 1) field evaluations (each sequence's first substep uses f(s₀, y₀)), and k 2×2 matrices.
 
 Every coefficient is an exact rational (the ratios n_j/n_{j−m}), so the order conditions hold
-exactly at every working precision (unlike :data:`~numerics.flow.ode.rosenbrock.Rodas4`'s
+exactly at every working precision (unlike :data:`~stumpcheck.numerics.flow.ode.rosenbrock.Rodas4`'s
 16-digit coefficients). With the exact Jacobian each T_{j,1} has the stability function
 (1 − z/n_j)^{−n_j}, which vanishes as z → −∞, so T_{k,k}'s does too (a fixed combination of
 them): stiff components are damped in one step. On the negative real axis |R(z)| ≤ 1 for the
@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from numerics.flow.ode.arithmetic import FLOAT64
+from stumpcheck.numerics.flow.ode.arithmetic import FLOAT64
 
 __all__ = ["EulerExtrapolation", "Extrapolation7"]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction as F
 
-from numerics.flow.ode.arithmetic import FLOAT64
+from stumpcheck.numerics.flow.ode.arithmetic import FLOAT64
 
 __all__ = ["Rosenbrock", "Rodas3", "Rodas4"]
 

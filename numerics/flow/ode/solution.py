@@ -18,7 +18,7 @@ class Status(enum.Enum):
     DT_MIN = "stopped: the tolerance could not be met (step size fell below dtmin)"
     NONFINITE = "stopped: the vector field was not finite"
     INTERRUPTED = "stopped: interrupted by the user"
-    #: set by :func:`numerics.flow.integrate.integrate_flow`, never by a solver: the solve reached the final
+    #: set by :func:`stumpcheck.numerics.flow.integrate.integrate_flow`, never by a solver: the solve reached the final
     #: time, but its a-posteriori error estimate is above the tolerance, or could not be computed
     ERROR_ESTIMATE_EXCEEDED = "reached the final time, but the a-posteriori error estimate exceeds the tolerance"
     CHECK_INCOMPLETE = "reached the final time, but the a-posteriori solve at rtol/10 did not (no error estimate)"

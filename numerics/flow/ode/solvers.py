@@ -12,7 +12,7 @@ from fractions import Fraction as F
 
 import numpy as np
 
-from numerics.flow.ode.arithmetic import FLOAT64
+from stumpcheck.numerics.flow.ode.arithmetic import FLOAT64
 
 __all__ = ["Solver", "Bosh3", "Dopri5"]
 

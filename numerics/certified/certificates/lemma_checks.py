@@ -1,0 +1,214 @@
+"""The checks of a lemma certificate's fields around its re-proof: limits first, then what its fields must agree on.
+
+:func:`check_fields` runs before any work (InputError, one line: the file is not a certificate this re-check
+reads): the types and limits of every field a re-check uses (:mod:`stumpcheck.numerics.certified.certificates.limits`).
+
+The others return why the certificate says more than its proof, or None (a failed check, exit 1):
+
+* :func:`consistency_fault`: no field the format does not define; status ``"proved"`` with no undecided leaf,
+  no failure and undecided volume 0; ``prec_bits`` is the working precision the prover derives from ``dps``
+  and the domain (:func:`stumpcheck.numerics.certified.enclosures.balls.working_bits`); the margin's coordinates are the domain's;
+* :func:`identity_fault`: a margin that is the atom margin of a registered identity has its ``identity``
+  record, the record re-derives (:func:`stumpcheck.theory.margin_identities.recheck_identity`), the statement is strict
+  and the estimator the identity's (one-head: the closed form of e it is derived from);
+* :func:`margin_fault`: a θ-integral margin has a θ-integral in it;
+* :func:`form_fault`: each leaf was enclosed in a form the margin has (``taylor-n`` only with Taylor order n).
+
+:func:`check_taylor_order` refuses, before any leaf is enclosed, a Taylor order the generated code cannot
+support for the margin (it would need a cumulant κ_k the code does not have), naming the orders it supports.
+"""
+
+from __future__ import annotations
+
+from stumpcheck.numerics.certified.certificates.limits import (MAX_DEPTH, MAX_LEAVES, MAX_PREC_BITS, MAX_THETA_PIECES,
+                                               check_dps, check_int, check_number_text, check_srepr)
+from stumpcheck.numerics.precision import InputError
+
+__all__ = ["FIELDS", "check_fields", "consistency_fault", "identity_fault", "margin_fault", "form_fault",
+           "check_taylor_order"]
+
+#: the fields of format /2 (``identity`` only with an identity)
+FIELDS = frozenset({"format", "statement", "author_statement", "margin", "domain", "strict", "status", "leaves",
+                    "undecided", "undecided_fraction", "failure", "boxes", "max_depth_reached", "notes", "dps",
+                    "prec_bits", "seconds", "versions", "generated_code", "margin_code", "identity", "digest"})
+_MARGIN_FIELDS = frozenset({"source", "coordinates", "estimator", "theta_integral", "name", "theta_pieces",
+                            "taylor_order"})
+
+
+def _leaf_fields(leaf, where: str) -> None:
+    if not isinstance(leaf, dict):
+        raise InputError(f"{where} is not an object")
+    box = leaf.get("box")
+    if not isinstance(box, dict) or not box or len(box) > 8:
+        raise InputError(f"{where}: a box must be a non-empty object {{variable: [lo, hi]}}")
+    for name, ends in box.items():
+        if not isinstance(ends, list) or len(ends) != 2:
+            raise InputError(f"{where}: {str(name)[:20]} must be [lo, hi]")
+        check_number_text(ends[0], f"{where} {str(name)[:20]} lo")
+        check_number_text(ends[1], f"{where} {str(name)[:20]} hi")
+    for key in ("lower", "upper"):
+        value = leaf.get(key)
+        if not (isinstance(value, str) and value.strip().lstrip("+-") in ("inf", "Infinity")):
+            check_number_text(value, f"{where} {key}")
+    if "depth" in leaf:
+        check_int(leaf["depth"], f"{where} depth", 0, MAX_DEPTH)
+    if "form" in leaf and not isinstance(leaf["form"], str):
+        raise InputError(f"{where}: its form must be a string")
+
+
+def check_fields(document: dict) -> None:
+    """The types and limits of every field a re-check uses (see the module doc); InputError naming the limit."""
+    check_dps(document.get("dps"))
+    check_int(document.get("prec_bits"), "prec_bits", 16, MAX_PREC_BITS)
+    leaves = document.get("leaves")
+    if not isinstance(leaves, list):
+        raise InputError("the certificate's 'leaves' is missing or not a list")
+    if len(leaves) > MAX_LEAVES:
+        raise InputError(f"the certificate has {len(leaves)} leaves, more than the limit {MAX_LEAVES}")
+    if not isinstance(document.get("strict"), bool):
+        raise InputError("the certificate's 'strict' is missing or not a bool")
+    domain = document.get("domain")
+    variables = domain.get("variables") if isinstance(domain, dict) else None
+    if not isinstance(variables, dict) or not variables or len(variables) > 8:
+        raise InputError("the certificate's domain needs 'variables', an object {variable: [lo, hi]}")
+    for name, ends in variables.items():
+        if not isinstance(ends, list) or len(ends) != 2:
+            raise InputError(f"the domain's {str(name)[:20]} must be [lo, hi]")
+        for end in ends:
+            check_number_text(end, f"the domain's {str(name)[:20]}")
+    margin = document.get("margin")
+    if not isinstance(margin, dict):
+        raise InputError("the certificate has no margin object")
+    from stumpcheck.numerics.certified.enclosures.balls import ESTIMATORS
+    from stumpcheck.numerics.certified.proofs.domains import COORDINATES
+
+    if margin.get("estimator", "one-head") not in ESTIMATORS:
+        raise InputError(f"the margin's estimator {str(margin.get('estimator'))[:40]!r} is not one of "
+                         f"{', '.join(ESTIMATORS)}")
+    if margin.get("coordinates") not in COORDINATES:
+        raise InputError(f"the margin's coordinates {str(margin.get('coordinates'))[:40]!r} are not one of "
+                         f"{', '.join(COORDINATES)}")
+    source = margin.get("source")
+    if isinstance(source, dict) and "sympy_srepr" in source:
+        from stumpcheck.theory.margin_quantities import RELATIONS
+
+        check_srepr(source["sympy_srepr"], {f.__name__ for f in RELATIONS})
+    if not isinstance(margin.get("theta_integral", False), bool):
+        raise InputError("the margin's theta_integral must be a bool")
+    if "theta_pieces" in margin:
+        check_int(margin["theta_pieces"], "margin's theta_pieces", 1, MAX_THETA_PIECES)
+    if "taylor_order" in margin:
+        check_int(margin["taylor_order"], "margin's taylor_order", 1, 4)
+    for index, leaf in enumerate(leaves):
+        _leaf_fields(leaf, f"leaf {index}")
+    identity = document.get("identity")
+    if isinstance(identity, dict):
+        for part in ("stated_margin", "rewritten_margin"):
+            record = identity.get(part)
+            if isinstance(record, dict) and "srepr" in record:
+                check_srepr(record["srepr"])
+
+
+def consistency_fault(document: dict, *, v1: bool) -> str | None:
+    """Why the certificate's fields disagree with one another or with a proof, or None (see the module doc)."""
+    from stumpcheck.numerics.certified.enclosures.balls import working_bits
+    from stumpcheck.numerics.certified.certificates.limits import bounded_exact
+
+    if not v1:
+        extra = sorted(set(document) - FIELDS)
+        if extra:
+            return (f"the certificate has fields a lemma certificate does not define, which the re-check would "
+                    f"not check: {', '.join(str(k)[:30] for k in extra[:5])}")
+        extra = sorted(set(document["margin"]) - _MARGIN_FIELDS)
+        if extra:
+            return f"the margin has fields the format does not define: {', '.join(str(k)[:30] for k in extra[:5])}"
+    status = document.get("status")
+    if status != "proved":
+        return f"not a proof: the certificate's status is {str(status)[:20]!r}"
+    if document.get("undecided") or document.get("failure") is not None or document.get("undecided_fraction"):
+        return "the status says proved, but the certificate records undecided leaves or a failure"
+    variables = document["domain"]["variables"]
+    if "b" in variables:
+        ends = {name: [bounded_exact(x, name) for x in pair] for name, pair in variables.items()}
+        magnitude = max(float(max(abs(lo), abs(hi))) for lo, hi in ends.values())
+        bits = working_bits(document["dps"], magnitude, 2 * float(ends["b"][1]))
+        if document["prec_bits"] != bits:
+            return (f"the recorded prec_bits {document['prec_bits']} is not the working precision of "
+                    f"{document['dps']} digits on this domain ({bits} bits)")
+    margin_coordinates = document["margin"].get("coordinates")
+    if margin_coordinates != document["domain"].get("coordinates", "abtheta"):
+        return (f"the margin is written in {margin_coordinates} coordinates, the domain in "
+                f"{str(document['domain'].get('coordinates'))[:20]}")
+    if document["margin"].get("taylor_order", 1) > 1 and not document["margin"].get("theta_integral"):
+        return "the margin records a Taylor order but is not a θ-integral margin"
+    return None
+
+
+def identity_fault(document: dict, margin, parse) -> tuple[str | None, bool]:
+    """(why the identity step fails, or None; whether the certificate has one). See the module doc."""
+    from stumpcheck.numerics.certified.certificates.lemma_statement import required_identity
+    from stumpcheck.theory.margin_identities import recheck_identity
+
+    srepr = (document["margin"].get("source") or {}).get("sympy_srepr")
+    expression = margin.expr if isinstance(srepr, str) else None
+    needed = required_identity(expression)
+    identity = document.get("identity")
+    if identity is None:
+        if needed is not None:
+            return (f"the margin is the atom margin of the {needed} identity, which proves the lemma only with "
+                    f"the identity, and the certificate has no identity record"), False
+        return None, False
+    if not isinstance(srepr, str):
+        return "an identity needs a SymPy margin", True
+    if document.get("strict") is not True:
+        return "an identity certificate must be strict (its atoms must be > 0)", True
+    if document["margin"].get("estimator", "one-head") != "one-head":
+        return "the identity is derived from the one-head closed form of e; the margin's estimator is not one-head", True
+    fault = recheck_identity(identity, srepr, parse)
+    return (None if fault is None else f"the symbolic identity does not re-derive: {fault}"), True
+
+
+def margin_fault(margin) -> str | None:
+    """A θ-integral margin without a θ-integral in it (its Taylor form would be empty), or None."""
+    if getattr(margin, "theta_integral", False) and margin.expr is not None:
+        from stumpcheck.theory.margin_quantities import INTEGRALS
+
+        if not set(INTEGRALS) & margin.expr.free_symbols:
+            return f"the margin is marked θ-integral but has no θ-integral in it ({', '.join(map(str, INTEGRALS))})"
+    return None
+
+
+def form_fault(document: dict) -> str | None:
+    """A leaf recorded in a form the margin does not have (e.g. ``taylor-3`` with Taylor order 1), or None."""
+    order = document["margin"].get("taylor_order", 1)
+    forms = {"direct", "mean-value"} | ({f"taylor-{order}"} if order > 1 else set())
+    for index, leaf in enumerate(document["leaves"]):
+        form = leaf.get("form", "direct")
+        if form not in forms:
+            return (f"leaf {index} was enclosed in the {form[:20]} form, which this margin (Taylor order {order}) "
+                    f"does not have: the proof needs that step")
+    return None
+
+
+def check_taylor_order(margin, variables) -> None:
+    """InputError if the θ-integral ``margin``'s Taylor order needs cumulants the generated code lacks."""
+    if not getattr(margin, "theta_integral", False) or margin.taylor_order <= 1:
+        return
+    from stumpcheck.theory.margin_taylor import taylor_form
+
+    names = tuple(sorted(variables))
+    free = [n for n in names if variables[n][0] < variables[n][1]]
+    along = free[0] if len(free) == 1 else ("b" if "b" in names else names[0])
+
+    def supported(order):
+        try:
+            taylor_form(margin.expr, margin.coordinates, names, along, order, margin.estimator)
+        except ValueError:
+            return False
+        return True
+
+    if supported(margin.taylor_order):
+        return
+    orders = [str(k) for k in range(1, margin.taylor_order) if k == 1 or supported(k)]
+    raise InputError(f"the margin's taylor_order {margin.taylor_order} is not supported for it (its Taylor form "
+                     f"would need cumulants the generated code does not have); supported orders: {', '.join(orders)}")

@@ -1,0 +1,282 @@
+"""Real balls and enclosures (evidence level *certified*, docs/model.md §7): the shared ball helpers.
+
+An :class:`Enclosure` is a ball [mid ± rad] that provably contains an exact real value;
+:func:`format_ball` prints one as a decimal ``[mid +/- rad]`` that is still an enclosure, and a
+ball wider than requested is a failure (:class:`EnclosureTooWide`), never a value. The
+conversions :func:`to_arb`, :func:`arb_to_mpf` and :func:`mpf_to_arb` move numbers between
+Python, mpmath and Arb without rounding (a decimal becomes a ball that contains it), and
+:func:`working_bits` gives the working precision ⌈dps·log₂10⌉ + guard bits + log₂(2 + |a| + b)
+used by the pointwise enclosures (:mod:`stumpcheck.numerics.certified.enclosures.pointwise`), the θ-integrals
+(:mod:`stumpcheck.numerics.certified.enclosures.theta_integrals`) and the box prover (:mod:`stumpcheck.numerics.certified.proofs.box_prover`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+from flint import acb, arb, ctx, fmpq, fmpz
+
+from stumpcheck.numerics.precision import InputError, finite_float, guard_bits
+
+__all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "to_arb", "working_bits",
+           "ESTIMATORS", "arb_to_mpf", "mpf_to_arb"]
+
+ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
+_LOG2_10 = math.log2(10)
+#: Never raise the working precision beyond this many bits.
+_MAX_BITS = 200_000
+
+
+class EnclosureTooWide(ArithmeticError):
+    """A certified enclosure is wider than requested (or not finite): a failure, not a value."""
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """A rigorous enclosure [mid ± rad] = [lower, upper] of a real number.
+
+    ``mid``, ``rad``, ``lower`` and ``upper`` are exact :class:`mpmath.mpf`
+    (binary) values when built by this module (``mid`` may also be a decimal
+    string when built by hand); ``prec_bits`` is the working precision used.
+    ``str()`` gives ``[mid +/- rad]`` with the midpoint rounded to at most ``digits``
+    significant digits and the rounding added to the radius (:func:`format_ball`), so
+    that the printed ball still contains the value; it is formatted when asked for.
+    """
+
+    mid: object
+    rad: object
+    lower: object
+    upper: object
+    prec_bits: int
+    evidence: str = "certified"
+    text: str = field(default="", compare=False, repr=False)
+    digits: int = field(default=30, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        if self.text:
+            return self.text
+        return format_ball(_stored(self.mid), _stored(self.rad), self.digits)
+
+    @property
+    def is_finite(self) -> bool:
+        return bool(mpmath.isfinite(_stored(self.lower)) and mpmath.isfinite(_stored(self.upper)))
+
+    @property
+    def relative_radius(self):
+        """rad / |mid| (0 for the exact ball [0 ± 0], +inf for [0 ± r], r > 0, or a non-finite ball)."""
+        mid, rad = _stored(self.mid), _stored(self.rad)
+        if not self.is_finite:
+            return mpmath.inf
+        if rad == 0:
+            return mpmath.mpf(0)
+        return rad / abs(mid) if mid != 0 else mpmath.inf
+
+    def contains(self, value) -> bool:
+        """True if the exact binary number ``value`` (mpf, int or float) lies in [lower, upper].
+
+        Compared exactly (mpmath compares mpf values of any precision without rounding).
+        """
+        return bool(_stored(self.lower) <= _exact_mpf(value) <= _stored(self.upper))
+
+    def require(self, rel_width) -> "Enclosure":
+        """Return self if rad/|mid| ≤ rel_width, else raise :class:`EnclosureTooWide`."""
+        return require_relative_width(self, rel_width)
+
+    @classmethod
+    def from_ball(cls, ball, *, prec_bits: int, digits: int = 30) -> "Enclosure":
+        """The enclosure given by a real Arb ball (an ``arb`` or the real part of an ``acb``)."""
+        ball = arb(ball)
+        if not ball.is_finite():
+            return cls(mid=mpmath.nan, rad=mpmath.inf, lower=mpmath.ninf, upper=mpmath.inf,
+                       prec_bits=prec_bits, text="[nan +/- inf]")
+        return cls(mid=arb_to_mpf(ball.mid()), rad=arb_to_mpf(ball.rad()), lower=arb_to_mpf(ball.lower()),
+                   upper=arb_to_mpf(ball.upper()), prec_bits=prec_bits, digits=digits)
+
+
+def format_ball(mid, rad, digits: int = 30) -> str:
+    """``[mid +/- rad]`` in decimal, still an enclosure: the midpoint is rounded to at most
+    ``digits`` significant digits (fewer when the radius makes more meaningless) and the
+    rounding error is added to the radius, which is rounded up to 3 digits."""
+    mid, rad = _stored(mid) if isinstance(mid, str) else _exact_mpf(mid), _exact_mpf(rad)
+    if not (mpmath.isfinite(mid) and mpmath.isfinite(rad)):
+        return "[nan +/- inf]"
+    with mpmath.workprec(max(mpmath.mp.prec, mid._mpf_[3] + 64, 4 * digits + 64)):
+        if mid == 0:
+            shown, text = mpmath.mpf(0), "0"
+        else:
+            keep = digits
+            if rad > 0:
+                keep = max(1, min(digits, int(mpmath.floor(mpmath.log10(abs(mid) / rad))) + 3))
+            text = mpmath.nstr(mid, keep, strip_zeros=False, min_fixed=-4, max_fixed=6).replace(".e", "e").rstrip(".")
+            shown = mpmath.mpf(text)
+        # |text − mid| ≤ |shown − mid| + |text − shown|, the last below |mid|·2^(2 − prec)
+        slack = abs(mid) * mpmath.ldexp(1, 2 - mpmath.mp.prec)
+        total = rad + abs(shown - mid) + slack
+        if total == 0:
+            return f"[{text} +/- 0]"
+        exponent = int(mpmath.floor(mpmath.log10(total))) - 2
+        mantissa = int(mpmath.ceil(total / mpmath.mpf(10) ** exponent * (1 + mpmath.ldexp(1, 8 - mpmath.mp.prec))))
+        if mantissa >= 1000:
+            mantissa, exponent = (mantissa + 9) // 10, exponent + 1
+    return f"[{text} +/- {mantissa / 100:.2f}e{exponent + 2}]"
+
+
+def require_relative_width(enclosure: Enclosure, rel_width) -> Enclosure:
+    """Raise :class:`EnclosureTooWide` unless ``enclosure`` is finite with rad/|mid| ≤ rel_width."""
+    rel_width = _validate_rel_width(rel_width)
+    if not enclosure.is_finite:
+        raise EnclosureTooWide(f"the enclosure {enclosure} is not finite")
+    if rel_width is not None and enclosure.relative_radius > rel_width:
+        raise EnclosureTooWide(
+            f"the enclosure {enclosure} has relative radius {mpmath.nstr(enclosure.relative_radius, 3)}, "
+            f"wider than the requested {rel_width:g}")
+    return enclosure
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+
+def _validate_rel_width(rel_width):
+    """None (no width requirement) or a positive finite relative width."""
+    return None if rel_width is None else finite_float(rel_width, "rel_width", positive=True)
+
+
+def _tag(estimator: str) -> str:
+    if estimator not in ESTIMATORS:
+        raise InputError(f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return estimator.replace("-", "_")
+
+
+def _exact_mpf(value):
+    """``value`` as an mpf without rounding (mpf, int, float only)."""
+    if isinstance(value, mpmath.mpf):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"expected an exact binary number (mpf, int or float), got {value!r}")
+    with mpmath.workprec(max(64, abs(value).bit_length() + 8 if isinstance(value, int) else 64)):
+        return mpmath.mpf(value)
+
+
+def _stored(value):
+    """A stored field as an mpf, never rounded: mpf values are returned as they are and
+    decimal strings (hand-built enclosures) are read at 4 bits per character plus 64."""
+    if isinstance(value, mpmath.mpf):
+        return value
+    with mpmath.workprec(4 * len(str(value)) + 64):
+        return mpmath.mpf(value)
+
+
+def arb_to_mpf(x):
+    """An exact arb (a midpoint, radius or bound) as an exact mpf."""
+    if x.is_zero():
+        return mpmath.mpf(0)
+    if not x.is_finite():
+        return mpmath.inf if x > 0 else mpmath.ninf
+    man, exp = x.man_exp()
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
+
+
+def mpf_to_arb(x) -> arb:
+    """An mpf as the exact arb with the same (binary) value."""
+    sign, man, exp, bits = _exact_mpf(x)._mpf_
+    if not man:
+        if exp:  # mpmath's special values (inf, nan) have a zero mantissa and a nonzero exponent
+            raise InputError(f"{x} is not finite")
+        return arb(0)
+    with ctx.workprec(max(ctx.prec, bits + 8)):
+        value = arb(fmpz(int(man))) * arb(2) ** int(exp)  # int(): gmpy2 mantissas are mpz
+    return -value if sign else value
+
+
+def to_arb(value, name: str = "value") -> arb:
+    """A real ball containing ``value``, exactly when ``value`` is binary.
+
+    int, float, :class:`mpmath.mpf` and dyadic Fractions convert exactly;
+    decimal strings and :class:`~decimal.Decimal` become balls (at the current
+    ``flint.ctx.prec``) that contain the decimal number; arb balls pass through.
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a real number, got {value!r}")
+    if isinstance(value, arb):
+        ball = value
+    elif isinstance(value, acb):
+        raise InputError(f"{name} must be real, got the complex ball {value}")
+    elif isinstance(value, int):
+        ball = arb(fmpz(value))
+    elif isinstance(value, (float, mpmath.mpf)):
+        if not mpmath.isfinite(value):
+            raise InputError(f"{name} must be finite, got {value}")
+        ball = mpf_to_arb(value)
+    elif isinstance(value, Fraction):
+        ball = arb(fmpq(value.numerator, value.denominator))
+    elif isinstance(value, (str, Decimal)):
+        text = str(value).strip()
+        try:
+            parsed = Decimal(text)
+        except ArithmeticError:
+            raise InputError(f"{name} must be a decimal number, got {value!r}") from None
+        if not parsed.is_finite():
+            raise InputError(f"{name} must be finite, got {value!r}")
+        ball = arb(text)
+    else:
+        raise InputError(f"{name} must be a real number, got {value!r}")
+    if not ball.is_finite():
+        raise InputError(f"{name} must be finite, got {value}")
+    return ball
+
+
+def _magnitude(ball: arb) -> float:
+    return float(ball.abs_upper().upper())
+
+
+def working_bits(dps: int, *magnitudes: float) -> int:
+    """⌈dps·log₂10⌉ + guard bits + log₂(2 + Σ magnitudes): exponents of size |a| + b lose that many."""
+    return math.ceil(dps * _LOG2_10) + guard_bits(dps) + math.ceil(math.log2(2 + sum(magnitudes)))
+
+
+def _parameters(a, b):
+    """Balls for a and b (at the current flint precision), validated: finite, b > 0."""
+    a_ball, b_ball = to_arb(a, "a"), to_arb(b, "b")
+    if not b_ball > 0:
+        raise InputError(f"b must be > 0 (the attention scale), got {b}")
+    return a_ball, b_ball
+
+
+def _next_bits(bits: int, ball, rel_width: float) -> int:
+    """Ziv's strategy: add the bits the last evaluation lost (if it shows them) plus a margin;
+    quadruple when the ball does not even fix the sign (cancellation of unknown depth)."""
+    if not ball.is_finite() or ball.contains(0):
+        return min(4 * bits, _MAX_BITS)
+    rel = _magnitude(ball.rad()) / _magnitude(ball)
+    missing = math.ceil(math.log2(rel / rel_width)) if rel > 0 else 0
+    return min(bits + max(32, missing + 32), _MAX_BITS)
+
+
+def sympy_constant_ball(expr) -> arb:
+    """An exact SymPy constant built from rationals, π and ζ(n) (n an integer) by +, × and integer powers, as
+    an Arb ball at the current precision; ArithmeticError for anything else."""
+    import sympy as sp
+
+    expr = sp.sympify(expr)
+    if expr.is_Rational:
+        return arb(fmpq(int(expr.p), int(expr.q)))
+    if expr is sp.pi:
+        return arb.pi()
+    if isinstance(expr, sp.zeta) and len(expr.args) == 1 and expr.args[0].is_Integer:
+        return arb(int(expr.args[0])).zeta()
+    if expr.is_Add:
+        return sum((sympy_constant_ball(x) for x in expr.args), arb(0))
+    if expr.is_Mul:
+        value = arb(1)
+        for x in expr.args:
+            value *= sympy_constant_ball(x)
+        return value
+    if expr.is_Pow and expr.exp.is_Integer:
+        return sympy_constant_ball(expr.base) ** int(expr.exp)
+    raise ArithmeticError(f"no exact Arb form for the constant {expr}")
+

@@ -1,0 +1,285 @@
+"""Prove a certified margin m ≥ 0 (or > 0) over a whole domain by interval evaluation and bisection.
+
+Evidence level **certified** (docs/model.md §7). :func:`prove` encloses the margin on a box
+(:meth:`stumpcheck.numerics.certified.proofs.margins.Margin.enclose`: a ball containing m at *every* point) and
+
+* keeps the box as a proved **leaf** if the ball's lower end is ≥ 0 (> 0 when ``strict``);
+* stops with status ``"failed"`` if the upper end is < 0 (≤ 0 when strict): m is certainly
+  negative on the whole box, a counterexample region (its ``failure`` leaf);
+* else halves the box at the exact midpoint (a Fraction: decimal ends stay finite decimals) of
+  the variable along which the enclosure moves most (|∂m/∂x|·width when the gradient is known,
+  relative width otherwise).
+
+A box that is still undecided at ``max_depth`` or below ``min_width`` (relative) is evaluated at
+its centre: certainly negative there → ``"failed"`` (the centre is the failure box); otherwise it
+is an **undecided** leaf and the search goes on elsewhere. Running out of ``max_boxes`` leaves the
+pending boxes undecided. The status is ``"proved"`` only if every leaf has lower ≥ 0 (> 0 strict);
+the leaves always tile the domain exactly (proved, undecided and, on failure, the rest pending).
+Leaf bounds are printed as decimals rounded outward (lower down, upper up) to ``dps`` digits.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
+
+from flint import arb
+
+from stumpcheck.numerics.certified.enclosures.balls import working_bits
+from stumpcheck.numerics.certified.proofs.domains import Domain, geometric_split
+from stumpcheck.numerics.certified.proofs.margins import Margin
+from stumpcheck.numerics.precision import InputError, validate_dps
+
+__all__ = ["Leaf", "Proof", "prove"]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A box of the tiling with its enclosure [lower, upper] (outward decimals), depth and form."""
+
+    box: dict
+    lower: str
+    upper: str
+    depth: int
+    form: str
+
+    def to_json(self) -> dict:
+        from stumpcheck.numerics.certified.proofs.domains import exact_decimal
+
+        return {"box": {n: [exact_decimal(lo), exact_decimal(hi)] for n, (lo, hi) in sorted(self.box.items())},
+                "lower": self.lower, "upper": self.upper, "depth": self.depth, "form": self.form}
+
+
+@dataclass
+class Proof:
+    """The outcome of :func:`prove` (see the module doc)."""
+
+    status: str
+    leaves: list = field(default_factory=list)
+    failure: Leaf | None = None
+    undecided: list = field(default_factory=list)
+    undecided_fraction: float = 0.0
+    boxes: int = 0
+    max_depth_reached: int = 0
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    prec_bits: int = 0
+    dps: int = 30
+    strict: bool = False
+    notes: list = field(default_factory=list)
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+    def summary(self) -> dict:
+        return {"status": self.status, "boxes": self.boxes, "leaves": len(self.leaves),
+                "max_depth": self.max_depth_reached, "undecided_fraction": self.undecided_fraction,
+                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "prec_bits": self.prec_bits}
+
+
+def _decimal(x, digits: int, rounding) -> str:
+    if not x.is_finite():
+        return "-inf" if rounding == ROUND_FLOOR else "inf"
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    value = Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    with localcontext() as context:
+        context.prec, context.rounding = digits, rounding
+        context.Emax, context.Emin = 10**9, -10**9
+        out = Decimal(value.numerator) / Decimal(value.denominator)
+    return str(out)
+
+
+def _bounds(ball: arb, digits: int) -> tuple[str, str]:
+    if not ball.is_finite():
+        return "-inf", "inf"
+    return _decimal(arb(ball.lower()), digits, ROUND_FLOOR), _decimal(arb(ball.upper()), digits, ROUND_CEILING)
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+def _split_variable(box: dict, gradient, min_width: float):
+    scores = {}
+    for n, (lo, hi) in box.items():
+        width = hi - lo
+        size = max(1.0, abs(float(lo)), abs(float(hi)))
+        if width <= 0 or float(width) <= min_width * size:
+            continue
+        if gradient is not None and n in gradient and gradient[n].is_finite():
+            scores[n] = float(gradient[n].abs_upper()) * float(width) + 1e-300 * float(width) / size
+        else:
+            scores[n] = float(width) / size
+    if not scores:
+        return None
+    if gradient is not None and all(s < 1e-250 for s in scores.values()):
+        return max(scores, key=lambda n: float(box[n][1] - box[n][0]) / max(1.0, abs(float(box[n][1]))))
+    return max(scores, key=scores.get)
+
+
+def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
+          max_depth: int = 40, min_width: float = 1e-12, pieces=None, b_ratio: float | None = 2.0,
+          prec_bits: int | None = None, workers: int = 1) -> Proof:
+    """Prove margin ≥ 0 (``strict``: > 0) on ``domain`` by bisection; see the module doc.
+
+    ``pieces``: sub-domains tiling ``domain`` to start from, each at depth 0; by default a b range
+    longer than a factor ``b_ratio`` is first cut geometrically (:func:`geometric_split`, b_lo·ratio^k
+    rounded to 4 digits), so that bisection starts from pieces of equal relative width.
+    ``prec_bits`` overrides the working precision (default from ``dps`` and the domain's size).
+    ``workers`` > 1 proves contiguous groups of the start pieces in that many fresh (spawned) processes
+    (:func:`_prove_in_processes`; SymPy margins only, which rebuild exactly from their JSON): the same boxes
+    are bisected the same way, each group with a share of ``max_boxes`` in proportion to its pieces.
+    """
+    if not isinstance(margin, Margin):
+        raise InputError(f"margin must be a Margin, got {margin!r}")
+    if not isinstance(domain, Domain):
+        raise InputError(f"domain must be a Domain, got {domain!r}")
+    dps = validate_dps(dps)
+    max_boxes, max_depth = _positive_int(max_boxes, "max_boxes"), _positive_int(max_depth, "max_depth")
+    if pieces is None:
+        b_lo, b_hi = domain.variables["b"]
+        long_range = b_ratio is not None and b_hi > b_lo * Fraction(b_ratio)
+        pieces = geometric_split(domain, "b", b_ratio) if long_range else [domain]
+    starts = list(pieces)
+    if any(not isinstance(p, Domain) or p.coordinates != domain.coordinates or not domain.contains(p.box)
+           for p in starts):
+        raise InputError("pieces must be sub-domains of the domain, in its coordinates")
+    if sum((p.volume() for p in starts), Fraction(0)) != domain.volume():
+        raise InputError("pieces must tile the domain (their volumes do not add up to its volume)")
+    magnitude = max(float(max(abs(lo), abs(hi))) for lo, hi in domain.variables.values())
+    bits = prec_bits or working_bits(dps, magnitude, 2 * float(domain.variables["b"][1]))
+    workers = _positive_int(workers, "workers")
+    if workers > 1 and len(starts) > 1 and "sympy_srepr" in margin.source:
+        return _prove_in_processes(margin, domain, starts, workers, strict=strict, dps=dps, max_boxes=max_boxes,
+                                   max_depth=max_depth, min_width=min_width, prec_bits=bits)
+    proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict)
+    started, cpu = time.perf_counter(), time.process_time()
+    order = itertools.count()
+    pending = [(0, next(order), p.box, 0) for p in starts]
+    total_volume = domain.volume()
+
+    def leaf(box, ball, depth, form):
+        lower, upper = _bounds(ball, dps)
+        return Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form)
+
+    def certainly_ok(ball):
+        return ball.is_finite() and (ball > 0 if strict else ball >= 0)
+
+    def certainly_bad(ball):
+        return ball.is_finite() and (ball <= 0 if strict else ball < 0)
+
+    while pending:
+        if proof.boxes >= max_boxes:
+            proof.notes.append(f"max_boxes={max_boxes} reached with {len(pending)} boxes pending")
+            break
+        _, _, box, depth = heapq.heappop(pending)
+        proof.boxes += 1
+        proof.max_depth_reached = max(proof.max_depth_reached, depth)
+        ball, form, gradient = margin.enclose_with_gradient(box, bits)
+        if certainly_ok(ball):
+            proof.leaves.append(leaf(box, ball, depth, form))
+            continue
+        if certainly_bad(ball):
+            proof.failure = leaf(box, ball, depth, form)
+            proof.leaves.append(proof.failure)
+            break
+        var = _split_variable(box, gradient, min_width) if depth < max_depth else None
+        if var is None:
+            point = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
+            point_ball, point_form, _ = margin.enclose_with_gradient(point, bits)
+            if certainly_bad(point_ball):
+                proof.failure = leaf(point, point_ball, depth, point_form)
+                proof.leaves.append(leaf(box, ball, depth, form))
+                proof.undecided.append(proof.leaves[-1])
+                break
+            proof.leaves.append(leaf(box, ball, depth, form))
+            proof.undecided.append(proof.leaves[-1])
+            continue
+        lo, hi = box[var]
+        middle = (lo + hi) / 2
+        for part in ((lo, middle), (middle, hi)):
+            heapq.heappush(pending, (depth + 1, next(order), {**box, var: part}, depth + 1))
+    # whatever is still pending is undecided (not evaluated to a verdict)
+    for _, _, box, depth in pending:
+        undecided = Leaf(box=dict(box), lower="-inf", upper="inf", depth=depth, form="pending")
+        proof.leaves.append(undecided)
+        proof.undecided.append(undecided)
+    if proof.failure is not None:
+        proof.status = "failed"
+    elif not proof.undecided:
+        proof.status = "proved"
+    volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
+    proof.undecided_fraction = float(volume / total_volume) if total_volume else float(bool(proof.undecided))
+    proof.seconds = round(time.perf_counter() - started, 3)
+    proof.cpu_seconds = round(time.process_time() - cpu, 3)
+    return proof
+
+
+def _volume(box: dict) -> Fraction:
+    out = Fraction(1)
+    for lo, hi in box.values():
+        if hi > lo:
+            out *= hi - lo
+    return out
+
+
+def _group_domain(domain: Domain, group: list) -> Domain:
+    """The sub-domain tiled by ``group``, consecutive pieces of a geometric split in b."""
+    b_lo, b_hi = group[0].variables["b"][0], group[-1].variables["b"][1]
+    return Domain({**group[0].variables, "b": (b_lo, b_hi)}, domain.coordinates)
+
+
+def _prove_group(margin_json: dict, domain_json: dict, pieces_json: list, options: dict) -> Proof:
+    pieces = [Domain.from_json(p) for p in pieces_json]
+    return prove(Margin.from_json(margin_json), Domain.from_json(domain_json), pieces=pieces, **options)
+
+
+def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: int, *, max_boxes: int,
+                        prec_bits: int, **options) -> Proof:
+    """:func:`prove` on contiguous groups of ``starts`` in ``workers`` spawned processes, merged into one Proof.
+
+    Groups are consecutive in b (so each is a sub-domain); there are up to 4·workers of them, so that a slow
+    range does not leave a process idle. Each group gets ``max_boxes``·(its pieces)/(all pieces) boxes. The
+    merged status is "failed" if any group failed, "proved" if no leaf is undecided, else "undecided"; the
+    leaves are the groups' leaves in order of b, so they tile the domain as the groups do.
+    """
+    import multiprocessing
+    from stumpcheck.numerics.processes import parent_watching_pool
+
+    pieces = sorted(starts, key=lambda p: p.variables["b"][0])
+    count = min(len(pieces), 4 * workers)
+    groups = [pieces[len(pieces) * k // count:len(pieces) * (k + 1) // count] for k in range(count)]
+    if any(g[k].variables["b"][1] != g[k + 1].variables["b"][0] for g in groups for k in range(len(g) - 1)):
+        return prove(margin, domain, pieces=starts, max_boxes=max_boxes, prec_bits=prec_bits, **options)
+    started, cpu = time.perf_counter(), time.process_time()
+    jobs = [(margin.to_json(), _group_domain(domain, g).to_json(), [p.to_json() for p in g],
+             {**options, "max_boxes": max(1, max_boxes * len(g) // len(pieces)), "prec_bits": prec_bits,
+              "b_ratio": None}) for g in groups]
+    with parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(_prove_group, *zip(*jobs)))
+    proof = Proof(status="undecided", prec_bits=prec_bits, dps=options["dps"], strict=options["strict"])
+    for part in parts:
+        proof.leaves += part.leaves
+        proof.undecided += part.undecided
+        proof.boxes += part.boxes
+        proof.cpu_seconds += part.cpu_seconds
+        proof.max_depth_reached = max(proof.max_depth_reached, part.max_depth_reached)
+        proof.notes += part.notes
+        if part.failure is not None and proof.failure is None:
+            proof.failure = part.failure
+    proof.status = "failed" if proof.failure is not None else "proved" if not proof.undecided else "undecided"
+    volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
+    proof.undecided_fraction = float(volume / domain.volume()) if domain.volume() else float(bool(proof.undecided))
+    proof.notes.append(f"proved in {len(groups)} groups of the b range on {workers} processes")
+    proof.seconds = round(time.perf_counter() - started, 3)
+    proof.cpu_seconds = round(proof.cpu_seconds + time.process_time() - cpu, 3)  # the processes' and this one's
+    return proof

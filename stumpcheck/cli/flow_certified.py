@@ -1,0 +1,173 @@
+"""``stumpcheck flow --certified``: a certified tube around the population flow (see :mod:`stumpcheck.numerics.certified.tube.build`).
+
+Called by the ``flow`` command of :mod:`stumpcheck.cli.commands` when ``--certified`` is given. Writes tube.csv,
+tube.json, flow_certificate.json and tube_width.png to ``--out`` (default ``stumpcheck-tube/``); prints the
+relative width in b at t = 10, 10², … as far as the tube reaches and the enclosure of b(T). The intervals'
+integrals run in ``--workers`` processes (default 2 on a machine with 2 cores) and are kept in
+``tube_checkpoint.jsonl`` in the output directory, so an interrupted run with the same ``--out`` continues
+from the finished intervals. Exit 0 when the tube reaches T; 1 (after writing the files, which say
+``"complete": false`` and up to which t the tube is valid) when validation stopped, with where and why on
+stderr; 2 for bad input.
+
+With ``--region`` (prove the default forward-invariant region, b ∈ [30, ``--region-b-max``], with the
+tube's box at T as its entry) or ``--region-certificate FILE`` (embed a region certificate already proved:
+cheap checks here, its leaves re-enclosed by ``stumpcheck recheck``), flow_certificate.json holds the region
+too (:mod:`stumpcheck.numerics.certified.region.flow_certificate`) and tube.json a ``for_all_t`` summary. A tube that
+is incomplete, or whose box at T is not in R, gets no region: both files say "not proved" and why (the exit
+status is the tube's). The last lines say which parts are proved.
+
+Every input (the start, T, --rel-goal, --dps, --time-limit, the region options, that ``--out`` can be
+written) is checked before the folder is created or any work starts. Ctrl-C stops the workers at once and
+prints, on one line, that the same command resumes from ``OUT/tube_checkpoint.jsonl`` (exit 130).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import click
+
+__all__ = ["certified_flow"]
+
+#: Working digits of the tube's rigorous θ-integrals when --dps is not given
+DEFAULT_TUBE_DPS = 15
+CHECKPOINT = "tube_checkpoint.jsonl"
+
+
+def _initial_radius(a0: float, b0: float, texts) -> Fraction:
+    """A radius of a disk about the float64 start (a0, b0) containing the decimal start the user wrote
+    (0 when both decimals are exact floats, as 10 is): |Δa| + |Δb| ≥ the Euclidean distance."""
+    from stumpcheck.numerics.precision import parse_decimal
+
+    if texts is None:
+        return Fraction(0)
+    (a_text, b_text) = texts
+    return (abs(Fraction(parse_decimal(a_text, "a0")) - Fraction(a0))
+            + abs(Fraction(parse_decimal(b_text, "b0")) - Fraction(b0)))
+
+
+def _region_request(region: bool, region_file, b_max_text):
+    """(region or None, region certificate document or None), checked before the tube is computed."""
+    from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+    from stumpcheck.numerics.precision import InputError, parse_decimal
+
+    if region and region_file is not None:
+        raise InputError("--region and --region-certificate exclude each other (prove the region, or embed one)")
+    if not region and region_file is None:
+        if b_max_text is not None:
+            raise InputError("--region-b-max goes with --region or --region-certificate")
+        return None, None
+    b_max = None if b_max_text is None else Fraction(parse_decimal(b_max_text, "--region-b-max"))
+    if region_file is None:
+        return DEFAULT_REGION if b_max is None else DEFAULT_REGION.with_b_max(b_max), None
+    from stumpcheck.numerics.certified.region.flow_certificate import checked_region_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
+
+    document = read_certificate(region_file)
+    try:
+        return checked_region_certificate(document, b_max=b_max), document
+    except InputError as exc:
+        raise InputError(f"{region_file}: {exc}") from None
+
+
+def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool) -> None:
+    """Embed the region in OUT/flow_certificate.json, add for_all_t to OUT/tube.json, and say what is proved."""
+    import json
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.region.flow_certificate import embed_region, embed_region_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
+    from stumpcheck.numerics.certified.tube.certificate import write_flow_certificate
+
+    certificate_path = Path(out_dir) / "flow_certificate.json"
+    flow = read_certificate(certificate_path)
+    if region_document is not None:
+        combined = embed_region_certificate(flow, region_document)
+    else:
+        if not quiet:
+            click.echo(f"proving the region b ∈ [{float(region.b_start):g}, {float(region.b_max):g}] on "
+                       f"{workers} process(es) (about 635 s of CPU for B = 1000) ...", err=True)
+        combined = embed_region(flow, region, workers=workers, progress=None if quiet else
+                                lambda name: click.echo(f"  proving {name} ...", err=True))
+    write_flow_certificate(combined, certificate_path)
+    summary_path = Path(out_dir) / "tube.json"
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary["for_all_t"] = combined["for_all_t"]
+    summary_path.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for_all_t = combined["for_all_t"]
+    if for_all_t["proved"]:
+        bands = "; ".join(f"t = {row['t']}: [{row['b4_over_t'][0]}, {row['b4_over_t'][1]}]"
+                          for row in for_all_t["bands"].values())
+        click.echo(f"proved: {for_all_t['statement']}")
+        click.echo(f"proved: the tube's box at T = {for_all_t['entry_t']} lies in R (w ∈ {for_all_t['entry_w']}), so "
+                   f"z(t) ∈ R for every t ∈ [T, t_B], t_B = {for_all_t['horizon_t_B']}; b(t)⁴/t in {bands}")
+        click.echo(f"not proved: anything for t > t_B (b > {float(region.b_max):g})")
+        click.echo(f"the region is embedded in {certificate_path}; `stumpcheck recheck {certificate_path}` "
+                   "re-verifies the tube and the region")
+    else:
+        click.echo(f"{for_all_t['status']}; no region embedded")
+
+
+def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
+                   time_limit: float | None = None, texts=None, workers=None, region: bool = False,
+                   region_file=None, region_b_max=None) -> None:
+    import os
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.tube.build import certified_tube, check_tube_arguments
+    from stumpcheck.numerics.certified.tube.report import tube_summary, write_tube_outputs
+    from stumpcheck.numerics.provenance import provenance
+    from stumpcheck.numerics.resources import check_writable_dir
+
+    from stumpcheck.numerics.certified.tube.statement import MAX_TUBE_DPS, MIN_TUBE_DPS
+    from stumpcheck.numerics.precision import InputError
+
+    dps = DEFAULT_TUBE_DPS if dps is None else dps
+    if not MIN_TUBE_DPS <= int(dps) <= MAX_TUBE_DPS:
+        raise InputError(f"--dps of the certified tube must be in [{MIN_TUBE_DPS}, {MAX_TUBE_DPS}], got {dps}")
+    check_tube_arguments(a0, b0, t_max, rel_goal, float(_initial_radius(a0, b0, texts)))
+    if time_limit is not None and not (time_limit > 0 and time_limit < float('inf')):
+        raise InputError(f"--time-limit must be a positive number of seconds, got {time_limit:g}")
+    region_, region_document = _region_request(region, region_file, region_b_max)
+    out_dir = out_dir or "stumpcheck-tube"
+    check_writable_dir(out_dir, "--out")
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    from stumpcheck.progress import fraction_bar
+
+    workers = int(workers) if workers is not None else (2 if (os.cpu_count() or 1) >= 2 else 1)
+    try:
+        with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
+            tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
+                                  progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
+                                  checkpoint=Path(out_dir) / CHECKPOINT)
+    except KeyboardInterrupt:
+        click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
+                   f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
+        raise click.exceptions.Exit(130) from None
+    summary = tube_summary(tube)
+    for t, row in summary["relative_width_b_at"].items():
+        click.echo(f"t = {t:>6}: b in [{row['b_lo']}, {row['b_hi']}], relative width {row['relative_width_b']:.2e}")
+    final = summary["enclosure_at_t_max"]
+    if final is not None:
+        click.echo(f"b(T = {t_max:g}) in [{final['b'][0]}, {final['b'][1]}] (relative width "
+                   f"{final['relative_width_b']:.2e}); a(T) in [{final['a'][0]}, {final['a'][1]}]")
+        if final["relative_width_b"] > rel_goal:
+            click.echo(f"note: the relative width in b at T, {final['relative_width_b']:.2e}, is above --rel-goal "
+                       f"{rel_goal:g} (the tube is valid; it is not that narrow)")
+    click.echo(f"{len(tube.intervals)} intervals ({summary['rows']} rows, {tube.rejected} split), "
+               f"{tube.rigorous_integrals} rigorous θ-integrals (working precision {tube.dps} digits; point "
+               f"integrals to the tolerance the bounds need), {tube.seconds:.1f} s wall, "
+               f"{tube.cpu_seconds:.1f} s CPU on {tube.workers} process(es) (the intervals' integrals: "
+               f"{tube.integral_cpu_seconds:.1f} s CPU, resumed ones included); evidence: {summary['evidence']}")
+    paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=f"Arb, {dps} digits"))
+    click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
+    click.echo(f"proved: z(t) ∈ the tube's boxes for t ∈ [0, {tube.t_reached if not tube.complete else t_max:g}]"
+               + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))
+    if region_ is not None:
+        _region_part(out_dir, region_, region_document, workers=workers, quiet=quiet)
+    elif tube.complete:
+        click.echo("for all t >= T: not proved here (--region proves the region beyond T and embeds it)")
+    if not tube.complete:
+        click.echo(f"stumpcheck flow --certified: validation stopped at t = {tube.t_reached:.6g} < T = {t_max:g}: "
+                   f"{tube.stop_reason}", err=True)
+        click.get_current_context().exit(1)

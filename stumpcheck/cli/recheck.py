@@ -1,0 +1,169 @@
+"""``stumpcheck recheck CERT.json``: re-check a lemma certificate in this process, at another precision.
+
+Registered in :mod:`stumpcheck.cli.commands`. Reads a certificate written by ``stumpcheck verify --certified``
+(``<lemma>.certificate.json``, format ``stumpcheck-lemma-certificate/1``) and runs
+:func:`stumpcheck.numerics.certified.certificates.lemma_recheck.recheck`: the leaves tile the stated domain (exact rational arithmetic),
+every leaf's margin is enclosed again at ``--dps`` digits (default: the certificate's digits + 10, so a
+working precision other than the certificate's) with lower end ≥ 0 (> 0 for a strict statement), and the
+recorded enclosures contain the margin's value at each leaf's midpoint and corners.
+
+A flow certificate of ``stumpcheck flow --certified`` (format ``stumpcheck-flow-certificate/1``) is re-checked
+by :func:`stumpcheck.numerics.certified.tube.certificate.recheck_flow_certificate`: the intervals cover [0, T] without gaps,
+every interval's defect and log-norm bounds again at ``--dps`` digits, every box contains its recomputed radius.
+If it embeds a region (``stumpcheck flow --certified --region``), the region is re-checked after the tube
+(:func:`stumpcheck.numerics.certified.region.flow_certificate.recheck_flow_region`: its obligations restated and every
+leaf re-enclosed, its entry time = T and its entry box containing the tube's own box at T): one verdict.
+
+A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
+(:mod:`stumpcheck.numerics.certified.certificates.box_recheck`: its leaves cover the box, each is certainly true again).
+
+Prints ``PASS`` with the statement the re-check derived from what it re-proved (for a lemma or ``certify``
+certificate, never the file's own words) and what was checked (exit 0), or ``FAIL`` and the first fault with
+the reason (exit 1: also for a certificate whose status is not "proved", whose statement is not the derived
+one, or of the first lemma format, which states its lemma in its author's words). An unreadable or corrupt
+file, a field beyond the limits of :mod:`stumpcheck.numerics.certified.certificates.limits` (checked before any work), a
+margin source that is not plain SymPy (Python source runs only with ``--allow-python``), or a ``--dps`` equal
+to the certificate's own digits: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import click
+
+from stumpcheck.numerics.precision import InputError
+
+__all__ = ["recheck"]
+
+
+def _bits(document: dict, dps: int) -> int:
+    """Working bits for ``dps`` digits on the certificate's domain (:func:`stumpcheck.numerics.certified.enclosures.balls.working_bits`,
+    sized by the largest |end| of each variable)."""
+    from stumpcheck.numerics.certified.enclosures.balls import working_bits
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
+    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate
+
+    if is_box_certificate(document):  # a `stumpcheck certify` certificate: the box of (a, b, θ)
+        variables = document.get("box") or {}
+    else:
+        variables = (document.get("domain") or {}).get("variables") or {}
+    sizes = []
+    for name, ends in variables.items() if isinstance(variables, dict) else ():
+        try:
+            sizes.append(max(abs(float(parse_exact(x, name))) for x in ends))
+        except (InputError, TypeError, ValueError, OverflowError):
+            continue
+    return working_bits(dps, *sizes)
+
+
+def _with_region(document: dict, tube_result):
+    """The tube's passed result joined with the re-check of the embedded region (one verdict)."""
+    import dataclasses
+    import time
+
+    from stumpcheck.numerics.certified.region.flow_certificate import recheck_flow_region
+
+    started = time.perf_counter()
+
+    ok, message = recheck_flow_region(document, progress=lambda name: click.echo(f"  re-checking the region's "
+                                                                                  f"{name} ...", err=True))
+    seconds = tube_result.seconds + time.perf_counter() - started
+    if not ok:
+        return dataclasses.replace(tube_result, passed=False, message=message, leaf=None, leaf_index=None,
+                                   seconds=seconds)
+    return dataclasses.replace(tube_result, message=f"{tube_result.message}; {message}", seconds=seconds)
+
+
+def _interval_text(item) -> str:
+    """Where a failed flow-certificate interval is: its t and box (format /1), or the t range of its rows (/2)."""
+    rows = item.get("rows") if isinstance(item, dict) else None
+    if isinstance(rows, list) and rows and all(isinstance(r, list) and len(r) == 6 for r in (rows[0], rows[-1])):
+        return f"t in [{rows[0][0]}, {rows[-1][1]}], {len(rows)} rows"
+    if isinstance(item, dict) and "t" in item:
+        return f"t in {item.get('t')}, box {item.get('box', '?')}"
+    return "(no location recorded)"
+
+
+@click.command("recheck")
+@click.argument("certificate_file", metavar="CERT.json", type=click.Path(dir_okay=False))
+@click.option("--dps", "dps_text", default=None,
+              help="Working digits of the re-check (default: the certificate's + 10; must give another "
+                   "precision than the certificate's).")
+@click.option("--points", default="corners", show_default=True, type=click.Choice(["corners", "midpoint"]),
+              help="Where each recorded enclosure is tested against the margin's value: the leaf's midpoint "
+                   "and corners, or its midpoint only.")
+@click.option("--allow-python", is_flag=True,
+              help="Run a margin recorded as Python source (it is code: read it first).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Processes for a flow certificate's interval integrals (a tube to 10^6 re-checks in about "
+                   "as much CPU as it took to compute).")
+def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
+    """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
+
+    Exit status 0 (PASS: the statement printed is derived from what was re-proved), 1 (FAIL: the first fault
+    is printed), 2 (unreadable or corrupt file, a field beyond the re-check's limits, --dps equal to the
+    certificate's).
+    """
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck as run_recheck
+    from stumpcheck.numerics.precision import validate_dps
+
+    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate, recheck_box_certificate
+    from stumpcheck.numerics.certified.certificates.limits import check_dps
+    from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
+
+    document = read_certificate(certificate_file)
+    recorded = document.get("dps")
+    if dps_text is None:
+        if isinstance(recorded, bool) or not isinstance(recorded, int):
+            raise InputError(f"{certificate_file}: the certificate's 'dps' is missing or not an int")
+        dps = recorded + 10
+    else:
+        dps = validate_dps(dps_text)
+    if not is_flow_certificate(document):  # a lemma or certify certificate: its precision within the limits
+        try:
+            check_dps(recorded)
+        except InputError as exc:
+            raise InputError(f"{certificate_file}: {exc}") from None
+        if dps == recorded:
+            raise InputError(f"{certificate_file}: --dps {dps} is the certificate's own precision; the re-check "
+                             "must run at another (default: the certificate's + 10)")
+
+    try:
+        if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
+            from stumpcheck.numerics.certified.region.flow_certificate import check_region_structure
+
+            check_region_structure(document)
+            from stumpcheck.progress import fraction_bar
+
+            with fraction_bar("re-checking the tube's intervals", leave=False) as progress:
+                result = recheck_flow_certificate(document, dps, lambda done, total: progress(done / total),
+                                                  workers=workers)
+            if result.passed and ("region" in document or "for_all_t" in document):
+                result = _with_region(document, result)
+        elif is_box_certificate(document):
+            result = recheck_box_certificate(document, prec_bits=_bits(document, dps))
+        else:
+            result = run_recheck(document, prec_bits=_bits(document, dps), points=points, allow_python=allow_python)
+    except InputError as exc:
+        raise InputError(f"{certificate_file}: {exc}") from None
+    if is_flow_certificate(document):
+        statement = getattr(result, "statement", "") or str(document.get("statement") or "")
+    else:  # what the re-check derived from what it re-proved, never the file's own words
+        statement = result.statement
+    if result.passed:
+        click.echo(f"PASS {certificate_file}: {statement}")
+        click.echo(f"  {result.message}; {result.seconds:.1f} s")
+    else:
+        click.echo(f"FAIL {certificate_file}: {result.message}")
+        item = result.leaf
+        if item is not None and is_flow_certificate(document):
+            click.echo(f"  interval {result.leaf_index}: {_interval_text(item)}")
+        elif item is not None and is_box_certificate(document):
+            box = ", ".join(f"{d} ∈ [{', '.join(map(str, item.get(d) or ['?', '?']))}]" for d in ("a", "b", "theta"))
+            click.echo(f"  leaf {result.leaf_index}: box {box}, recorded bounds {item.get('bounds')}")
+        elif item is not None:
+            click.echo(f"  leaf {result.leaf_index}: box {item.get('box')}, recorded enclosure "
+                       f"[{item.get('lower')}, {item.get('upper')}]")
+    for note in result.notes:
+        click.echo(f"  note: {note}")
+    click.get_current_context().exit(0 if result.passed else 1)

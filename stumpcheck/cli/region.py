@@ -1,0 +1,142 @@
+"""``stumpcheck region``: certify the forward-invariant region |λ| ≤ c/b beyond the tube, or re-check its certificate.
+
+Registered in :mod:`stumpcheck.cli.commands`. The region, its obligations and what they prove are in
+:mod:`stumpcheck.numerics.certified.region.invariant_region`; the certificate and its re-check in
+:mod:`stumpcheck.numerics.certified.region.certificate`. Exit status 0 if proved (and the entry box, if
+given, lies in the region) or if the re-check passes, 1 if not; bad input raises :class:`stumpcheck.numerics.precision.InputError` (the CLI turns it into exit 2).
+
+Every input is checked before any work: B, the entry (its decimals, lo <= hi, b > 0, and the entry check
+itself, which is cheap), that ``--out`` can be written; with ``--recheck``, the certificate's limits and
+entry's shape. ``--recheck`` checks what was asked: ``--b-max`` given on the command line must be the B the
+certificate proves, and ``--entry-t``/``--entry-box`` given must be its recorded entry (else FAIL, exit 1).
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import click
+
+from stumpcheck.numerics.precision import InputError, parse_decimal
+from stumpcheck.cli.options import shown
+
+__all__ = ["region"]
+
+
+def _entry(t_text, box_text):
+    if t_text is None and box_text is None:
+        return None
+    if t_text is None or box_text is None:
+        raise InputError("--entry-t and --entry-box go together")
+    parts = [p.strip() for p in str(box_text).split(",")]
+    if len(parts) != 4 or not all(parts):
+        raise InputError(f"--entry-box must be A_LO,A_HI,B_LO,B_HI (four decimals), got {shown(box_text)}")
+    for part in parts:
+        parse_decimal(part, "--entry-box")
+    t = parse_decimal(t_text, "--entry-t")
+    if not t >= 0:
+        raise InputError(f"--entry-t must be >= 0, got {shown(t_text)}")
+    return {"t": str(t_text).strip(), "box": {"a": (parts[0], parts[1]), "b": (parts[2], parts[3])}}
+
+
+def _asked_fault(document: dict, b_max, entry) -> str | None:
+    """Why the certificate is not of what was asked (B, the entry), or None."""
+    from stumpcheck.numerics.certified.region.invariant_region import Region
+
+    if b_max is not None:
+        try:
+            proved = Region.from_json(document.get("region")).b_max
+        except InputError:
+            proved = None
+        if proved != b_max:
+            shown_b = "no readable B" if proved is None else f"B = {float(proved):g}"
+            return f"the certificate proves {shown_b}, not the asked --b-max {float(b_max):g}"
+    if entry is not None:
+        recorded = document.get("entry")
+        same = isinstance(recorded, dict) and Fraction(recorded["t"]) == Fraction(entry["t"]) and all(
+            [Fraction(x) for x in recorded["box"][k]] == [Fraction(x) for x in entry["box"][k]] for k in ("a", "b"))
+        if not same:
+            return "the certificate's entry is not the asked --entry-t/--entry-box"
+    return None
+
+
+def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
+    from stumpcheck.numerics.certified.region.certificate import (check_region_limits, is_region_certificate,
+                                                                recheck_region)
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
+
+    document = read_certificate(path)
+    try:
+        if not is_region_certificate(document):
+            raise InputError("not a region certificate (format stumpcheck-region-certificate/1)")
+        check_region_limits(document)
+        fault = _asked_fault(document, b_max, entry)
+        if fault is None:
+            ok, message = recheck_region(document, points=points,
+                                         progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
+        else:
+            ok, message = False, fault
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    click.echo(f"{'PASS' if ok else 'FAIL'} {path}: {message}")
+    click.get_current_context().exit(0 if ok else 1)
+
+
+@click.command("region")
+@click.option("--b-max", "b_max_text", default="1000", show_default=True,
+              help="Upper end B of the certified b range, b_start < B <= 10000 (time grows about like B).")
+@click.option("--workers", default="1", show_default=True, type=click.Choice(["1", "2"]),
+              help="Processes per obligation (the b range is cut into groups).")
+@click.option("--entry-t", "entry_t", default=None, help="Time T of an entry box (e.g. the tube's end).")
+@click.option("--entry-box", "entry_box", default=None,
+              help="The state's box at T: A_LO,A_HI,B_LO,B_HI; checked to lie in the region, with bands of b(t)⁴/t.")
+@click.option("--out", "out_dir", default="stumpcheck-region", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for region_certificate.json.")
+@click.option("--recheck", "recheck_file", default=None, type=click.Path(dir_okay=False),
+              help="Re-check this region certificate instead (fresh enclosures of every leaf).")
+@click.option("--points", default="midpoint", show_default=True, type=click.Choice(["midpoint", "corners"]),
+              help="With --recheck: where each recorded enclosure is tested against the margin's value.")
+def region(b_max_text, workers, entry_t, entry_box, out_dir, recheck_file, points) -> None:
+    """Certify R = {b_start <= b <= B, |a − calibration_a(b)| <= c/b}: forward invariant, with drift bounds.
+
+    The region's constants are the defaults of stumpcheck.numerics.certified.region.invariant_region (b_start = 30, c = 1/2,
+    d_minus = 5/2, d_plus = 11/2); only B is chosen here. Writes OUT/region_certificate.json.
+    """
+    from click.core import ParameterSource
+
+    from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+    from stumpcheck.numerics.certified.region.certificate import check_entry_shape, entry_record, region_certificate
+
+    b_max = Fraction(parse_decimal(b_max_text, "--b-max"))
+    entry = _entry(entry_t, entry_box)
+    if entry is not None:
+        check_entry_shape(entry)
+    if recheck_file is not None:
+        asked = click.get_current_context().get_parameter_source("b_max_text") is not ParameterSource.DEFAULT
+        _recheck(recheck_file, points, b_max if asked else None, entry)
+        return
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
+    from stumpcheck.numerics.resources import check_writable_dir
+
+    region_ = DEFAULT_REGION.with_b_max(b_max)
+    if entry is not None:
+        entry_record(region_, entry)  # its check by Arb, cheap: a malformed box is refused before the proof
+    check_writable_dir(out_dir, "--out")
+    started = time.perf_counter()
+    document = region_certificate(region_, entry=entry, workers=int(workers),
+                                  progress=lambda name: click.echo(f"  proving {name} ...", err=True))
+    path = write_certificate(document, Path(out_dir) / "region_certificate.json", one_per_line=())
+    click.echo(f"{document['status'].upper()}: {document['statement']}")
+    for name, row in document["summary"].items():
+        click.echo(f"  {name}: {row['status']}, {row['leaves']} leaves ({row['boxes']} boxes, depth "
+                   f"{row['max_depth']}), {row['prec_bits']} bits, {row['seconds']} s")
+    record = document.get("entry")
+    if record is not None:
+        check = record["check"]
+        click.echo(f"  entry at t = {record['t']}: {'inside R' if check['inside'] else 'NOT inside R'}; "
+                   f"w ∈ {check['w']}" + (f"; horizon t_B >= {record['horizon_t_B']}" if check["inside"] else ""))
+    click.echo(f"wrote {path} ({time.perf_counter() - started:.1f} s)")
+    entry_ok = record is None or record["check"]["inside"]
+    click.get_current_context().exit(0 if document["status"] == "proved" and entry_ok else 1)
