@@ -364,7 +364,7 @@ def test_module_files_exist():
 # ------------------------------------------------------------ the empirical flow as a stand-in for GD
 
 def test_gd_converges_to_the_empirical_flow_at_first_order(corpus):
-    from stumpcheck.numerics.corpus.empirical_flow import empirical_flow
+    from stumpcheck.numerics.corpus.gradient_flow import empirical_flow
 
     horizon = 200.0
     flow = empirical_flow(corpus.x, corpus.theta, t_max=horizon, rtol=1e-11, solver="dopri5")
@@ -382,7 +382,7 @@ def test_gd_converges_to_the_empirical_flow_at_first_order(corpus):
 
 
 def test_empirical_flow_stops_at_b_target():
-    from stumpcheck.numerics.corpus.empirical_flow import empirical_flow
+    from stumpcheck.numerics.corpus.gradient_flow import empirical_flow
 
     grows = make_corpus(16, 16, seed=1)
     hit = empirical_flow(grows.x, grows.theta, b_target=11.0, rtol=1e-8, solver="dopri5")

@@ -14,7 +14,7 @@ from stumpcheck.numerics.corpus.curvature import (ESTIMATORS, estimate_derivativ
 from stumpcheck.numerics.corpus.empirical import (METHODS, DEFAULT_WINDOW, ROUNDING_ULPS, SortedCorpus, sort_corpus,
     estimate, estimate_and_gradient, error_and_gradient, loss_and_gradient, pruned_window_bound,
     window_sizes)
-from stumpcheck.numerics.corpus.empirical_flow import (EmpiricalFlowResult, empirical_flow)
+from stumpcheck.numerics.corpus.gradient_flow import (EmpiricalFlowResult, empirical_flow)
 from stumpcheck.numerics.corpus.fresh import (BLOCK, DEFAULT_THETAS, MAX_N, MAX_REPS, MAX_MAGNITUDE, FreshResult,
     SupResult, context_stream, fresh_context_errors, sup_error_over_theta, validate_frozen)
 from stumpcheck.numerics.corpus.gd import (DEFAULT_A0, DEFAULT_B0, ETA_SAFETY, StepBound, TrainResult, default_eta,

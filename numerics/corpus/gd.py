@@ -24,7 +24,7 @@ start, every ``checkpoint_every`` steps and at the end; ``resume=True`` continue
 last one after checking the corpus fingerprint and every setting, and ends
 bit-identical to an uninterrupted run (the update uses only z_k and η).
 
-Where GD is too long, :func:`stumpcheck.numerics.corpus.empirical_flow.empirical_flow` integrates
+Where GD is too long, :func:`stumpcheck.numerics.corpus.gradient_flow.empirical_flow` integrates
 the gradient flow of L̂ adaptively instead (GD converges to it at first order
 in η; tested); results must say which one was used.
 """

@@ -4,7 +4,7 @@ With s = log(1 + t) the flow dz/dt = −∇L(z), z = (a, b), reads
 
     dz/ds = f(s, z) = −(1 + t)·∇L(z),  ∂f/∂z = −(1 + t)·∇²L(z),  ∂f/∂s = f,  t = e^s − 1,
 
-which :func:`stumpcheck.numerics.flow.ode.diffeqsolve` integrates with the exact Jacobian (the Rosenbrock
+which :func:`stumpcheck.numerics.flow.ode.adaptive` integrates with the exact Jacobian (the Rosenbrock
 solvers use it). Two fields, one formula:
 
 * :class:`PopulationFlowField` — float64, ∇L and ∇²L by Gauss–Legendre on the model's breakpoints

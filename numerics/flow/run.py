@@ -1,7 +1,7 @@
 """The population gradient flow to t ≈ 10¹² with its a-posteriori check (claims C2–C4).
 
 dz/dt = −∇L(z), z = (a, b), integrated in s = log(1 + t) (so that log b ≈ s/4
-grows linearly in s and t = 10¹⁵ is s ≈ 34.5) by :func:`stumpcheck.numerics.flow.ode.diffeqsolve`
+grows linearly in s and t = 10¹⁵ is s ≈ 34.5) by :func:`stumpcheck.numerics.flow.ode.adaptive`
 with the field of :mod:`stumpcheck.numerics.flow.field`.
 
 The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes

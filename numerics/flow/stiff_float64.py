@@ -7,7 +7,7 @@ Rosenbrock pair (:mod:`stumpcheck.numerics.flow.ode.rosenbrock`) needs a Jacobia
 every step. Radau (implicit Runge–Kutta, order 5) is the one-step alternative.
 
 :func:`solve_scipy` drives a :class:`scipy.integrate.OdeSolver` step by step, so that it keeps
-the shape of :func:`stumpcheck.numerics.flow.ode.diffeqsolve`: the same :class:`~stumpcheck.numerics.flow.ode.Solution`
+the shape of :func:`stumpcheck.numerics.flow.ode.adaptive`: the same :class:`~stumpcheck.numerics.flow.ode.Solution`
 (start, the save times, the end), status, step budget and progress callback. Save times inside
 a step are read from the solver's dense output (its interpolant has the method's order), not
 landed on. A field that raises ArithmeticError or returns non-finite values ends the solve

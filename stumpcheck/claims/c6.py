@@ -18,7 +18,7 @@ The check (:func:`check_c6`: grid, fits, verdict, figure, explanation). Protocol
   m ∧ n and the fitted p follows the fraction (see the report's explanation).
 * **mechanism row** — from a₀ = calibration_a(10), b₀ = 10, the corpus gradient
   flow dz/dt = −∇L̂ (the small-step limit of GD,
-  :func:`stumpcheck.numerics.corpus.empirical_flow.empirical_flow`) until b ≥ (m ∧ n)/4; freeze.
+  :func:`stumpcheck.numerics.corpus.gradient_flow.empirical_flow`) until b ≥ (m ∧ n)/4; freeze.
 * evaluation — fresh contexts (:func:`stumpcheck.numerics.corpus.fresh.fresh_context_errors`) at
   θ ∈ {0.3, 0.5, 0.7} and N = 16 … 8192; the figure is the mean |θ̂_N − θ|
   averaged over the three θ and the corpora of a size.

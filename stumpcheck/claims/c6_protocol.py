@@ -189,7 +189,7 @@ def c6_cell(cell: dict) -> dict:
                                 step_rule="population")
             out.update(summary)
     elif row == "mechanism":
-        from stumpcheck.numerics.corpus.empirical_flow import empirical_flow
+        from stumpcheck.numerics.corpus.gradient_flow import empirical_flow
 
         a0, b0 = float(derived.calibration_a(MECHANISM_B0)), MECHANISM_B0
         target = size / 4

@@ -11,7 +11,7 @@ together.
 
 from stumpcheck.numerics.flow.ode.arithmetic import FLOAT64, Float64Arithmetic, MPArithmetic
 from stumpcheck.numerics.flow.ode.controllers import PIController
-from stumpcheck.numerics.flow.ode.diffeqsolve import diffeqsolve
+from stumpcheck.numerics.flow.ode.adaptive import diffeqsolve
 from stumpcheck.numerics.flow.ode.extrapolation import EulerExtrapolation, Extrapolation7
 from stumpcheck.numerics.flow.ode.rosenbrock import Rodas3, Rodas4, Rosenbrock
 from stumpcheck.numerics.flow.ode.saveat import SaveAt

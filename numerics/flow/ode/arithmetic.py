@@ -1,6 +1,6 @@
 """The number system a solve runs in: float64 (numpy) or mpmath at a fixed precision.
 
-The solvers and :func:`~stumpcheck.numerics.flow.ode.diffeqsolve` are written once against
+The solvers and :func:`~stumpcheck.numerics.flow.ode.adaptive` are written once against
 this small context (mpmath's own design: algorithms take a context instead of
 a number type). A state is a 1-d numpy array: ``float64`` for
 :data:`FLOAT64`, ``object`` holding ``mpf`` for :class:`MPArithmetic`; the
