@@ -245,7 +245,7 @@ def test_an_exception_in_the_pool_block_terminates_busy_workers_at_once(tmp_path
 
 def test_certified_tube_runs_its_pieces_on_a_parent_watching_pool():
     """The tube's pool (flow --certified) is the parent-watching one (the kill -9 test above covers its workers)."""
-    source = (REPO / "numerics" / "certified" / "tube" / "build.py").read_text(encoding="utf-8")
+    source = (REPO / "numerics" / "certified" / "tube" / "workers.py").read_text(encoding="utf-8")
     assert "parent_watching_pool(" in source and "ProcessPoolExecutor(" not in source
 
 

@@ -64,7 +64,7 @@ def _cheap(document):
     from flint import ctx
 
     from stumpcheck.numerics.certified.tube import certificate as tc
-    from stumpcheck.numerics.certified.tube.build import _bits
+    from stumpcheck.numerics.certified.tube.workers import bound_bits
 
     tc.check_limits(document, 25)
     a0, b0, radius, t_max, settings, parsed = tc._parse(document)
@@ -73,7 +73,7 @@ def _cheap(document):
     if fault is not None:
         return fault
     settings = settings.at_dps(25)
-    with ctx.workprec(_bits(settings)):
+    with ctx.workprec(bound_bits(settings)):
         return tc._cheap_checks(document, a0, b0, radius, t_max, settings, parsed)[1]
 
 

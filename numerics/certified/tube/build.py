@@ -28,26 +28,24 @@ reused by a later run with the same settings (the pieces are recomputed identica
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 from flint import arb, ctx, fmpq
 
-from stumpcheck.numerics.certified.enclosures.balls import working_bits
 from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece
 from stumpcheck.numerics.certified.tube.float_solution import collocation_piece, contraction_estimate, plan_pieces
+from stumpcheck.numerics.certified.tube.workers import (BoundsCheckpoint, bound_bits, compute_bounds,
+                                                          interval_key, piece_json, run_bounds)
 from stumpcheck.numerics.certified.tube.records import lower_decimal, padded_upper, parse_upper, upper_decimal
-from stumpcheck.numerics.certified.tube.piece import (RHO_MAX, Settings, ball_from_json, ball_to_json, gronwall_step,
-                                           delta_from, interval_bounds, jump, sub_interval_s)
+from stumpcheck.numerics.certified.tube.piece import (RHO_MAX, Settings, ball_from_json, delta_from, gronwall_step,
+                                                        jump, sub_interval_s)
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["TubeInterval", "Tube", "certified_tube", "MAX_TUBE_T", "MIN_TUBE_T", "check_tube_arguments", "PADDING",
-           "piece_json", "piece_from_json", "step_budget", "spawn_pool", "stop_pool"]
+           "step_budget"]
 
 #: The largest T accepted (s_T = log(1 + T) ≈ 27.6).
 MAX_TUBE_T = 1e12
@@ -146,131 +144,6 @@ def check_tube_arguments(a0: float, b0: float, t_max: float, rel_goal: float, r0
         raise InputError(f"rel-goal must be in [1e-12, 1), got {rel_goal:g}")
     if not 0 <= r0 < 1e-6:
         raise InputError(f"the initial radius must be in [0, 1e-6), got {r0:g}")
-
-
-def piece_json(piece: ChebyshevPiece) -> dict:
-    return {"s": [piece.s0.hex(), piece.s1.hex()], "a": [c.hex() for c in piece.ca], "b": [c.hex() for c in piece.cb]}
-
-
-def piece_from_json(data) -> ChebyshevPiece:
-    """The piece of a record; ValueError/TypeError/KeyError if malformed (callers turn it into InputError)."""
-    s0, s1 = (float.fromhex(x) for x in data["s"])
-    ca = tuple(float.fromhex(x) for x in data["a"])
-    cb = tuple(float.fromhex(x) for x in data["b"])
-    if not (len(ca) == len(cb) >= 1 and all(map(math.isfinite, (s0, s1, *ca, *cb)))):
-        raise ValueError("a piece needs finite s and equally many finite coefficients for a and b")
-    return ChebyshevPiece(s0, s1, ca, cb)
-
-
-def _key(piece: ChebyshevPiece, settings: Settings) -> str:
-    text = json.dumps([piece_json(piece), settings.as_json()], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def _bits(settings: Settings) -> int:
-    return working_bits(settings.dps, 200, 200)
-
-
-def compute_bounds(piece_data: dict, settings_data: dict) -> dict:
-    """Worker entry point: the serialised :func:`interval_bounds` of one piece, or {"error": reason}."""
-    piece, settings = piece_from_json(piece_data), Settings.from_json(settings_data)
-    started = time.process_time()
-    try:
-        out = interval_bounds(piece, settings, _bits(settings))
-    except ArithmeticError as exc:
-        return {"error": str(exc)[:300], "cpu": time.process_time() - started}
-    return {"p": [ball_to_json(x) for x in out["p"]], "m": [ball_to_json(x) for x in out["m"]],
-            "delta": ball_to_json(out["delta"]), "g": ball_to_json(out["g"]),
-            "hessians": [[ball_to_json(x) for x in h] for h in out["hessians"]], "cpu": time.process_time() - started}
-
-
-class _Checkpoint:
-    """Finished intervals' integrals, one JSON line each, keyed by piece and settings."""
-
-    def __init__(self, path):
-        self.path = None if path is None else Path(path)
-        self.done = {}
-        if self.path is not None and self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                try:
-                    item = json.loads(line)
-                    self.done[item["key"]] = item["bounds"]
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line cut by an interruption
-
-    def add(self, key: str, bounds: dict) -> None:
-        self.done[key] = bounds
-        if self.path is not None and "error" not in bounds:
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"key": key, "bounds": bounds}) + "\n")
-
-
-def spawn_pool(workers: int):
-    """A pool of ``workers`` spawned processes for the intervals' integrals: they ignore Ctrl-C (the parent stops
-    them at once, :func:`stop_pool`) and end with their parent, SIGKILL included
-    (:func:`stumpcheck.numerics.processes.parent_watching_pool`)."""
-    import multiprocessing
-
-    from stumpcheck.numerics.processes import parent_watching_pool
-
-    return parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn"), ignore_interrupt=True)
-
-
-def stop_pool(pool) -> None:
-    """End the pool's workers now, without waiting for the intervals they are computing (an interval takes
-    seconds; its integrals are recomputed by the next run)."""
-    from stumpcheck.numerics.processes import terminate_workers
-
-    terminate_workers(pool)
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end):
-    """Bounds for every piece (in order; stops launching at the deadline), with the checkpoint."""
-    todo = [p for p in pieces if _key(p, settings) not in checkpoint.done]
-    done_s = [0.0]
-
-    def report(piece):
-        done_s[0] += piece.s1 - piece.s0
-        if progress is not None:
-            progress(min(1.0, done_s[0] / s_end))
-
-    for p in pieces:
-        if _key(p, settings) in checkpoint.done:
-            report(p)
-    if workers > 1 and len(todo) > 1:
-        from concurrent.futures import as_completed
-        from concurrent.futures.process import BrokenProcessPool
-
-        try:
-            with spawn_pool(workers) as pool:
-                futures = {}
-                queue = list(todo)
-                while queue or futures:
-                    while queue and len(futures) < 2 * workers and time.perf_counter() < deadline:
-                        piece = queue.pop(0)
-                        futures[pool.submit(compute_bounds, piece_json(piece), settings.as_json())] = piece
-                    if not futures:
-                        break
-                    try:
-                        future = next(as_completed(futures))
-                    except KeyboardInterrupt:  # at once: the finished intervals are in the checkpoint
-                        stop_pool(pool)
-                        raise
-                    piece = futures.pop(future)
-                    checkpoint.add(_key(piece, settings), future.result())
-                    report(piece)
-        except BrokenProcessPool:  # a worker died (memory?): the rest in this process
-            todo = [p for p in todo if _key(p, settings) not in checkpoint.done]
-            workers = 1
-    if workers <= 1 or len(todo) <= 1:
-        for piece in todo:
-            if _key(piece, settings) in checkpoint.done:
-                continue
-            if time.perf_counter() >= deadline:
-                break
-            checkpoint.add(_key(piece, settings), compute_bounds(piece_json(piece), settings.as_json()))
-            report(piece)
 
 
 def _outward(x: arb, sign: int) -> arb:
@@ -376,19 +249,19 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
         tube.stop_reason = f"the float64 solve failed: {exc}"
         return tube
     deadline = math.inf if time_limit is None else started + time_limit
-    store = _Checkpoint(checkpoint)
+    store = BoundsCheckpoint(checkpoint)
     resumed = set(store.done)
-    _run_bounds(pieces, settings, store, workers, deadline, progress, s_end)
-    cpu_workers = sum(store.done.get(_key(p, settings), {}).get("cpu", 0.0) for p in pieces
-                      if _key(p, settings) not in resumed)
-    with ctx.workprec(_bits(settings)):
+    run_bounds(pieces, settings, store, workers, deadline, progress, s_end)
+    cpu_workers = sum(store.done.get(interval_key(p, settings), {}).get("cpu", 0.0) for p in pieces
+                      if interval_key(p, settings) not in resumed)
+    with ctx.workprec(bound_bits(settings)):
         r_text = r0_text
         previous = None
         queue = list(pieces)
         splits = {}
         while queue:
             piece = queue.pop(0)
-            bounds = store.done.get(_key(piece, settings))
+            bounds = store.done.get(interval_key(piece, settings))
             if bounds is None:
                 tube.stop_reason = (f"the time limit of {time_limit:g} s was reached at t = {math.expm1(piece.s0):.6g}"
                                     if time_limit is not None else "an interval was not computed")
@@ -408,8 +281,8 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                 halves = _split(piece)
                 for half in halves:
                     splits[(half.s0, half.s1)] = depth + 1
-                    store.add(_key(half, settings), compute_bounds(piece_json(half), settings.as_json()))
-                    cpu_workers += store.done[_key(half, settings)].get("cpu", 0.0)
+                    store.add(interval_key(half, settings), compute_bounds(piece_json(half), settings.as_json()))
+                    cpu_workers += store.done[interval_key(half, settings)].get("cpu", 0.0)
                 queue = halves + queue
                 continue
             tube.intervals.append(interval)

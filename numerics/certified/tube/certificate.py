@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import platform
 import time
-from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
 
@@ -37,7 +36,8 @@ from flint import arb, ctx
 from stumpcheck.numerics.certified.tube import certificate_v1 as v1
 from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
 from stumpcheck.numerics.certified.certificates.lemma_recheck import RecheckResult
-from stumpcheck.numerics.certified.tube.build import PADDING, Tube, piece_from_json
+from stumpcheck.numerics.certified.tube.build import PADDING, Tube
+from stumpcheck.numerics.certified.tube.workers import piece_from_json
 from stumpcheck.numerics.certified.tube.analytic import ellipse_defect_bound
 from stumpcheck.numerics.certified.tube.chebyshev import segment_hull
 from stumpcheck.numerics.certified.tube.defect import interpolant_bound, point_defects
@@ -234,7 +234,7 @@ def _recomputed(parsed, settings: Settings, bits: int, workers: int):
         for k, job in enumerate(jobs):
             yield k, _recompute_job(job)
         return
-    from stumpcheck.numerics.certified.tube.build import spawn_pool, stop_pool
+    from stumpcheck.numerics.certified.tube.workers import spawn_pool, stop_pool
 
     with spawn_pool(workers) as pool:
         try:
@@ -264,9 +264,9 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
     if fault is not None:
         return _fail(fault, started=started)
     settings = settings.at_dps(max(15, int(dps)))
-    from stumpcheck.numerics.certified.tube.build import _bits
+    from stumpcheck.numerics.certified.tube.workers import bound_bits
 
-    bits = _bits(settings)
+    bits = bound_bits(settings)
     with ctx.workprec(bits):
         index, message = _cheap_checks(document, a0, b0, radius, t_max, settings, parsed)
         if message is not None:

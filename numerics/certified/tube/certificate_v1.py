@@ -35,7 +35,7 @@ from stumpcheck.numerics.certified.enclosures.balls import working_bits
 from stumpcheck.numerics.certified.certificates.lemma_recheck import RecheckResult
 from stumpcheck.numerics.certified.tube.interval_v1 import Node, interval_bounds, node_defect, piece_hull, radius_bound
 from stumpcheck.numerics.certified.tube.statement import check_limits, ends_fault, row_time_fault, statement_fault
-from stumpcheck.numerics.certified.tube.records import (arb_fraction, exact_fraction, lower_decimal, parse_lower, parse_upper,
+from stumpcheck.numerics.certified.tube.records import (exact_fraction, lower_decimal, parse_lower, parse_upper,
                                              upper_decimal)
 from stumpcheck.numerics.precision import InputError
 

@@ -46,7 +46,7 @@ class PieceRecord(NamedTuple):
 def piece_record(item: dict) -> PieceRecord:
     """The :class:`PieceRecord` of one interval's record (a certificate's ``intervals`` item, or a
     TubeInterval's ``record``); InputError if malformed."""
-    from stumpcheck.numerics.certified.tube.build import piece_from_json
+    from stumpcheck.numerics.certified.tube.workers import piece_from_json
     from stumpcheck.numerics.certified.tube.records import exact_fraction
 
     try:
