@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import shutil
 import subprocess
@@ -93,6 +94,31 @@ def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
     assert "stumpcheck/numerics/generated/taylor_forms_arb.json" in names
     top_level = zipfile.ZipFile(wheel).read("stumpcheck-0.2.0.dist-info/top_level.txt").decode().split()
     assert top_level == ["stumpcheck"]
+    # the non-editable install works from its own folder (dependencies from this environment)
+    target = tmp_path / "site"
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target),
+                          str(wheel)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert sorted(p.name for p in target.iterdir() if not p.name.endswith(".dist-info") and p.name != "bin") == \
+        ["stumpcheck"]
+    probe = ("import json, mpmath, stumpcheck.theory, stumpcheck.numerics.population as p; mpmath.mp.dps = 20; "
+             "from stumpcheck.numerics.certified.proofs.margin_taylor import STORED_FORMS; "
+             "print(json.dumps([stumpcheck.theory.__file__, str(p.loss(10, 10)), STORED_FORMS.is_file()]))")
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    where, value, forms = json.loads(out.stdout.strip().splitlines()[-1])
+    assert Path(where).is_relative_to(target) and forms
+    import mpmath
+
+    from stumpcheck.numerics.population import loss
+
+    with mpmath.workdps(20):
+        assert value == str(loss(10, 10))  # the installed copy computes what the sources compute
+    version = subprocess.run([sys.executable, "-m", "stumpcheck", "--version"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0 and "0.2.0" in version.stdout, version.stdout + version.stderr
 
 
 def _packages():
