@@ -39,7 +39,7 @@ def _seconds(argv: list[str]) -> float:
 
 
 def _loaded_by_help() -> list[str]:
-    probe = ("import sys\nfrom stumpcheck.cli.commands import main\nmain(['--help'])\n"
+    probe = ("import sys\nfrom stumpcheck.cli import main\nmain(['--help'])\n"
              f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
