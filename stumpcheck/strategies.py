@@ -123,9 +123,9 @@ def precisions(*, min_value: int = 15, max_value: int = 60) -> st.SearchStrategy
 
 
 def rates(*, min_magnitude: float = 1e-300, max_magnitude: float = 1e5) -> st.SearchStrategy[float]:
-    """Rates β of the truncated exponential: 0, or ±|β| with |β| log-uniform in
-    [min_magnitude, max_magnitude]. Covers the Taylor regime (|β| ≪ 1), the
-    switch between evaluation forms (|β| ≈ 2) and the large-rate regime."""
+    """Rates β of the truncated exponential: 0, or ``±|β|`` with ``|β|`` log-uniform in
+    [min_magnitude, max_magnitude]. Covers the Taylor regime (``|β| ≪ 1``), the
+    switch between evaluation forms (``|β| ≈ 2``) and the large-rate regime."""
     lo, hi = _check_bounds("min_magnitude", min_magnitude, "max_magnitude", max_magnitude)
     if lo <= 0:
         raise InvalidArgument(f"min_magnitude={min_magnitude!r} must be > 0")

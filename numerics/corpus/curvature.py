@@ -108,5 +108,5 @@ def loss_gradient_hessian(x, theta, a: float, b: float, *, estimator: str = "one
 
 
 def spectral_curvature(hessian) -> float:
-    """‖∇²L̂‖₂ = max |λ| of a symmetric 2×2 matrix (the local L-smoothness constant)."""
+    """‖∇²L̂‖₂ = ``max |λ|`` of a symmetric 2×2 matrix (the local L-smoothness constant)."""
     return float(np.max(np.abs(np.linalg.eigvalsh(np.asarray(hessian, dtype=np.float64)))))

@@ -194,17 +194,17 @@ def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAU
 
 
 def pruned_window_bound(n: int, *, window: float = DEFAULT_WINDOW) -> float:
-    """Bound on |pruned − dense| for every per-task output (θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b), to first order in δ.
+    """Bound on ``|pruned − dense|`` for every per-task output (θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b), to first order in δ.
 
-    In each group g the pruned path keeps the points with |β|·|x − c_g| ≤ T
+    In each group g the pruned path keeps the points with ``|β|·|x − c_g| ≤ T``
     (T = ``window``); each left-out point has weight < e^{−T} relative to the
     group's best point, and there are at most n − 1 of them, so with
     δ = (n − 1) e^{−T}:
 
     * S_g (hence Z_g) changes by a relative ≤ δ, so each w_g by ≤ 2δ w_g;
-    * lo_g, μ_g change by ≤ 2δ and V_g by ≤ 3δ (every left-out term has |x − ·| ≤ 1,
+    * lo_g, μ_g change by ≤ 2δ and V_g by ≤ 3δ (every left-out term has ``|x − ·| ≤ 1``,
       plus the same bound for the renormalisation);
-    * summing over the groups and pairs (Σ w_g = 1, |μ_g − μ_h| ≤ 1, |f_g − f_h| ≤ 2)
+    * summing over the groups and pairs (Σ w_g = 1, ``|μ_g − μ_h| ≤ 1``, ``|f_g − f_h| ≤ 2``)
       every per-task output changes by ≤ 32 δ; the loss gradient (1/m) Σ e ∇θ̂ by ≤ 64 δ.
 
     It also leaves out a whole group whose softmax weight w_g is certainly below e^{−T}

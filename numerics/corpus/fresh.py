@@ -42,7 +42,7 @@ BLOCK = 64
 MAX_N = 2 ** 20
 #: most fresh contexts per (θ, N): the errors are held in memory (about 32 bytes per context at the peak)
 MAX_REPS = 10 ** 8
-#: |a| and b of a frozen estimator: the float64 scores a·y − b·x and their products stay finite up to here
+#: ``|a|`` and b of a frozen estimator: the float64 scores a·y − b·x and their products stay finite up to here
 MAX_MAGNITUDE = 1e150
 
 #: θ grid of :func:`sup_error_over_theta`: both ends, points close to them, and the bulk
@@ -55,7 +55,7 @@ Sampler = Callable[[np.random.Generator, tuple], np.ndarray]
 
 @dataclass(frozen=True)
 class FreshResult:
-    """Mean |θ̂_N − θ| over ``reps`` fresh contexts, with its 95% CI and quantiles."""
+    """Mean ``|θ̂_N − θ|`` over ``reps`` fresh contexts, with its 95% CI and quantiles."""
 
     a: float
     b: float
@@ -82,7 +82,7 @@ class FreshResult:
 
 @dataclass(frozen=True)
 class SupResult:
-    """max over a θ grid of the fresh-context mean |θ̂_N − θ| (and where it is attained)."""
+    """max over a θ grid of the fresh-context mean ``|θ̂_N − θ|`` (and where it is attained)."""
 
     N: int
     estimator: str
@@ -105,7 +105,7 @@ def _positive_int(value, name: str) -> int:
 
 
 def validate_frozen(a, b, *, estimator: str) -> tuple[float, float]:
-    """Return (a, b) as floats after checking |a| ≤ MAX_MAGNITUDE, 0 < b ≤ MAX_MAGNITUDE and the estimator name."""
+    """Return (a, b) as floats after checking ``|a| ≤ MAX_MAGNITUDE``, 0 < b ≤ MAX_MAGNITUDE and the estimator name."""
     a, b = finite_float(a, "a"), finite_float(b, "b")
     if not b > 0:
         raise InputError(f"b must be > 0 (the attention scale), got {b}")
@@ -168,7 +168,7 @@ def _errors(a: float, b: float, theta: float, N: int, *, estimator: str, reps: i
 def fresh_context_errors(a, b, theta, N, *, estimator: str = "one-head", reps: int = 1000, seed: int = 0,
                          sampler: Sampler | None = None, sampler_name: str | None = None,
                          chunk: int = 2 ** 20, progress: Callable | None = None) -> FreshResult:
-    """Mean |θ̂_N − θ| of the frozen (a, b) over ``reps`` fresh contexts of N points.
+    """Mean ``|θ̂_N − θ|`` of the frozen (a, b) over ``reps`` fresh contexts of N points.
 
     ``sampler(rng, shape)`` draws features in [0, 1] (default U[0, 1]);
     ``chunk`` bounds the tokens (contexts × N) per call of ``estimate`` and
@@ -207,7 +207,7 @@ def fresh_context_errors(a, b, theta, N, *, estimator: str = "one-head", reps: i
 
 def sup_error_over_theta(a, b, N, *, thetas=DEFAULT_THETAS, estimator: str = "one-head", reps: int = 1000,
                          seed: int = 0, sampler: Sampler | None = None, chunk: int = 2 ** 20) -> SupResult:
-    """max over ``thetas`` of the fresh-context mean |θ̂_N − θ|, with every θ's result.
+    """max over ``thetas`` of the fresh-context mean ``|θ̂_N − θ|``, with every θ's result.
 
     The default grid holds both ends θ = 0 and θ = 1 and points at 10⁻³ and
     10⁻² from them, where the one-head model's boundary limitation shows. A

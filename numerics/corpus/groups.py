@@ -66,7 +66,7 @@ def two_sum(s, t):
 
 
 def two_prod(p, q):
-    """p·q = hi + lo exactly (Dekker/Veltkamp split; |p q| far below overflow here)."""
+    """p·q = hi + lo exactly (Dekker/Veltkamp split; ``|p q|`` far below overflow here)."""
     hi = p * q
     cp = _SPLITTER * p
     p_hi = cp - (cp - p)
@@ -114,7 +114,7 @@ class Group:
 
     @property
     def near(self):
-        """μ_g − c_g (signed): lo_g if β_g ≥ 0, else −hi_g; small once |β_g| spans the group."""
+        """μ_g − c_g (signed): lo_g if β_g ≥ 0, else −hi_g; small once ``|β_g|`` spans the group."""
         return self.lo if self.forward else -self.hi
 
 

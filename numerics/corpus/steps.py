@@ -89,7 +89,7 @@ def default_eta(x, theta, a0: float, b0: float, *, estimator: str = "one-head",
                 safety: float = ETA_SAFETY, look_ahead: int = 40) -> tuple[float, str]:
     """η from the curvature at the start, and the sentence stating the rule and its numbers.
 
-    η₀ = safety/‖∇²L̂(z₀)‖₂ (‖·‖₂ = max |λ|; exact Hessian from the third
+    η₀ = safety/‖∇²L̂(z₀)‖₂ (``‖·‖₂ = max |λ|``; exact Hessian from the third
     cumulants of the softmax weights, :mod:`stumpcheck.numerics.corpus.curvature`, not
     finite differences). Look-ahead: where the first step z₁ = z₀ − η∇L̂(z₀)
     lands, the curvature must not forbid η either, so while

@@ -31,7 +31,7 @@ CALIBRATED_RESIDUAL = 0.1
 
 
 def sup_interior_error(a: float, b: float, *, delta: float = DEFAULT_DELTA, estimator: str = "one-head") -> float:
-    """sup over θ ∈ [δ, 1 − δ] of |e(θ)|: grid of 2001 points, then refinement around the maximum.
+    """sup over θ ∈ [δ, 1 − δ] of ``|e(θ)|``: grid of 2001 points, then refinement around the maximum.
 
     The refinement zooms on the grid maximum's two neighbouring cells: 8 rounds of
     a 65-point grid, each keeping the two cells around its maximum (a factor 32

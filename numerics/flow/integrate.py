@@ -49,7 +49,7 @@ class FlowSolution:
     """Saved times t, parameters a, b, loss L and gradient ∇L, the status, and the a-posteriori estimate.
 
     ``a_posteriori_rel_error_b``: the largest relative difference in b between the solve at rtol
-    and the one at rtol/10 (NaN if the second did not reach t_max); ``b_error`` = that times |b|,
+    and the one at rtol/10 (NaN if the second did not reach t_max); ``b_error`` = that times ``|b|``,
     the estimated absolute error of each saved b.
     """
 
@@ -68,7 +68,7 @@ class FlowSolution:
 
     @property
     def b_error(self) -> np.ndarray:
-        """Estimated absolute error of each saved b: a_posteriori_rel_error_b·|b|."""
+        """Estimated absolute error of each saved b: ``a_posteriori_rel_error_b·|b|``."""
         return self.a_posteriori_rel_error_b * np.abs(self.b)
 
 

@@ -108,7 +108,7 @@ MAX_T_MAX = 1e21
 #: below any precision a flow runs at, and below about 1e-140 scipy's LSODA, stepping from s = 0 to
 #: s = log(1 + t_max), does not reach the end in minutes (measured at 1e-150 and 1e-308).
 MIN_T_MAX = 1e-100
-#: Largest start |a0| and b0, for the same reason (b ≈ 3·10⁵ is where the float64 field stops being resolved).
+#: Largest start ``|a0|`` and b0, for the same reason (b ≈ 3·10⁵ is where the float64 field stops being resolved).
 MAX_START_A = 1e6
 MAX_START_B = 1e5
 
@@ -229,9 +229,9 @@ def _piece_rule_end(final_a, final_b, dps, piece_digits, info) -> dict:
 def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=None, rhs="arb", dps=None):
     """Validate the arguments of :func:`run_population_flow` (InputError naming the first problem); returns dps.
 
-    |a0| ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, :data:`MIN_T_MAX` ≤ t_max ≤ :data:`MAX_T_MAX`, rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in
-    float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits, δ ∈ (0, ½), a known solver (None: the default
-    of the precision) and right-hand side.
+    ``|a0|`` ≤ :data:`MAX_START_A`, 0 < b0 ≤ :data:`MAX_START_B`, :data:`MIN_T_MAX` ≤ t_max ≤ :data:`MAX_T_MAX`,
+    rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits,
+    δ ∈ (0, ½), a known solver (None: the default of the precision) and right-hand side.
     """
     check_parameters(a0, b0)
     if not (abs(a0) <= MAX_START_A and b0 <= MAX_START_B):

@@ -40,7 +40,7 @@ def one_head_log_odds(a, b, theta, one_minus_theta=None):
 
 
 def transition_point(a, b, *, logit_range: int = 4000):
-    """(θ*, 1 − θ*, width): the root of z(θ) = 0 and the switch width 1/|z'(θ*)|.
+    """(θ*, 1 − θ*, width): the root of z(θ) = 0 and the switch width ``1/|z'(θ*)|``.
 
     z → +∞ as θ → 0, −∞ as θ → 1, strictly decreasing; the root is found in
     the logit s = log(θ/(1 − θ)) ∈ [−4000, 4000] (θ = 1/(1 + e^{−s}),

@@ -160,9 +160,9 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     """C7: the one-head model's sup over θ ∈ [0, 1] of the error does not vanish as b (t) and N grow.
 
     Population: (a, b) on the calibration relation for b in the mode's range
-    (t ≈ b⁴/2), sup over θ ∈ [0, 1] of |e(θ)| against the interior sup over
+    (t ≈ b⁴/2), sup over θ ∈ [0, 1] of ``|e(θ)|`` against the interior sup over
     [δ, 1 − δ], δ = 0.05. Fresh contexts: frozen b = 4N on the relation, max
-    over θ ∈ {0, 10⁻³, …, 0.999, 1} of the mean |θ̂_N − θ| against the max over
+    over θ ∈ {0, 10⁻³, …, 0.999, 1} of the mean ``|θ̂_N − θ|`` against the max over
     θ ∈ {0.3, 0.5, 0.7}. Tolerance (fixed before looking): at both levels the
     sup at the largest b (N) is ≥ ½ × the sup at the smallest and ≥ 0.25 (a
     quarter of the θ range), while the interior error has fitted exponent
@@ -228,8 +228,8 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     """C8: the averaged and pooled symmetrizations remove the boundary limitation.
 
     The figure of C7 for the averaged and pooled estimators: sup over
-    θ ∈ [0, 1] of |e(θ)| at population level against b, and the max over the
-    θ grid (0 and 1 included) of the fresh-context mean |θ̂_N − θ| against N.
+    θ ∈ [0, 1] of ``|e(θ)|`` at population level against b, and the max over the
+    θ grid (0 and 1 included) of the fresh-context mean ``|θ̂_N − θ|`` against N.
     Tolerance (fixed before looking): for each of the two estimators, at both
     levels, the fitted exponent of the sup is ≤ −½ and its 95% CI lies below
     0 (it vanishes, at at least half the interior rate b⁻¹, N⁻¹). The claim

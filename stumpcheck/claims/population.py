@@ -253,8 +253,8 @@ def _flow(t_max: float, rtol: float, run: FlowRun | None) -> FlowRun:
 def check_c2(run: FlowRun) -> ClaimResult:
     """C2: the flow tracks the derived calibration relation a = b + 2 log b − ρ₁/b.
 
-    Figure: |residual| at the end, how much smaller it is than without the
-    ρ₁/b term, and the fitted order of |residual| in 1/b over the last three
+    Figure: ``|residual|`` at the end, how much smaller it is than without the
+    ρ₁/b term, and the fitted order of ``|residual|`` in 1/b over the last three
     decades of t. Tolerance: order ≥ 1.5 (the first dropped term is
     O(log b/b²)) and the ρ₁/b term reduces the residual ≥ 5×.
     """
@@ -280,8 +280,8 @@ def check_c3(run: FlowRun) -> ClaimResult:
     """C3: b(t) grows as t^{1/4}, with the derived constant C.
 
     Figure: fitted exponent (raw and with the derived c₁ correction) and the
-    fitted C vs the derived C = 2. Tolerance: |p_corrected − 1/4| ≤ 10⁻³,
-    |p_raw − 1/4| ≤ 5·10⁻³ and |C_fit/C − 1| ≤ 10⁻².
+    fitted C vs the derived C = 2. Tolerance: ``|p_corrected − 1/4| ≤ 10⁻³``,
+    ``|p_raw − 1/4| ≤ 5·10⁻³`` and ``|C_fit/C − 1| ≤ 10⁻²``.
     """
     start = time.perf_counter()
     fits = run.fits
@@ -300,8 +300,8 @@ def check_c3(run: FlowRun) -> ClaimResult:
 def check_c4(run: FlowRun) -> ClaimResult:
     """C4: the population threshold error is O(t^{−1/4}) in the interior.
 
-    Figure: fitted exponent of sup_{θ∈[δ,1−δ]} |e(θ)| in t, and sup|e|·b at
-    the end (the bulk law e = 1/b). Tolerance: |p + 1/4| ≤ 5·10⁻³.
+    Figure: fitted exponent of ``sup_{θ∈[δ,1−δ]} |e(θ)|`` in t, and ``sup|e|·b`` at
+    the end (the bulk law e = 1/b). Tolerance: ``|p + 1/4| ≤ 5·10⁻³``.
     """
     start = time.perf_counter()
     fit = run.fits["error_exponent"]

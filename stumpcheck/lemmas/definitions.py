@@ -182,6 +182,7 @@ class SymbolicSpec(CertifiedSpec):
 def symbolic(proof) -> SymbolicSpec:
     """The ``certify=`` of a lemma proved symbolically (SymPy): ``proof()`` returns the proof record.
 
+    >>> from stumpcheck.lemmas import symbolic
     >>> symbolic(lambda: {"status": "proved"}).proof()["status"]
     'proved'
     """
@@ -192,6 +193,7 @@ def certified(margin, domain, *, strict: bool = False, quick_domain=None, dps: i
               identity=None, **prove_options) -> CertifiedSpec:
     """The ``certify=`` of a lemma proved over a whole domain: margin ≥ 0 (strict: > 0) on ``domain``.
 
+    >>> from stumpcheck.lemmas import certified
     >>> spec = certified(lambda: None, lambda: None, strict=True)
     >>> spec.strict
     True
@@ -345,6 +347,7 @@ def lemma(*, name: str, statement: str, domain, evidence=("sampled",), reference
     """Decorator: turn a margin function into a :class:`Lemma` (registered unless ``register_it=False``).
 
     >>> from hypothesis import strategies as st
+    >>> from stumpcheck.lemmas import lemma
     >>> @lemma(name="square_nonnegative", statement="x² ≥ 0", domain={"x": st.floats(-1e3, 1e3)},
     ...        register_it=False)
     ... def square_nonnegative(x):

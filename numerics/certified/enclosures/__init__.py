@@ -36,11 +36,12 @@ singularity and converge like the others (no crude endpoint bound is needed).
 
 Precision: ``dps`` decimal digits (validated by
 :func:`stumpcheck.numerics.precision.validate_dps`) are worked at
-⌈dps·log₂10⌉ + guard bits + log₂(2 + |a| + b) bits inside ``flint.ctx.workprec``,
+``⌈dps·log₂10⌉ + guard bits + log₂(2 + |a| + b)`` bits inside ``flint.ctx.workprec``,
 which restores the previous precision on exit, also on error. If a requested
 relative width is missed, the evaluation is repeated at a precision raised by
 the number of bits that were lost (Ziv's strategy), a few times at most.
 
+    >>> from stumpcheck.numerics.certified.enclosures import certified_error
     >>> enc = certified_error(25, 20, "0.95", dps=30, rel_width=1e-25)
     >>> enc.evidence, enc.relative_radius < 1e-25
     ('certified', True)

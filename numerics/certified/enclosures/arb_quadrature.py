@@ -50,7 +50,7 @@ _CLOSED_FORM_ONE_HEAD = True
 
 @dataclass(frozen=True)
 class ArbMoments:
-    """(L, ∇L, ∇²L or None) as mpf midpoints, and the largest radius/|value| of their balls."""
+    """(L, ∇L, ∇²L or None) as mpf midpoints, and the largest ``radius/|value|`` of their balls."""
 
     loss: mpmath.mpf
     gradient: tuple

@@ -177,7 +177,7 @@ def certified_error(a, b, theta, *, estimator: str = "one-head", dps: int = 30, 
     for a ball the enclosure holds for every θ in it (the ball is bisected into
     at most ``max_pieces`` pieces and the hull of their enclosures returned).
     ``a`` and ``b`` may be balls too. With ``rel_width`` the enclosure must have
-    rad/|mid| ≤ rel_width or :class:`EnclosureTooWide` is raised; a non-finite
+    ``rad/|mid| ≤ rel_width`` or :class:`EnclosureTooWide` is raised; a non-finite
     enclosure always raises it.
     """
     dps = validate_dps(dps)

@@ -295,7 +295,7 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
     Both components come from one complex integral: the integrand
     e·(2^{k_a} ∂e/∂a + i·2^{k_b} ∂e/∂b) is analytic wherever e and ∇e are, and
     its integral along the real segment has the two (scaled) components as real
-    and imaginary parts; 2^{k} ≈ 1/|component| (from a float64 estimate) gives
+    and imaginary parts; ``2^k ≈ 1/|component|`` (from a float64 estimate) gives
     both the same relative accuracy. A component that misses ``rel_width`` is
     recomputed at a higher precision. ``extra_bits`` (≥ 0) more bits of working precision, not of
     the goal: what a switch layer at 1 − θ ≈ 2^−k needs (about k) for θ-balls to resolve it.

@@ -69,7 +69,7 @@ def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: 
     """Prove ``predicate`` (a name in :data:`PREDICATES`) on ``box`` by bisection; see the module doc.
 
     ``max_boxes`` caps the number of boxes examined, ``min_width`` is the
-    relative width (of max(1, |mid|)) below which a side is not split.
+    relative width (of ``max(1, |mid|)``) below which a side is not split.
     """
     if predicate not in PREDICATES:
         raise InputError(f"unknown predicate {predicate!r}; expected one of {', '.join(PREDICATES)}")

@@ -1,5 +1,5 @@
 """The forward-invariant region of the population flow beyond the certified tube
-(docs/certified_flow.md): R = {b_T ≤ b ≤ B, |w| ≤ c}, w = b·(a − calibration_a(b)), proved by four
+(docs/certified_flow.md): ``R = {b_T ≤ b ≤ B, |w| ≤ c}``, w = b·(a − calibration_a(b)), proved by four
 margin obligations over boxes of (b, w); what it gives for t ≥ T (the entry check, the horizon in t,
 bands of b(t)⁴/t); its certificate (format ``stumpcheck-region-certificate/1``) and the flow
 certificate with the region embedded.

@@ -62,6 +62,7 @@ def _region_code() -> dict:
 
 
 def is_region_certificate(document) -> bool:
+    """Whether ``document`` (parsed JSON) is a region certificate (format ``stumpcheck-region-certificate/1``)."""
     return isinstance(document, dict) and document.get("format") == FORMAT
 
 

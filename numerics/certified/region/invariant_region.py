@@ -57,7 +57,7 @@ OBLIGATIONS = ("inward_upper", "inward_lower", "drift_lower_half", "drift_upper_
 
 @dataclass(frozen=True)
 class Region:
-    """R = {b_start ≤ b ≤ b_max, |w| ≤ c} with the drift constants d_minus < d_plus (exact rationals)."""
+    """``R = {b_start ≤ b ≤ b_max, |w| ≤ c}`` with the drift constants d_minus < d_plus (exact rationals)."""
 
     b_start: Fraction
     b_max: Fraction

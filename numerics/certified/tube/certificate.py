@@ -57,6 +57,7 @@ digest = v1.digest
 
 
 def is_flow_certificate(document) -> bool:
+    """Whether ``document`` (parsed JSON) is a tube certificate, of either format (/2 or the first, /1)."""
     return isinstance(document, dict) and document.get("format") in (FORMAT, v1.FORMAT)
 
 

@@ -11,7 +11,7 @@ __all__ = ["PIController"]
 
 @dataclass(frozen=True)
 class PIController:
-    """Accept a step when ‖error / (atol + rtol·max(|y|, |y_new|))‖_rms ≤ 1.
+    """Accept a step when ``‖error / (atol + rtol·max(|y|, |y_new|))‖_rms ≤ 1``.
 
     The next step is h·clip(safety·norm^{−β₁}·prev_norm^{β₂}, min_factor,
     max_factor) with β₁ = 0.7/p, β₂ = 0.4/p (a PI controller; p is the
