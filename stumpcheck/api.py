@@ -200,7 +200,7 @@ def certified_error(a, b, theta, *, estimator: str = "one-head", dps: int = 30, 
     ``theta``: a number, an exact decimal string, a ``flint.arb`` ball or an interval ``(lo, hi)`` ⊆ [0, 1]
     (the ball then holds for every θ in it); ``a`` and ``b`` may be balls too. Arb ball arithmetic at
     ⌈dps·log₂10⌉ + guard bits, raised while ``rel_width`` is missed. With ``rel_width`` the ball must have
-    rad/|mid| ≤ rel_width, else :class:`EnclosureTooWide` (a non-finite ball always raises it). Engine:
+    ``rad/|mid| ≤ rel_width``, else :class:`EnclosureTooWide` (a non-finite ball always raises it). Engine:
     :func:`stumpcheck.numerics.certified.enclosures.pointwise.certified_error`.
 
         >>> from stumpcheck.api import certified_error
@@ -260,7 +260,7 @@ def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: s
 
     Solved in s = log(1 + t) by a stiff solver with the exact Jacobian, then again at rtol/10: the largest
     relative difference in b is ``a_posteriori_rel_error_b`` (an estimate, not a bound; above
-    ``error_goal``, default rtol, the status says so). Domain: |a0| ≤ 10³, 0 < b0 ≤ 10⁶,
+    ``error_goal``, default rtol, the status says so). Domain: −10³ ≤ a0 ≤ 10³, 0 < b0 ≤ 10⁶,
     10⁻¹⁰⁰ ≤ t_max ≤ 10¹⁵. Precision: ``dps=None`` solves in float64 (rtol ≥ 10⁻¹³), an int at ``dps``
     digits (slower; the final a, b to ``dps`` digits in ``settings``). A :class:`FlowSolution` of float64
     arrays t, a, b, L, ∇L. Engine: :func:`stumpcheck.numerics.flow.integrate.integrate_flow`.
@@ -280,7 +280,7 @@ def run_population_flow(a0, b0, t_max, *, rtol: float = 1e-9, estimator: str = "
                         dps=None, per_decade: int = 8, fit_from=None, check: bool = True, progress=None):
     """The flow of :func:`integrate_flow` with its diagnostics and fits, a :class:`FlowRun`.
 
-    At ``per_decade`` log-spaced times a decade: a, b, L, ∇L, sup over interior θ of |e(θ)|, the calibration
+    At ``per_decade`` log-spaced times a decade: a, b, L, ∇L, sup over interior θ of ``|e(θ)|``, the calibration
     residual a − (b + 2 log b − ρ₁/b); their rates fitted from ``fit_from`` (default 10⁶ when t_max ≥ 10⁸,
     else three decades below t_max); with ``check`` the rtol/10 solve's ``a_posteriori_rel_error_b``. The
     input of :func:`write_flow_outputs` and of C2–C4. Domain and ``dps`` as :func:`integrate_flow`. Engine:

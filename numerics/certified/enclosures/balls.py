@@ -78,11 +78,12 @@ class Enclosure:
 
     @property
     def is_finite(self) -> bool:
+        """Both ends finite (a non-finite enclosure is [nan ± inf], the whole real line)."""
         return bool(mpmath.isfinite(_stored(self.lower)) and mpmath.isfinite(_stored(self.upper)))
 
     @property
     def relative_radius(self):
-        """rad / |mid| (0 for the exact ball [0 ± 0], +inf for [0 ± r], r > 0, or a non-finite ball)."""
+        """``rad / |mid|`` (0 for the exact ball [0 ± 0], +inf for [0 ± r], r > 0, or a non-finite ball)."""
         mid, rad = _stored(self.mid), _stored(self.rad)
         if not self.is_finite:
             return mpmath.inf
@@ -162,7 +163,7 @@ class Enclosure:
         return arb(mpf_to_arb(mid), (int(man), int(exp)))  # Arb rounds a radius of more than 30 bits up
 
     def require(self, rel_width) -> "Enclosure":
-        """Return self if rad/|mid| ≤ rel_width, else raise :class:`EnclosureTooWide`."""
+        """Return self if ``rad/|mid| ≤ rel_width``, else raise :class:`EnclosureTooWide`."""
         return require_relative_width(self, rel_width)
 
     @classmethod
@@ -238,7 +239,7 @@ def format_ball(mid, rad, digits: int = 30) -> str:
 
 
 def require_relative_width(enclosure: Enclosure, rel_width) -> Enclosure:
-    """Raise :class:`EnclosureTooWide` unless ``enclosure`` is finite with rad/|mid| ≤ rel_width."""
+    """Raise :class:`EnclosureTooWide` unless ``enclosure`` is finite with ``rad/|mid| ≤ rel_width``."""
     rel_width = _validate_rel_width(rel_width)
     if not enclosure.is_finite:
         raise EnclosureTooWide(f"the enclosure {enclosure} is not finite")
