@@ -13,6 +13,7 @@ used by the pointwise enclosures (:mod:`stumpcheck.numerics.certified.enclosures
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -40,11 +41,25 @@ class Enclosure:
     """A rigorous enclosure [mid ± rad] = [lower, upper] of a real number.
 
     ``mid``, ``rad``, ``lower`` and ``upper`` are exact :class:`mpmath.mpf`
-    (binary) values when built by this module (``mid`` may also be a decimal
-    string when built by hand); ``prec_bits`` is the working precision used.
-    ``str()`` gives ``[mid +/- rad]`` with the midpoint rounded to at most ``digits``
+    (binary) values when built by this module, at full precision: never rounded to
+    53 bits or to the current mpmath precision (``mid`` may also be a decimal
+    string when built by hand). Built from an Arb ball (:meth:`from_arb`), lower =
+    mid − rad and upper = mid + rad exactly. ``prec_bits`` is the working precision
+    used. ``str()`` gives ``[mid +/- rad]`` with the midpoint rounded to at most ``digits``
     significant digits and the rounding added to the radius (:func:`format_ball`), so
     that the printed ball still contains the value; it is formatted when asked for.
+    There is no ``float()``: a float would round the bounds to 53 bits.
+
+    Interoperation with python-flint: :meth:`from_arb` and :meth:`to_arb` convert
+    without loss, and ``x in enclosure`` tests containment exactly.
+
+        >>> from flint import arb, ctx
+        >>> from stumpcheck.numerics.certified.enclosures import Enclosure
+        >>> with ctx.workprec(200):
+        ...     third = arb(1) / 3
+        >>> enclosure = Enclosure.from_arb(third, prec_bits=200)
+        >>> enclosure.lower in enclosure, enclosure.upper in enclosure, 0.5 in enclosure
+        (True, True, False)
     """
 
     mid: object
@@ -63,11 +78,12 @@ class Enclosure:
 
     @property
     def is_finite(self) -> bool:
+        """Both ends finite (a non-finite enclosure is [nan ± inf], the whole real line)."""
         return bool(mpmath.isfinite(_stored(self.lower)) and mpmath.isfinite(_stored(self.upper)))
 
     @property
     def relative_radius(self):
-        """rad / |mid| (0 for the exact ball [0 ± 0], +inf for [0 ± r], r > 0, or a non-finite ball)."""
+        """``rad / |mid|`` (0 for the exact ball [0 ± 0], +inf for [0 ± r], r > 0, or a non-finite ball)."""
         mid, rad = _stored(self.mid), _stored(self.rad)
         if not self.is_finite:
             return mpmath.inf
@@ -82,19 +98,116 @@ class Enclosure:
         """
         return bool(_stored(self.lower) <= _exact_mpf(value) <= _stored(self.upper))
 
+    def __contains__(self, value) -> bool:
+        """``value in enclosure``: lower ≤ value ≤ upper, decided exactly.
+
+        ``value``: an int, float, :class:`~fractions.Fraction`, :class:`~decimal.Decimal` or
+        :class:`mpmath.mpf` (compared without rounding; NaN is in no enclosure), or a real
+        ``flint.arb`` ball, which counts as contained only if all of it is: lower ≤ mid − rad and
+        mid + rad ≤ upper. Anything else raises :class:`~stumpcheck.numerics.precision.InputError`.
+
+            >>> from fractions import Fraction
+            >>> from flint import arb
+            >>> from stumpcheck.numerics.certified.enclosures import Enclosure
+            >>> enclosure = Enclosure.from_arb(arb(1, (1, -10)), prec_bits=53)  # [1 ± 2⁻¹⁰]
+            >>> 1 + 2.0 ** -10 in enclosure, Fraction(1025, 1024) in enclosure, 1.5 in enclosure
+            (True, True, False)
+            >>> arb(1, (1, -11)) in enclosure, arb(1, (1, -9)) in enclosure
+            (True, False)
+        """
+        lower, upper = _stored(self.lower), _stored(self.upper)
+        if isinstance(value, arb):
+            if not value.is_finite():  # an indeterminate or unbounded ball: only the whole line holds it
+                return bool(lower == mpmath.ninf and upper == mpmath.inf)
+            mid, rad = arb_to_mpf(value.mid()), arb_to_mpf(value.rad())
+            return bool(lower <= mpmath.fsub(mid, rad, exact=True) and mpmath.fadd(mid, rad, exact=True) <= upper)
+        if isinstance(value, (Fraction, Decimal)):
+            if isinstance(value, Decimal) and not value.is_finite():
+                return False if value.is_nan() else bool(lower <= _exact_mpf(float(value)) <= upper)
+            value = Fraction(value)
+            return bool(_fraction_or_inf(lower) <= value <= _fraction_or_inf(upper))
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float, mpmath.mpf)):
+            raise InputError(f"in: expected a real number (int, float, Fraction, Decimal, mpf) or an arb ball, "
+                             f"got {type(value).__name__}")
+        return bool(lower <= _exact_mpf(value) <= upper)
+
+    def to_arb(self) -> arb:
+        """This enclosure as a python-flint ``arb`` ball, without loss (independent of ``flint.ctx.prec``).
+
+        The midpoint converts exactly; the radius too when its mantissa fits Arb's 30-bit radii (always,
+        for an enclosure made by :meth:`from_arb`), else it is rounded up. A hand-built enclosure whose
+        [lower, upper] is not exactly [mid − rad, mid + rad] gives the ball of their hull. A non-finite
+        enclosure gives ``arb.nan()``.
+
+            >>> from flint import arb
+            >>> from stumpcheck.numerics.certified.enclosures import Enclosure
+            >>> ball = arb(2, (3, -40))
+            >>> back = Enclosure.from_arb(ball, prec_bits=53).to_arb()
+            >>> back.mid() == ball.mid(), back.rad() == ball.rad()
+            (True, True)
+        """
+        if not self.is_finite:
+            return arb.nan()
+        mid, rad = _stored(self.mid), _stored(self.rad)
+        lower, upper = _stored(self.lower), _stored(self.upper)
+        low, high = mpmath.fsub(mid, rad, exact=True), mpmath.fadd(mid, rad, exact=True)
+        if not (lower >= low and upper <= high):  # the hull of both descriptions (hand-built enclosures)
+            low, high = min(lower, low), max(upper, high)
+            mid = mpmath.ldexp(mpmath.fadd(low, high, exact=True), -1)
+            rad = mpmath.ldexp(mpmath.fsub(high, low, exact=True), -1)
+        sign, man, exp, _ = rad._mpf_
+        if not man:
+            return arb(mpf_to_arb(mid))
+        return arb(mpf_to_arb(mid), (int(man), int(exp)))  # Arb rounds a radius of more than 30 bits up
+
     def require(self, rel_width) -> "Enclosure":
-        """Return self if rad/|mid| ≤ rel_width, else raise :class:`EnclosureTooWide`."""
+        """Return self if ``rad/|mid| ≤ rel_width``, else raise :class:`EnclosureTooWide`."""
         return require_relative_width(self, rel_width)
 
     @classmethod
-    def from_ball(cls, ball, *, prec_bits: int, digits: int = 30) -> "Enclosure":
-        """The enclosure given by a real Arb ball (an ``arb`` or the real part of an ``acb``)."""
-        ball = arb(ball)
-        if not ball.is_finite():
+    def from_arb(cls, x, *, prec_bits: int | None = None, digits: int = 30) -> "Enclosure":
+        """The enclosure [m ± r] of a real python-flint ball ``x`` = [m ± r], without loss.
+
+        mid = m and rad = r exactly (as :class:`mpmath.mpf` of any length: a 1000-bit midpoint stays
+        1000 bits, whatever ``flint.ctx.prec`` and ``mpmath.mp.prec`` are), lower = m − r and upper =
+        m + r exactly. ``prec_bits`` (keyword-only) records the working precision the ball was computed
+        at; default: the larger of ``flint.ctx.prec`` and the bits of m. ``digits``: significant digits
+        ``str()`` shows. A non-finite ball gives the enclosure [nan ± inf] of the whole real line.
+        Not a real ball (an ``acb``: pass its ``.real``), or a bad ``prec_bits``:
+        :class:`~stumpcheck.numerics.precision.InputError`.
+
+            >>> from flint import arb, ctx
+            >>> from stumpcheck.numerics.certified.enclosures import Enclosure
+            >>> with ctx.workprec(1000):
+            ...     x = arb(2).sqrt()
+            >>> enclosure = Enclosure.from_arb(x, prec_bits=1000)
+            >>> enclosure.mid._mpf_[3] > 900, enclosure.lower < enclosure.mid < enclosure.upper
+            (True, True)
+        """
+        if isinstance(x, acb):
+            raise InputError(f"from_arb needs a real arb ball, got the complex ball {x} (pass its .real)")
+        if not isinstance(x, arb):
+            raise InputError(f"from_arb needs a flint.arb ball, got {type(x).__name__}")
+        if prec_bits is None:
+            prec_bits = max(ctx.prec, x.bits())
+        if isinstance(prec_bits, bool) or not isinstance(prec_bits, int) or not 2 <= prec_bits <= _MAX_BITS:
+            raise InputError(f"prec_bits must be an int in [2, {_MAX_BITS}], got {prec_bits!r:.40}")
+        if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+            raise InputError(f"digits must be a positive int, got {digits!r:.40}")
+        if not x.is_finite():
             return cls(mid=mpmath.nan, rad=mpmath.inf, lower=mpmath.ninf, upper=mpmath.inf,
                        prec_bits=prec_bits, text="[nan +/- inf]")
-        return cls(mid=arb_to_mpf(ball.mid()), rad=arb_to_mpf(ball.rad()), lower=arb_to_mpf(ball.lower()),
-                   upper=arb_to_mpf(ball.upper()), prec_bits=prec_bits, digits=digits)
+        mid, rad = arb_to_mpf(x.mid()), arb_to_mpf(x.rad())
+        return cls(mid=mid, rad=rad, lower=mpmath.fsub(mid, rad, exact=True), upper=mpmath.fadd(mid, rad, exact=True),
+                   prec_bits=prec_bits, digits=digits)
+
+    @classmethod
+    def from_ball(cls, ball, *, prec_bits: int, digits: int = 30) -> "Enclosure":
+        """The enclosure given by a real Arb ball (an ``arb`` or the real part of an ``acb``; other
+        values are first made a ball by ``arb()``): :meth:`from_arb` of it."""
+        return cls.from_arb(arb(ball), prec_bits=prec_bits, digits=digits)
 
 
 def format_ball(mid, rad, digits: int = 30) -> str:
@@ -126,7 +239,7 @@ def format_ball(mid, rad, digits: int = 30) -> str:
 
 
 def require_relative_width(enclosure: Enclosure, rel_width) -> Enclosure:
-    """Raise :class:`EnclosureTooWide` unless ``enclosure`` is finite with rad/|mid| ≤ rel_width."""
+    """Raise :class:`EnclosureTooWide` unless ``enclosure`` is finite with ``rad/|mid| ≤ rel_width``."""
     rel_width = _validate_rel_width(rel_width)
     if not enclosure.is_finite:
         raise EnclosureTooWide(f"the enclosure {enclosure} is not finite")
@@ -169,6 +282,15 @@ def _stored(value):
         return value
     with mpmath.workprec(4 * len(str(value)) + 64):
         return mpmath.mpf(value)
+
+
+def _fraction_or_inf(value):
+    """An mpf bound as an exact Fraction (±inf as float infinities, which Fractions compare with)."""
+    if not mpmath.isfinite(value):
+        return float(value)
+    sign, man, exp, _ = value._mpf_
+    magnitude = Fraction(int(man)) * (Fraction(2) ** int(exp))
+    return -magnitude if sign else magnitude
 
 
 def arb_to_mpf(x):
