@@ -5,7 +5,7 @@ An :class:`Enclosure` is a ball [mid ± rad] that provably contains an exact rea
 ball wider than requested is a failure (:class:`EnclosureTooWide`), never a value. The
 conversions :func:`to_arb`, :func:`arb_to_mpf` and :func:`mpf_to_arb` move numbers between
 Python, mpmath and Arb without rounding (a decimal becomes a ball that contains it), and
-:func:`working_bits` gives the working precision ⌈dps·log₂10⌉ + guard bits + log₂(2 + |a| + b)
+:func:`working_bits` gives the working precision ⌈dps·log₂10⌉ + guard bits + ``log₂(2 + |a| + b)``
 used by the pointwise enclosures (:mod:`stumpcheck.numerics.certified.enclosures.pointwise`), the θ-integrals
 (:mod:`stumpcheck.numerics.certified.enclosures.theta_integrals`) and the box prover (:mod:`stumpcheck.numerics.certified.proofs.box_prover`).
 """
@@ -357,7 +357,7 @@ def _magnitude(ball: arb) -> float:
 
 
 def working_bits(dps: int, *magnitudes: float) -> int:
-    """⌈dps·log₂10⌉ + guard bits + log₂(2 + Σ magnitudes): exponents of size |a| + b lose that many."""
+    """⌈dps·log₂10⌉ + guard bits + log₂(2 + Σ magnitudes): exponents of size ``|a| + b`` lose that many."""
     return math.ceil(dps * _LOG2_10) + guard_bits(dps) + math.ceil(math.log2(2 + sum(magnitudes)))
 
 
