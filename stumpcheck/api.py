@@ -349,21 +349,6 @@ def check_lemma(entry, *, level: str = "sampled", max_examples=None, seed: int =
                    max_examples=max_examples, seed=seed, dps=dps, out_dir=out_dir, quick=quick)
 
 
-def _certificate_bits(document: dict, dps: int, box: bool) -> int:
-    """Working bits for ``dps`` digits, sized by the largest |end| of each of the certificate's variables."""
-    from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
-    from stumpcheck.numerics.certified.enclosures.balls import working_bits
-
-    variables = (document.get("box") if box else (document.get("domain") or {}).get("variables")) or {}
-    sizes = []
-    for name, ends in variables.items() if isinstance(variables, dict) else ():
-        try:
-            sizes.append(max(abs(float(parse_exact(x, name))) for x in ends))
-        except (InputError, TypeError, ValueError, OverflowError):  # malformed: the re-check reports it
-            continue
-    return working_bits(dps, *sizes)
-
-
 def recheck(path, *, dps=None, points: str = "corners", allow_python: bool = False):
     """Re-check a certificate file independently of the proof that wrote it, a :class:`RecheckResult`.
 
@@ -390,7 +375,8 @@ def recheck(path, *, dps=None, points: str = "corners", allow_python: bool = Fal
         >>> result.passed, result.statement
         (True, 'b - 1 >= 0 for every a ∈ [0, 1], b ∈ [2, 3] (abtheta coordinates; one-head estimator)')
     """
-    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate, recheck_box_certificate
+    from stumpcheck.numerics.certified.certificates.box_recheck import (is_box_certificate, recheck_bits,
+                                                                         recheck_box_certificate)
     from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
     from stumpcheck.numerics.certified.certificates.lemma_recheck import POINTS, recheck as engine
     from stumpcheck.numerics.certified.certificates.limits import check_dps
@@ -410,7 +396,7 @@ def recheck(path, *, dps=None, points: str = "corners", allow_python: bool = Fal
         if dps == recorded:
             raise InputError(f"dps {dps} is the certificate's own precision; the re-check must run at another")
         box = is_box_certificate(document)
-        bits = _certificate_bits(document, dps, box)
+        bits = recheck_bits(document, dps)
         if box:
             return _scoped(dps, recheck_box_certificate, document, prec_bits=bits)
         return _scoped(dps, engine, document, prec_bits=bits, points=points, allow_python=allow_python)

@@ -35,26 +35,6 @@ from stumpcheck.numerics.precision import InputError
 __all__ = ["recheck"]
 
 
-def _bits(document: dict, dps: int) -> int:
-    """Working bits for ``dps`` digits on the certificate's domain (:func:`stumpcheck.numerics.certified.enclosures.balls.working_bits`,
-    sized by the largest |end| of each variable)."""
-    from stumpcheck.numerics.certified.enclosures.balls import working_bits
-    from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
-    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate
-
-    if is_box_certificate(document):  # a `stumpcheck certify` certificate: the box of (a, b, θ)
-        variables = document.get("box") or {}
-    else:
-        variables = (document.get("domain") or {}).get("variables") or {}
-    sizes = []
-    for name, ends in variables.items() if isinstance(variables, dict) else ():
-        try:
-            sizes.append(max(abs(float(parse_exact(x, name))) for x in ends))
-        except (InputError, TypeError, ValueError, OverflowError):
-            continue
-    return working_bits(dps, *sizes)
-
-
 def _with_region(document: dict, tube_result):
     """The tube's passed result joined with the re-check of the embedded region (one verdict)."""
     import dataclasses
@@ -107,7 +87,8 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
     from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck as run_recheck
     from stumpcheck.numerics.precision import validate_dps
 
-    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate, recheck_box_certificate
+    from stumpcheck.numerics.certified.certificates.box_recheck import (is_box_certificate, recheck_bits,
+                                                                         recheck_box_certificate)
     from stumpcheck.numerics.certified.certificates.limits import check_dps
     from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
 
@@ -141,9 +122,9 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
             if result.passed and ("region" in document or "for_all_t" in document):
                 result = _with_region(document, result)
         elif is_box_certificate(document):
-            result = recheck_box_certificate(document, prec_bits=_bits(document, dps))
+            result = recheck_box_certificate(document, prec_bits=recheck_bits(document, dps))
         else:
-            result = run_recheck(document, prec_bits=_bits(document, dps), points=points, allow_python=allow_python)
+            result = run_recheck(document, prec_bits=recheck_bits(document, dps), points=points, allow_python=allow_python)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
     if is_flow_certificate(document):

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["is_box_certificate", "recheck_box_certificate", "covering_failure", "derived_statement"]
+__all__ = ["is_box_certificate", "recheck_bits", "recheck_box_certificate", "covering_failure", "derived_statement"]
 
 _DIMS = ("a", "b", "theta")
 #: the fields of a ``certify`` certificate (:class:`stumpcheck.numerics.certified.proofs.box_certificate.Certificate`)
@@ -44,6 +44,26 @@ _QUANTITY = {"error_abs_le_c_over_b": "b*e", "error_gradient_b_negative": "de/db
 def is_box_certificate(document: dict) -> bool:
     """True for a ``stumpcheck certify`` certificate (it has a predicate, a box and leaves, no format)."""
     return "format" not in document and {"predicate", "box", "leaves"} <= set(document)
+
+
+def recheck_bits(document: dict, dps: int) -> int:
+    """The working bits of a re-check at ``dps`` digits, of a lemma certificate or of a ``stumpcheck certify``
+    one: :func:`stumpcheck.numerics.certified.enclosures.balls.working_bits`, sized by the largest ``|end|`` of
+    each variable of the certificate's domain (box). Malformed ends are skipped here: the re-check reports them."""
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
+    from stumpcheck.numerics.certified.enclosures.balls import working_bits
+
+    if is_box_certificate(document):  # a `stumpcheck certify` certificate: the box of (a, b, θ)
+        variables = document.get("box") or {}
+    else:
+        variables = (document.get("domain") or {}).get("variables") or {}
+    sizes = []
+    for name, ends in variables.items() if isinstance(variables, dict) else ():
+        try:
+            sizes.append(max(abs(float(parse_exact(x, name))) for x in ends))
+        except (InputError, TypeError, ValueError, OverflowError):
+            continue
+    return working_bits(dps, *sizes)
 
 
 def covering_failure(box: dict, leaves: list, dims) -> str | None:
