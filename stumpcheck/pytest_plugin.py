@@ -198,6 +198,13 @@ class LemmaFile(pytest.File):
         for name, entry in load_lemmas(shown_path(self.path)).items():
             yield LemmaItem.from_parent(self, name=name, entry=entry)
 
+    def repr_failure(self, excinfo):
+        from stumpcheck.numerics.precision import InputError
+
+        if isinstance(excinfo.value, InputError):  # the file does not import, or defines a bad lemma: one line
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
 
 class LemmaItem(pytest.Item):
     """One lemma of a lemma file, checked by :func:`stumpcheck.lemmas.testing.check_as_test`."""

@@ -188,6 +188,14 @@ def test_lemma_files_named_in_the_ini_are_collected_one_item_per_lemma(pytester)
     bad.stderr.fnmatch_lines(["*stumpcheck_seed must be an int >= 0, got '-1'*"])
 
 
+def test_a_lemma_file_that_does_not_import_is_a_collection_error_in_one_line(pytester):
+    pytester.makepyfile(lemmas_broken="raise RuntimeError('boom')\n")
+    pytester.makeini("[pytest]\nstumpcheck_lemma_files = lemmas_*.py\n")
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["lemma file: importing 'lemmas_broken.py' failed: RuntimeError: boom"])
+
+
 def test_without_the_ini_setting_no_lemma_file_is_collected(pytester):
     _scratch(pytester)
     result = pytester.runpytest(*PLUGIN, "false_lemma.py", "lemmas_true.py")

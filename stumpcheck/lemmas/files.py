@@ -32,15 +32,15 @@ def _split(spec) -> tuple[str, str]:
     return path_text, name
 
 
-def _import_file(path_text: str):
+def _import_file(path_text: str, label: str = "--lemma"):
     """The module of the file ``path_text``, imported by path with its ``@lemma`` entries kept out of the registry."""
     path = Path(path_text)
     if not path.is_file():
-        raise InputError(f"--lemma: no such file {path_text!r}")
+        raise InputError(f"{label}: no such file {path_text!r}")
     module_name = "stumpcheck_user_lemma_" + re.sub(r"\W", "_", str(path.resolve()))
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     if module_spec is None or module_spec.loader is None:
-        raise InputError(f"--lemma: cannot import {path_text!r} as a Python file")
+        raise InputError(f"{label}: cannot import {path_text!r} as a Python file")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
     _LOADING_USER_FILE.append(path_text)  # register() keeps a user file's @lemma entries out of the registry
@@ -48,10 +48,10 @@ def _import_file(path_text: str):
         module_spec.loader.exec_module(module)
     except SystemExit as exc:  # the user's file called sys.exit: bad input, not stumpcheck's exit status
         sys.modules.pop(module_name, None)
-        raise InputError(f"--lemma: importing {path_text!r} called sys.exit({exc.code!r})") from None
+        raise InputError(f"{label}: importing {path_text!r} called sys.exit({exc.code!r})") from None
     except Exception as exc:  # the user's file: report it in one line
         sys.modules.pop(module_name, None)
-        raise InputError(f"--lemma: importing {path_text!r} failed: {type(exc).__name__}: "
+        raise InputError(f"{label}: importing {path_text!r} failed: {type(exc).__name__}: "
                          f"{_short_text(str(exc))}") from None
     finally:
         _LOADING_USER_FILE.pop()
@@ -92,7 +92,7 @@ def load_lemmas(path) -> dict[str, Lemma]:
     listed once, under the first; one the file imports is left out (its margin function is another module's,
     or it is a registered one, e.g. a built-in)."""
     path_text = str(path)
-    module = _import_file(path_text)
+    module = _import_file(path_text, "lemma file")
     registry = registered()
     found: dict[str, Lemma] = {}
     for name, value in list(vars(module).items()):
