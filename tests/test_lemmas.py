@@ -3,7 +3,9 @@ Hypothesis search (shrinking, replay by seed, target), claim entries and their f
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,6 +160,77 @@ def test_example_false_lemma_fails_with_a_shrunk_counterexample_that_replays():
     assert point["offset"] == 0.0 and float(point["b"]).is_integer()
     again = check_lemma(false, seed=5)
     assert again.details["counterexample"] == point
+
+
+def _replay(recipe: str):
+    """Run a replay recipe with the names of :mod:`stumpcheck.lemmas`, as a user would paste it."""
+    from stumpcheck import lemmas as package
+
+    return eval(recipe, {name: getattr(package, name) for name in ("check_lemma", "load_lemma", "get")})  # noqa: S307
+
+
+def test_the_replay_recipe_of_a_lemma_loaded_from_a_file_loads_that_file(monkeypatch):
+    """``get`` knows only registered lemmas: the recipe of a file's lemma names the file, and running it
+    (in another working directory than the file's, with a relative path) gives the same result."""
+    monkeypatch.chdir(EXAMPLES.parent)
+    false = load_lemma("examples/false_lemma.py:half_over_b")
+    assert false.source == "examples/false_lemma.py:half_over_b"
+    first = check_lemma(false, seed=4, max_examples=30)
+    recipe = first.details["replay"]
+    assert recipe == "check_lemma(load_lemma('examples/false_lemma.py:half_over_b'), seed=4, max_examples=30)"
+    again = _replay(recipe)
+    assert (again.status, again.details["counterexample"], again.details["counterexample_margin"]) == (
+        "FAIL", first.details["counterexample"], first.details["counterexample_margin"])
+    assert again.details["replay"] == recipe
+    true = load_lemma("examples/lemma_example.py:overshoot_in_the_interior")
+    passed = check_lemma(true, seed=1, max_examples=20, dps=40)
+    assert passed.details["replay"] == ("check_lemma(load_lemma('examples/lemma_example.py:overshoot_in_the_interior'), "
+                                        "seed=1, max_examples=20, dps=40)")
+    assert _replay(passed.details["replay"]).details["min_margin"] == passed.details["min_margin"]
+
+
+def test_the_replay_recipe_of_a_builtin_a_module_lemma_and_a_notebook_lemma(tmp_path, monkeypatch):
+    builtin = next(entry for entry in registry().values() if isinstance(entry, Lemma) and entry.python_margin)
+    from stumpcheck.lemmas.replay import replay_recipe
+
+    assert replay_recipe(builtin, level="sampled", seed=2, max_examples=5) == (
+        f"check_lemma(get({builtin.name!r}), seed=2, max_examples=5)")
+    assert replay_recipe(builtin, level="high-precision", seed=0, max_examples=5) == (
+        f"check_lemma(get({builtin.name!r}), level='high-precision', seed=0, max_examples=5)")
+    # a lemma file imported as a module (as pytest imports a test module): its file, found from the margin
+    (tmp_path / "my_lemmas.py").write_text(
+        "from hypothesis import strategies as st\nfrom stumpcheck.lemmas import lemma\n\n"
+        "@lemma(name='mine_le_10', statement='x <= 10', domain={'x': st.integers(0, 100)}, register_it=False)\n"
+        "def mine(x):\n    return 10 - x\n")
+    monkeypatch.chdir(tmp_path)
+    spec = importlib.util.spec_from_file_location("my_lemmas", tmp_path / "my_lemmas.py")
+    my_lemmas = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "my_lemmas", my_lemmas)
+    spec.loader.exec_module(my_lemmas)
+    result = check_lemma(my_lemmas.mine, seed=0, max_examples=40)
+    assert result.details["replay"] == "check_lemma(load_lemma('my_lemmas.py:mine'), seed=0, max_examples=40)"
+    assert _replay(result.details["replay"]).details["counterexample"] == result.details["counterexample"] == {"x": 11}
+    # made in a session, in no file: the recipe names the object, not a loader that would not find it
+    loose = _lemma(lambda x: 1.0, name="loose")
+    assert check_lemma(loose, max_examples=3).details["replay"] == "check_lemma(<the Lemma 'loose'>, seed=0, max_examples=3)"
+
+
+def test_check_lemma_creates_its_output_folder_and_refuses_a_file(tmp_path):
+    entry = _lemma(lambda x: 1.0 + x)
+    out = tmp_path / "not" / "yet" / "there"
+    result = check_lemma(entry, max_examples=5, out_dir=str(out))
+    assert result.status == "PASS" and out.is_dir()
+    assert (out / "lemma_t.png").is_file() and result.details["plots"] == ["lemma_t.png"]
+    check_lemma(entry, max_examples=5, out_dir=out)  # an existing folder is fine
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    with pytest.raises(InputError, match="out_dir: cannot write into .*a_file: it exists and is not a directory"):
+        check_lemma(entry, max_examples=5, out_dir=a_file)
+    with pytest.raises(InputError, match="out_dir: cannot create .*: .*a_file is not a directory"):
+        check_lemma(entry, max_examples=5, out_dir=a_file / "below")
+    with pytest.raises(InputError, match="out_dir must be a path, got int"):
+        check_lemma(entry, max_examples=5, out_dir=3)
+    assert a_file.read_text() == "x"
 
 
 def test_true_lemma_passes_and_reports_its_smallest_margin():

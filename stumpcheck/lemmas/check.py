@@ -23,6 +23,7 @@ from stumpcheck.claims.result import ClaimResult
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.lemmas.definitions import (DEFAULT_DPS, EVIDENCE_LEVELS, CertifiedSpec, ClaimCheck, Lemma, _origin, _short_text,
                                python_only_refusal)
+from stumpcheck.lemmas.replay import replay_recipe
 
 __all__ = ["check_lemma", "run_entry"]
 
@@ -200,8 +201,10 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     callable, calls ``entry.certify(quick=quick)`` (or ``entry.certify()`` if it
     takes no ``quick``), which returns a :class:`stumpcheck.numerics.certified.proofs.box_prover.Certificate` or
     a list of them; PASS iff every certificate is proved.
-    ``replay`` is the command line shown for replaying a failure. With
-    ``out_dir``, the sampled margins are plotted to ``lemma_<name>.png`` there
+    ``replay`` is the command line shown for replaying a failure (default: the call,
+    :func:`stumpcheck.lemmas.replay.replay_recipe`; for a lemma loaded from a file it loads that file). With
+    ``out_dir`` (created with its parents if missing; a path that exists and is not a folder is
+    InputError), the sampled margins are plotted to ``lemma_<name>.png`` there
     (listed in ``details["plots"]``).
     """
     if not isinstance(entry, Lemma):
@@ -217,6 +220,8 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
     max_examples = entry.max_examples if max_examples is None else max_examples
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
         raise InputError(f"max_examples must be a positive int, got {max_examples!r}")
+    if out_dir is not None:
+        _make_out_dir(out_dir)
     start = time.perf_counter()
     if entry.sympy_margin is not None:  # the one margin: built, Taylor order checked, before any work
         from stumpcheck.lemmas.margin import resolve_margin
@@ -243,8 +248,8 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
                "margin": ("the SymPy margin (compared with the file's Python margin at every point)"
                           if one and entry.python_margin is not None else "the SymPy margin" if one else
                           "a Python function (sampled only)"),
-               "level": level, "replay": replay or f"check_lemma(get({entry.name!r}), seed={seed}, "
-                                                    f"max_examples={max_examples})"}
+               "level": level, "replay": replay or replay_recipe(entry, level=level, seed=seed,
+                                                                  max_examples=max_examples, dps=dps)}
     if out_dir is not None and state.margins:
         from stumpcheck.report import plot_margins
 
@@ -290,6 +295,24 @@ def check_lemma(entry: Lemma, *, level: str = "sampled", max_examples: int | Non
             figure += "; the margin at the higher precision is " + ("negative" if again < 0 else "not finite")
     return ClaimResult(id=entry.name, statement=entry.statement, figure=figure, tolerance=entry.tolerance,
                        status=status, evidence=level, seconds=time.perf_counter() - start, details=details)
+
+
+def _make_out_dir(out_dir) -> None:
+    """Create ``out_dir`` with its parents; InputError (one line) if it is not a path, exists as something
+    other than a folder, or cannot be created."""
+    from pathlib import Path
+
+    from stumpcheck.numerics.resources import check_writable_dir
+
+    try:
+        path = Path(out_dir)
+    except TypeError:
+        raise InputError(f"out_dir must be a path, got {type(out_dir).__name__}") from None
+    check_writable_dir(path, "out_dir")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"out_dir: cannot create {path}: {exc.strerror or exc}") from None
 
 
 #: significant digits a float64 margin carries

@@ -227,6 +227,8 @@ class Lemma:
     precision: str = ""
     rounding: float = 0.0
     sympy_margin: object = None
+    #: ``"FILE.py:NAME"`` where :func:`~stumpcheck.lemmas.load_lemma` loaded it from (named by the replay recipe)
+    source: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self):
         _check_name(self.name)
@@ -273,6 +275,22 @@ class Lemma:
         from stumpcheck.lemmas.margin import point_margin_of
 
         return point_margin_of(self, tuple(sorted(variables)))
+
+    def as_test(self, *, level: str | None = None, max_examples: int | None = None, seed: int = 0,
+                dps: int = DEFAULT_DPS, quick: bool = True):
+        """A pytest test function checking this lemma: ``test_x = x.as_test(max_examples=50)`` in a test module.
+
+        When run, it calls :func:`~stumpcheck.lemmas.check.check_lemma` at ``level`` (default: the lemma's first
+        evidence level) and fails, with the counterexample and the recipe that replays it, unless the check
+        passes at that level; see :func:`stumpcheck.lemmas.testing.lemma_test`. The checker is reached at call
+        time through :mod:`stumpcheck.lemmas`' lazy names, so that these definitions import none of it.
+        """
+        import sys
+
+        from stumpcheck import lemmas
+
+        return lemmas.lemma_test(self, level=level, max_examples=max_examples, seed=seed, dps=dps, quick=quick,
+                                 namespace=sys._getframe(1).f_globals)
 
     def strategy(self):
         """The Hypothesis strategy of points (dicts of keyword arguments for ``margin``)."""
