@@ -317,7 +317,7 @@ def test_plot_claim_draws_what_check_c7_and_c8_wrote(claim, name, small_c7_c8, t
     result = getattr(boundary, f"check_{claim}")(quick=True, seed=0, out_dir=tmp_path)
     figures = api.plot_claim(result)
     assert list(figures) == result.details["plots"] == [name]
-    again = save_figure(figures[name], tmp_path / "again.png")
+    again = save_figure(figures[name], tmp_path / "again.png", tight=False)
     assert (tmp_path / name).read_bytes() == again.read_bytes()
     assert [ax.get_xscale() for ax in api.plot_claim(result)[name].axes] == ["log", "log"]
 
@@ -369,3 +369,15 @@ def test_the_users_backend_is_kept(choose, env, backend):
                           text=True, cwd=ROOT, env=environment, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [backend, "Figure"]
+
+
+def test_the_plot_functions_docstring_examples_run():
+    import doctest
+
+    from stumpcheck.numerics.corpus import training_report
+    from stumpcheck.numerics.flow import report
+    from stumpcheck.numerics.population import error_profile
+
+    for module in (report, training_report, error_profile):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0, (module.__name__, result)

@@ -100,4 +100,5 @@ def plot_training(train_result):
     bottom.legend(fontsize=8)
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
+    fig.tight_layout()
     return fig

@@ -57,9 +57,9 @@ def plot_flow(run_or_solution, *, panels=None):
     ``run_or_solution``: a :class:`~stumpcheck.numerics.flow.run.FlowRun` or a
     :class:`~stumpcheck.numerics.flow.integrate.FlowSolution` (float64 arrays over the saved times t > 0).
     Panels (:data:`FLOW_PANELS`): ``scale``, b(t) against the derived law (C t)^{1/4} (log-log);
-    ``calibration_residual``, |a − (b + 2 log b − ρ₁/b)| against ρ₁/b and log b/b²; ``normalised_loss``,
+    ``calibration_residual``, ``|a − (b + 2 log b − ρ₁/b)|`` against ρ₁/b and log b/b²; ``normalised_loss``,
     L·b² against the derived leading loss·b² (→ ½); ``interior_error`` (a FlowRun only), the sup over interior
-    θ of |e(θ)| with its fitted slope. One panel is a 6 × 4.2 in figure, more a grid of two columns.
+    θ of ``|e(θ)|`` with its fitted slope. One panel is a 6 × 4.2 in figure, more a grid of two columns.
     matplotlib's backend: :func:`stumpcheck.numerics.plotting.pyplot`.
 
         >>> from stumpcheck.api import integrate_flow, plot_flow
@@ -84,6 +84,8 @@ def plot_flow(run_or_solution, *, panels=None):
         _PANELS[name](ax, run_or_solution)
     for ax in axes.ravel()[len(panels):]:
         fig.delaxes(ax)
+    if len(panels) > 1:  # a single panel is laid out where it is saved (the files of write_flow_outputs)
+        fig.tight_layout()
     return fig
 
 

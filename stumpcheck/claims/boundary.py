@@ -169,7 +169,7 @@ def _save_boundary_plot(out_dir, name: str, figure, details: dict) -> list:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    save_figure(figure(details), out / name)
+    save_figure(figure(details), out / name, tight=False)  # laid out by _figure
     return [name]
 
 
