@@ -29,7 +29,8 @@ from pathlib import Path
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["Display", "WIDTH", "brief_text", "figure_text", "shape_text", "html_table", "write_columns_csv", "columns_dataframe"]
+__all__ = ["Display", "WIDTH", "last", "brief_text", "figure_text", "shape_text", "html_table", "write_columns_csv",
+           "columns_dataframe"]
 
 #: Width at which a result's ``repr`` wraps its ``label=text`` items onto a new line.
 WIDTH = 100
@@ -50,6 +51,11 @@ def figure_text(value, digits: int = 6) -> str:
     if math.isnan(number) or math.isinf(number):
         return str(number)
     return f"{number:.{digits}g}"
+
+
+def last(values):
+    """The last of ``values``, None when there is none (so that a result with empty arrays still shows itself)."""
+    return values[-1] if len(values) else None
 
 
 def brief_text(text, limit: int = 60, *, clause: bool = True) -> str:

@@ -381,3 +381,14 @@ def test_the_plot_functions_docstring_examples_run():
     for module in (report, training_report, error_profile):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, (module.__name__, result)
+
+
+def test_results_with_empty_arrays_still_show_themselves(solution, trained):
+    from dataclasses import replace
+
+    empty = np.zeros(0)
+    for result in (replace(solution, t=empty, a=empty, b=empty, loss=empty, grad=np.zeros((0, 2))),
+                   replace(trained, trajectory={key: empty for key in trained.trajectory})):
+        text = repr(result)
+        assert "—" in text and _table_rows(result._repr_html_())
+        _json_round_trip(result)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from stumpcheck.numerics.display import Display, brief_text, figure_text, shape_text
+from stumpcheck.numerics.display import Display, brief_text, figure_text, last, shape_text
 from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.precision import InputError, finite_float
 from stumpcheck.numerics.corpus.checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointWriter, corpus_fingerprint,
@@ -112,7 +112,8 @@ class TrainResult(Display):
 
     def _display_rows(self) -> list:
         return [("stopped_because", brief_text(self.stopped_because, 80, clause=False)), ("steps", str(self.steps)),
-                ("a", figure_text(self.a, 12)), ("b", figure_text(self.b, 12)), ("loss L̂", figure_text(self.loss, 6)),
+                ("a", figure_text(self.a, 12)), ("b", figure_text(self.b, 12)),
+                ("loss L̂", figure_text(last(self.trajectory["loss"]), 6)),
                 ("eta", f"{figure_text(self.eta, 6)} ({brief_text(self.eta_rule)})"),
                 ("estimator", f"{self.settings.get('estimator', '?')}, float64, {self.seconds:.3g} s"),
                 ("arrays", shape_text(self.trajectory))]
@@ -122,8 +123,8 @@ class TrainResult(Display):
 
     def to_dict(self) -> dict:
         """Every field and the final L̂, JSON-ready (the trajectory's arrays as lists, NaN/±inf as None)."""
-        return finite_json({"a": self.a, "b": self.b, "loss": self.loss, "eta": self.eta, "eta_rule": self.eta_rule,
-                            "steps": self.steps, "stopped_because": self.stopped_because,
+        return finite_json({"a": self.a, "b": self.b, "loss": last(self.trajectory["loss"]), "eta": self.eta,
+                            "eta_rule": self.eta_rule, "steps": self.steps, "stopped_because": self.stopped_because,
                             "trajectory": self._display_columns(), "settings": self.settings,
                             "corpus_fingerprint": self.corpus_fingerprint,
                             "resumed_from_step": self.resumed_from_step, "seconds": self.seconds})

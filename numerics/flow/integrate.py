@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from stumpcheck.numerics.display import Display, figure_text, shape_text
+from stumpcheck.numerics.display import Display, figure_text, last, shape_text
 from stumpcheck.numerics.flow.ode import MPArithmetic, Status
 from stumpcheck.numerics.flow.field import PopulationFlowField
 from stumpcheck.numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, SOLVERS, _order_along_float64_flow, _save_times, _solve,
@@ -78,9 +78,9 @@ class FlowSolution(Display):
 
     def _display_rows(self) -> list:
         digits = self.settings.get("dps")
-        return [("status", self.status.name), ("t", f"[0, {figure_text(self.t[-1], 4)}], {len(self.t)} saved"),
-                ("final a", figure_text(self.a[-1], 12)), ("final b", figure_text(self.b[-1], 12)),
-                ("final L", figure_text(self.loss[-1], 6)),
+        return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
+                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final L", figure_text(last(self.loss), 6)),
                 ("a_posteriori_rel_error_b", f"{figure_text(self.a_posteriori_rel_error_b, 3)} "
                                              f"(goal {figure_text(self.error_goal, 3)})"),
                 ("solve", f"{str(self.settings.get('solver', '?')).split(' (')[0]}, rtol "

@@ -45,7 +45,8 @@ def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict) -
     out.mkdir(parents=True, exist_ok=True)
     paths = [run.to_csv(out / "flow.csv")]
     json_path = out / "flow.json"
-    json_path.write_text(json.dumps(finite_json(dict(run.to_dict(), provenance=provenance)), indent=1) + "\n", encoding="utf-8")
+    payload = finite_json(dict(run.to_dict(), provenance=provenance))
+    json_path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     paths.append(json_path)
     paths += [save_figure(plot_flow(run, panels=(name,)), out / f"{name}.png") for name in FLOW_PANELS]
     return paths

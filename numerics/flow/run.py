@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from stumpcheck.numerics.display import Display, figure_text, shape_text
+from stumpcheck.numerics.display import Display, figure_text, last, shape_text
 from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
 from stumpcheck.numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
 from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, LogScaleField
@@ -171,10 +171,10 @@ class FlowRun(Display):
     def _display_rows(self) -> list:
         fits = {k: f"{figure_text(f['value'], 4)}{'' if f.get('valid', True) else ' (not valid)'}"
                 for k, f in self.fits.items() if f and k in ("scale_exponent", "error_exponent")}
-        return [("status", self.status.name), ("t", f"[0, {figure_text(self.t[-1], 4)}], {len(self.t)} saved"),
-                ("final a", figure_text(self.a[-1], 12)), ("final b", figure_text(self.b[-1], 12)),
-                ("final L", figure_text(self.loss[-1], 6)),
-                ("final sup|e| interior", figure_text(self.sup_error_interior[-1], 4)),
+        return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
+                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final L", figure_text(last(self.loss), 6)),
+                ("final sup|e| interior", figure_text(last(self.sup_error_interior), 4)),
                 ("a_posteriori_rel_error_b", figure_text(self.a_posteriori_rel_error_b, 3)),
                 ("fitted exponents", ", ".join(f"{k} {v}" for k, v in fits.items()) or "none"),
                 ("solve", f"{str(self.settings.get('solver', '?')).split(' (')[0]}, rtol "

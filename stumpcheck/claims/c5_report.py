@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["explanation", "plot_c5", "c5_figures", "no_positive_split", "PLOT_NAME", "SCALE_PLOT_NAME", "TRAJECTORY_PLOT_NAME"]
+__all__ = ["explanation", "plot_c5", "c5_figures", "no_positive_split",
+           "PLOT_NAME", "SCALE_PLOT_NAME", "TRAJECTORY_PLOT_NAME"]
 
 PLOT_NAME = "c5_gradient_error.png"
 SCALE_PLOT_NAME = "c5_certified_scale.png"
