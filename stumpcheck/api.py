@@ -13,7 +13,15 @@
   (:class:`RecheckResult`);
 * claims: :func:`check_c1` … :func:`check_c9`, each a :class:`ClaimResult`;
 * exports: :func:`results` (the SymPy results), :func:`export` (their files);
-* plots and files: :func:`write_flow_outputs`, :func:`write_training_outputs`; errors: :class:`InputError`.
+* plots and files: :func:`plot_flow`, :func:`plot_error_profile`, :func:`plot_training`, :func:`plot_claim`
+  (matplotlib figures), :func:`write_flow_outputs`, :func:`write_training_outputs` (files); errors:
+  :class:`InputError`.
+
+The results (:class:`FlowSolution`, :class:`FlowRun`, :class:`TrainResult`, :class:`FreshResult`,
+:class:`ClaimResult`) show themselves briefly: a ``repr`` of a few lines (status and key figures, the shapes
+of arrays, never their values) and, in a notebook, a small HTML table; ``to_dict()`` is JSON-ready, and those
+with rows have ``to_csv(path)`` and ``to_dataframe()`` (pandas, optional); an :class:`Enclosure`'s ``repr``
+gives its mid and rad at full precision (docs/api.md lists which result has which).
 
 **One precision convention**: ``dps``, the number of significant *decimal digits*, a keyword-only int in
 [15, 10000] (``None`` where float64 is an option: the flows). It is mpmath's user-facing convention
@@ -63,7 +71,8 @@ __all__ = [
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
     "ClaimResult",  # claims
     "results", "export",  # exports
-    "write_flow_outputs", "write_training_outputs",  # plots and files
+    "plot_flow", "plot_error_profile", "plot_training", "plot_claim",  # plots and files
+    "write_flow_outputs", "write_training_outputs",
     "InputError",
 ]
 
@@ -79,6 +88,8 @@ _LAZY = {
     "RecheckResult": "stumpcheck.numerics.certified.certificates.lemma_recheck",
     **dict.fromkeys([f"check_c{k}" for k in range(2, 10)] + ["ClaimResult"], "stumpcheck.claims"),
     "results": "stumpcheck.theory.catalogue",
+    "plot_flow": "stumpcheck.numerics.flow.report", "plot_training": "stumpcheck.numerics.corpus.training_report",
+    "plot_error_profile": "stumpcheck.numerics.population.error_profile", "plot_claim": "stumpcheck.claims.figures",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

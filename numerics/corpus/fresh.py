@@ -28,6 +28,8 @@ from typing import Callable
 
 import numpy as np
 
+from stumpcheck.numerics.display import Display, figure_text
+from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.precision import InputError, finite_float
 from stumpcheck.numerics.resources import require_memory
 
@@ -53,9 +55,13 @@ _Z95 = 1.959963984540054
 Sampler = Callable[[np.random.Generator, tuple], np.ndarray]
 
 
-@dataclass(frozen=True)
-class FreshResult:
-    """Mean ``|θ̂_N − θ|`` over ``reps`` fresh contexts, with its 95% CI and quantiles."""
+@dataclass(frozen=True, repr=False)
+class FreshResult(Display):
+    """Mean ``|θ̂_N − θ|`` over ``reps`` fresh contexts, with its 95% CI and quantiles.
+
+    Shown (:class:`~stumpcheck.numerics.display.Display`) by the mean with its CI, where it was measured and
+    how; :meth:`to_dict` (every field), :meth:`to_csv` and :meth:`to_dataframe` give one row of every field.
+    """
 
     a: float
     b: float
@@ -78,6 +84,22 @@ class FreshResult:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def _display_rows(self) -> list:
+        return [("mean |θ̂_N − θ|", f"{figure_text(self.mean_abs_error, 6)} (95% CI [{figure_text(self.ci_low, 4)}, "
+                                    f"{figure_text(self.ci_high, 4)}])"),
+                ("at", f"a = {figure_text(self.a, 8)}, b = {figure_text(self.b, 8)}, θ = {figure_text(self.theta)}, "
+                       f"N = {self.N}, {self.estimator}"),
+                ("median, q90", f"{figure_text(self.median_abs_error, 4)}, {figure_text(self.q90_abs_error, 4)}"),
+                ("mean signed error", figure_text(self.mean_signed_error, 4)),
+                ("contexts", f"{self.reps} ({self.sampler}), seed {self.seed}, {self.precision}, {self.evidence}")]
+
+    def _display_columns(self) -> dict:
+        return {name: [value] for name, value in asdict(self).items()}
+
+    def to_dict(self) -> dict:
+        """Every field, JSON-ready (NaN/±inf as None)."""
+        return finite_json(asdict(self))
 
 
 @dataclass(frozen=True)

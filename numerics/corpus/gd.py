@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from stumpcheck.numerics.display import Display, brief_text, figure_text, last, shape_text
+from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.precision import InputError, finite_float
 from stumpcheck.numerics.corpus.checkpoint import (TRAJECTORY_KEYS, Checkpoint, CheckpointWriter, corpus_fingerprint,
                                           read_checkpoint)
@@ -79,13 +81,16 @@ def step_budget(steps: int | None, t_max: float | None, eta: float, record_every
     return budget
 
 
-@dataclass
-class TrainResult:
+@dataclass(repr=False)
+class TrainResult(Display):
     """Outcome of :func:`train_gd`: frozen (a, b), η and its rule, steps taken, trajectory arrays.
 
     ``trajectory`` maps step (int), t = k·η, a, b, loss (L̂(z_k)) to arrays of the
     recorded steps. ``stopped_because`` is one of "steps", "t_max", "b_target",
-    "max_steps_this_run" (paused, resumable) or "diverged: …".
+    "max_steps_this_run" (paused, resumable) or "diverged: …". Shown
+    (:class:`~stumpcheck.numerics.display.Display`) by why it stopped, the frozen (a, b), L̂ and η;
+    :meth:`to_dict` (every field), :meth:`to_csv` (trajectory.csv) and :meth:`to_dataframe` have the
+    trajectory's columns step, t, a, b, loss, one row a recorded step.
     """
 
     a: float
@@ -104,6 +109,25 @@ class TrainResult:
     def loss(self) -> float:
         """L̂ at the final (frozen) parameters."""
         return float(self.trajectory["loss"][-1])
+
+    def _display_rows(self) -> list:
+        return [("stopped_because", brief_text(self.stopped_because, 80, clause=False)), ("steps", str(self.steps)),
+                ("a", figure_text(self.a, 12)), ("b", figure_text(self.b, 12)),
+                ("loss L̂", figure_text(last(self.trajectory["loss"]), 6)),
+                ("eta", f"{figure_text(self.eta, 6)} ({brief_text(self.eta_rule)})"),
+                ("estimator", f"{self.settings.get('estimator', '?')}, float64, {self.seconds:.3g} s"),
+                ("arrays", shape_text(self.trajectory))]
+
+    def _display_columns(self) -> dict:
+        return {key: self.trajectory[key] for key in TRAJECTORY_KEYS}
+
+    def to_dict(self) -> dict:
+        """Every field and the final L̂, JSON-ready (the trajectory's arrays as lists, NaN/±inf as None)."""
+        return finite_json({"a": self.a, "b": self.b, "loss": last(self.trajectory["loss"]), "eta": self.eta,
+                            "eta_rule": self.eta_rule, "steps": self.steps, "stopped_because": self.stopped_because,
+                            "trajectory": self._display_columns(), "settings": self.settings,
+                            "corpus_fingerprint": self.corpus_fingerprint,
+                            "resumed_from_step": self.resumed_from_step, "seconds": self.seconds})
 
 
 def _positive_int(value, name: str) -> int:

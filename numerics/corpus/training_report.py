@@ -4,12 +4,11 @@
 so they read back exactly), ``trajectory.json`` (the same arrays, the
 settings, η and its rule, why the run stopped, the corpus and the provenance),
 ``frozen.json`` (the frozen estimator: a, b, estimator, steps, η, corpus seed)
-and ``training.png`` (L̂ and b against the step).
+and ``training.png`` (L̂ and b against the step: the figure of :func:`plot_training`).
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
@@ -19,8 +18,10 @@ import numpy as np
 from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.corpus.gd import TrainResult
 from stumpcheck.numerics.corpus.checkpoint import TRAJECTORY_KEYS
+from stumpcheck.numerics.plotting import pyplot, save_figure
+from stumpcheck.numerics.precision import InputError
 
-__all__ = ["training_table", "write_training_outputs"]
+__all__ = ["training_table", "write_training_outputs", "plot_training"]
 
 
 def training_table(result: TrainResult, rows: int = 10) -> str:
@@ -48,14 +49,7 @@ def write_training_outputs(result: TrainResult, out_dir, *, corpus: dict, proven
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tr = result.trajectory
-    paths = []
-    csv_path = out / "trajectory.csv"
-    with csv_path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(TRAJECTORY_KEYS)
-        for row in zip(*(tr[k] for k in TRAJECTORY_KEYS)):
-            writer.writerow([int(row[0])] + [repr(float(v)) for v in row[1:]])
-    paths.append(csv_path)
+    paths = [result.to_csv(out / "trajectory.csv")]
     corpus_info = dict(corpus, fingerprint_sha256=result.corpus_fingerprint)
     payload = {key: tr[key] for key in TRAJECTORY_KEYS}
     payload.update(eta=result.eta, eta_rule=result.eta_rule, steps=result.steps,
@@ -73,22 +67,32 @@ def write_training_outputs(result: TrainResult, out_dir, *, corpus: dict, proven
     frozen_path = out / "frozen.json"
     frozen_path.write_text(json.dumps(finite_json(frozen), indent=1) + "\n", encoding="utf-8")
     paths.append(frozen_path)
-    paths.append(_plot(result, out / "training.png"))
+    paths.append(save_figure(plot_training(result), out / "training.png"))
     return paths
 
 
-def _plot(result: TrainResult, path: Path) -> Path:
-    import matplotlib
+def plot_training(train_result):
+    """A matplotlib figure of a GD run: L̂(z_k) (log scale, top) and a_k, b_k (bottom) against the step k.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    ``train_result``: a :class:`~stumpcheck.numerics.corpus.gd.TrainResult` (its recorded steps, float64); the
+    title gives η, the estimator and why the run stopped. Two axes sharing the step axis, 6.4 × 6 in.
+    matplotlib's backend: :func:`stumpcheck.numerics.plotting.pyplot`.
 
-    tr = result.trajectory
+        >>> from stumpcheck.api import make_corpus, plot_training, train_gd
+        >>> corpus = make_corpus(8, 16, seed=0)
+        >>> figure = plot_training(train_gd(corpus.x, corpus.theta, steps=20))
+        >>> [ax.get_ylabel() for ax in figure.axes], len(figure.axes[1].lines)
+        (['corpus loss L̂', 'parameter'], 2)
+    """
+    if not isinstance(train_result, TrainResult):
+        raise InputError(f"plot_training needs a TrainResult, got {type(train_result).__name__}")
+    plt = pyplot()
+    tr = train_result.trajectory
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 6), sharex=True)
     top.semilogy(tr["step"], tr["loss"], lw=1.2)
     top.set_ylabel("corpus loss L̂")
-    top.set_title(f"constant-step GD, η = {result.eta:.4g}, {result.settings.get('estimator')}; "
-                  f"stopped: {result.stopped_because[:40]}", fontsize=9)
+    top.set_title(f"constant-step GD, η = {train_result.eta:.4g}, {train_result.settings.get('estimator')}; "
+                  f"stopped: {train_result.stopped_because[:40]}", fontsize=9)
     bottom.plot(tr["step"], tr["b"], lw=1.2, label="b (attention scale)")
     bottom.plot(tr["step"], tr["a"], lw=1.0, ls="--", label="a (label score)")
     bottom.set_xlabel("step k (t = kη)")
@@ -97,6 +101,4 @@ def _plot(result: TrainResult, path: Path) -> Path:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig

@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
+from stumpcheck.numerics.display import Display, figure_text, last, shape_text
 from stumpcheck.numerics.flow.ode import MPArithmetic, Status
 from stumpcheck.numerics.flow.field import PopulationFlowField
 from stumpcheck.numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, SOLVERS, _order_along_float64_flow, _save_times, _solve,
                                check_flow_arguments, default_solver)
 from stumpcheck.numerics.flow.stiffness import StiffnessWarning, warn_if_explicit
+from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 from stumpcheck.numerics.precision import InputError
 
@@ -44,13 +46,16 @@ DEFAULT_RTOL = 1e-9
 CHECK_TIMES_PER_DECADE = 8
 
 
-@dataclass
-class FlowSolution:
+@dataclass(repr=False)
+class FlowSolution(Display):
     """Saved times t, parameters a, b, loss L and gradient ∇L, the status, and the a-posteriori estimate.
 
     ``a_posteriori_rel_error_b``: the largest relative difference in b between the solve at rtol
     and the one at rtol/10 (NaN if the second did not reach t_max); ``b_error`` = that times ``|b|``,
-    the estimated absolute error of each saved b.
+    the estimated absolute error of each saved b. Shown (:class:`~stumpcheck.numerics.display.Display`) by
+    its status, time span, final state and estimate; :meth:`to_dict` (every field), :meth:`to_csv` and
+    :meth:`to_dataframe` (columns t, a, b, loss, grad_a, grad_b: one row a saved time);
+    :func:`~stumpcheck.numerics.flow.report.plot_flow` draws it.
     """
 
     t: np.ndarray
@@ -70,6 +75,30 @@ class FlowSolution:
     def b_error(self) -> np.ndarray:
         """Estimated absolute error of each saved b: ``a_posteriori_rel_error_b·|b|``."""
         return self.a_posteriori_rel_error_b * np.abs(self.b)
+
+    def _display_rows(self) -> list:
+        digits = self.settings.get("dps")
+        return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
+                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final L", figure_text(last(self.loss), 6)),
+                ("a_posteriori_rel_error_b", f"{figure_text(self.a_posteriori_rel_error_b, 3)} "
+                                             f"(goal {figure_text(self.error_goal, 3)})"),
+                ("solve", f"{str(self.settings.get('solver', '?')).split(' (')[0]}, rtol "
+                          f"{figure_text(self.settings.get('rtol'), 3)}, "
+                          f"{'float64' if digits is None else f'{digits} digits'}, {self.steps} steps"),
+                ("arrays", shape_text({"t": self.t, "a": self.a, "b": self.b, "loss": self.loss, "grad": self.grad}))]
+
+    def _display_columns(self) -> dict:
+        grad = np.asarray(self.grad, dtype=float).reshape(len(self.t), 2)
+        return {"t": self.t, "a": self.a, "b": self.b, "loss": self.loss, "grad_a": grad[:, 0], "grad_b": grad[:, 1]}
+
+    def to_dict(self) -> dict:
+        """Every field, JSON-ready (arrays as lists, the status by name, NaN/±inf as None)."""
+        return finite_json({"t": self.t, "a": self.a, "b": self.b, "loss": self.loss, "grad": self.grad,
+                            "status": self.status.name, "status_message": self.status.message, "steps": self.steps,
+                            "rejected": self.rejected, "gradient_evaluations": self.gradient_evaluations,
+                            "settings": self.settings, "a_posteriori_rel_error_b": self.a_posteriori_rel_error_b,
+                            "error_goal": self.error_goal})
 
 
 def _relative_difference_b(sol, ref) -> float:

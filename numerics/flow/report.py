@@ -1,19 +1,29 @@
-"""Files and plots for a population-flow run: flow.csv, flow.json, PNG figures."""
+"""Files and plots for a population-flow run: flow.csv, flow.json, PNG figures.
+
+:func:`plot_flow` draws a :class:`~stumpcheck.numerics.flow.run.FlowRun` or a
+:class:`~stumpcheck.numerics.flow.integrate.FlowSolution` as a matplotlib figure, one panel each of
+:data:`FLOW_PANELS`; :func:`write_flow_outputs` writes flow.csv and flow.json (the run's
+:meth:`~stumpcheck.numerics.flow.run.FlowRun.to_csv` and :meth:`~stumpcheck.numerics.flow.run.FlowRun.to_dict`)
+and each panel of :func:`plot_flow` as ``<panel>.png``.
+"""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import numpy as np
 
-from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.flow.run import FlowRun
+from stumpcheck.numerics.json_output import finite_json
+from stumpcheck.numerics.plotting import pyplot, save_figure
+from stumpcheck.numerics.precision import InputError
 
-__all__ = ["write_flow_outputs", "flow_table"]
+__all__ = ["write_flow_outputs", "flow_table", "plot_flow", "FLOW_PANELS"]
 
-_COLUMNS = ("t", "a", "b", "loss", "grad_a", "grad_b", "sup_error_interior", "calibration_residual")
+#: The panels of :func:`plot_flow`, each also a PNG file of :func:`write_flow_outputs` (``scale.png``, …);
+#: ``interior_error`` needs a :class:`~stumpcheck.numerics.flow.run.FlowRun` (its sup over interior θ).
+FLOW_PANELS = ("scale", "calibration_residual", "normalised_loss", "interior_error")
 
 
 def flow_table(run: FlowRun, rows: int = 12) -> str:
@@ -29,77 +39,107 @@ def flow_table(run: FlowRun, rows: int = 12) -> str:
 
 
 def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict) -> list[Path]:
-    """Write flow.csv, flow.json and the PNG plots into ``out_dir``; return the paths."""
+    """Write flow.csv, flow.json and the PNG plots (one per panel of :func:`plot_flow`) into ``out_dir``;
+    return the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    csv_path = out / "flow.csv"
-    with csv_path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(_COLUMNS)
-        for row in zip(*(getattr(run, c) for c in _COLUMNS)):
-            writer.writerow([repr(float(v)) for v in row])
-    paths.append(csv_path)
-    payload = {c: getattr(run, c) for c in _COLUMNS}
-    payload.update(fits=run.fits, status=run.status.name, status_message=run.status.message,
-                   a_posteriori_rel_error_b=run.a_posteriori_rel_error_b, settings=run.settings, stats=run.stats,
-                   evidence=("sampled (float64 trajectory; sup over θ by grid + refinement)"
-                             if run.settings.get("dps") is None else
-                             f"sampled ({run.settings['dps']}-digit mpmath trajectory, float64 diagnostics; "
-                             "sup over θ by grid + refinement)"),
-                   provenance=provenance)
+    paths = [run.to_csv(out / "flow.csv")]
     json_path = out / "flow.json"
-    json_path.write_text(json.dumps(finite_json(payload), indent=1) + "\n", encoding="utf-8")
+    payload = finite_json(dict(run.to_dict(), provenance=provenance))
+    json_path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     paths.append(json_path)
-    paths += _plots(run, out)
+    paths += [save_figure(plot_flow(run, panels=(name,)), out / f"{name}.png") for name in FLOW_PANELS]
     return paths
 
 
-def _plots(run: FlowRun, out: Path) -> list[Path]:
-    import matplotlib
+def plot_flow(run_or_solution, *, panels=None):
+    """A matplotlib figure of a population flow: one panel for each name of ``panels`` (default: all that apply).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    ``run_or_solution``: a :class:`~stumpcheck.numerics.flow.run.FlowRun` or a
+    :class:`~stumpcheck.numerics.flow.integrate.FlowSolution` (float64 arrays over the saved times t > 0).
+    Panels (:data:`FLOW_PANELS`): ``scale``, b(t) against the derived law (C t)^{1/4} (log-log);
+    ``calibration_residual``, ``|a − (b + 2 log b − ρ₁/b)|`` against ρ₁/b and log b/b²; ``normalised_loss``,
+    L·b² against the derived leading loss·b² (→ ½); ``interior_error`` (a FlowRun only), the sup over interior
+    θ of ``|e(θ)|`` with its fitted slope. One panel is a 6 × 4.2 in figure, more a grid of two columns.
+    matplotlib's backend: :func:`stumpcheck.numerics.plotting.pyplot`.
 
+        >>> from stumpcheck.api import integrate_flow, plot_flow
+        >>> figure = plot_flow(integrate_flow(10.0, 10.0, 100.0))
+        >>> [ax.get_ylabel() for ax in figure.axes]
+        ['b', 'residual', 'L·b²']
+    """
+    is_run = isinstance(run_or_solution, FlowRun)
+    if not (is_run or all(hasattr(run_or_solution, k) for k in ("t", "a", "b", "loss", "status"))):
+        raise InputError(f"plot_flow needs a FlowRun or a FlowSolution, got {type(run_or_solution).__name__}")
+    available = FLOW_PANELS if is_run else FLOW_PANELS[:3]
+    panels = available if panels is None else tuple(panels)
+    unknown = [p for p in panels if p not in available]
+    if unknown or not panels:
+        raise InputError(f"panels must be some of {', '.join(available)} for a {type(run_or_solution).__name__}, "
+                         f"got {list(panels)}")
+    plt = pyplot()
+    columns = min(2, len(panels))
+    rows = -(-len(panels) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(6 * columns, 4.2 * rows), squeeze=False)
+    for ax, name in zip(axes.ravel(), panels):
+        _PANELS[name](ax, run_or_solution)
+    for ax in axes.ravel()[len(panels):]:
+        fig.delaxes(ax)
+    if len(panels) > 1:  # a single panel is laid out where it is saved (the files of write_flow_outputs)
+        fig.tight_layout()
+    return fig
+
+
+def _positive(run):
+    positive = run.t > 0
+    return run.t[positive], positive
+
+
+def _scale_panel(ax, run) -> None:
     from stumpcheck.numerics.generated import asymptotics_numpy as derived
 
-    positive = run.t > 0
-    t = run.t[positive]
-    paths = []
-
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    t, positive = _positive(run)
     ax.loglog(t, run.b[positive], label="b(t), computed")
     ax.loglog(t, (derived.FLOW_CONSTANT_C * t) ** 0.25, "--", label=f"(C t)^(1/4), derived C = {derived.FLOW_CONSTANT_C:g}")
-    fit = run.fits.get("scale_exponent")
+    fit = getattr(run, "fits", {}).get("scale_exponent")
     if fit:
         ax.set_title(f"attention scale: fitted slope {fit['value']:.5f} on t ∈ [{fit['t_range'][0]:.1e}, {fit['t_range'][1]:.1e}]",
                      fontsize=9)
     ax.set_xlabel("t")
     ax.set_ylabel("b")
     ax.legend()
-    paths.append(_save(fig, out / "scale.png"))
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+
+def _calibration_panel(ax, run) -> None:
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
+
+    t, positive = _positive(run)
     bp = run.b[positive]
-    ax.loglog(t, np.abs(run.calibration_residual[positive]), label="|a − (b + 2 log b − ρ₁/b)|")
+    residual = getattr(run, "calibration_residual", None)
+    residual = derived.calibration_residual(run.a, run.b) if residual is None else residual
+    ax.loglog(t, np.abs(residual[positive]), label="|a − (b + 2 log b − ρ₁/b)|")
     ax.loglog(t, derived.RHO1 / bp, ":", label="ρ₁/b (size of the last term kept)")
     ax.loglog(t, np.log(bp) / bp**2, "--", label="log b / b² (order of the first term dropped)")
     ax.set_xlabel("t")
     ax.set_ylabel("residual")
     ax.legend(fontsize=8)
     ax.set_title("distance from the derived calibration relation", fontsize=9)
-    paths.append(_save(fig, out / "calibration_residual.png"))
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+
+def _loss_panel(ax, run) -> None:
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
+
+    t, positive = _positive(run)
     ax.semilogx(t, run.loss[positive] * run.b[positive] ** 2, label="L·b², computed")
     ax.semilogx(t, derived.leading_loss(run.b[positive]) * run.b[positive] ** 2, "--", label="derived leading loss · b²")
     ax.set_xlabel("t")
     ax.set_ylabel("L·b²")
     ax.legend()
     ax.set_title("normalised population loss (→ 1/2)", fontsize=9)
-    paths.append(_save(fig, out / "normalised_loss.png"))
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+
+def _interior_panel(ax, run) -> None:
+    t, positive = _positive(run)
     ax.loglog(t, run.sup_error_interior[positive], label=f"sup |e(θ)|, θ ∈ [{run.settings['delta']}, {1 - run.settings['delta']}]")
     fit = run.fits.get("error_exponent")
     if fit:
@@ -110,14 +150,7 @@ def _plots(run: FlowRun, out: Path) -> list[Path]:
     ax.set_xlabel("t")
     ax.set_ylabel("sup interior |e|")
     ax.legend()
-    paths.append(_save(fig, out / "interior_error.png"))
-    return paths
 
 
-def _save(fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return path
+_PANELS = {"scale": _scale_panel, "calibration_residual": _calibration_panel, "normalised_loss": _loss_panel,
+           "interior_error": _interior_panel}

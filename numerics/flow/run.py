@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
+from stumpcheck.numerics.display import Display, figure_text, last, shape_text
 from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
 from stumpcheck.numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
 from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, LogScaleField
@@ -65,12 +66,13 @@ from stumpcheck.numerics.flow.quadrature_order import quadrature_agreement, quad
 from stumpcheck.numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
 from stumpcheck.numerics.flow.stiffness import warn_if_explicit
 from stumpcheck.numerics.generated import asymptotics_numpy as derived
+from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.population.quadrature import breakpoints as quadrature_breakpoints
 from stumpcheck.numerics.population.quantities import check_parameters, loss_and_gradient_float64
 from stumpcheck.numerics.precision import InputError, validate_dps
 from stumpcheck.numerics.processes import parent_watching_pool
 
-__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
+__all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "FLOW_COLUMNS", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
 #: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks). The
@@ -143,9 +145,14 @@ def _float64_states(a0, b0, times, solver: str, estimator: str) -> list[tuple[fl
             if any(abs(math.expm1(s) - t) <= 1e-9 * max(t, 1.0) for t in times)]
 
 
-@dataclass
-class FlowRun:
-    """A computed population flow with its diagnostics, fits and evidence."""
+@dataclass(repr=False)
+class FlowRun(Display):
+    """A computed population flow with its diagnostics, fits and evidence.
+
+    Shown (:class:`~stumpcheck.numerics.display.Display`) by its status, final state, estimate and fitted
+    exponents; :meth:`to_dict` is flow.json's content, :meth:`to_csv` (flow.csv) and :meth:`to_dataframe`
+    have the columns :data:`FLOW_COLUMNS`, one row a saved time.
+    """
 
     t: np.ndarray
     a: np.ndarray
@@ -160,6 +167,36 @@ class FlowRun:
     fits: dict
     settings: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
+
+    def _display_rows(self) -> list:
+        fits = {k: f"{figure_text(f['value'], 4)}{'' if f.get('valid', True) else ' (not valid)'}"
+                for k, f in self.fits.items() if f and k in ("scale_exponent", "error_exponent")}
+        return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
+                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final L", figure_text(last(self.loss), 6)),
+                ("final sup|e| interior", figure_text(last(self.sup_error_interior), 4)),
+                ("a_posteriori_rel_error_b", figure_text(self.a_posteriori_rel_error_b, 3)),
+                ("fitted exponents", ", ".join(f"{k} {v}" for k, v in fits.items()) or "none"),
+                ("solve", f"{str(self.settings.get('solver', '?')).split(' (')[0]}, rtol "
+                          f"{figure_text(self.settings.get('rtol'), 3)}, {self.settings.get('precision', '?')}"),
+                ("arrays", shape_text(self._display_columns()))]
+
+    def _display_columns(self) -> dict:
+        return {name: getattr(self, name) for name in FLOW_COLUMNS}
+
+    def to_dict(self) -> dict:
+        """The columns, fits, status, estimate, settings, stats and evidence, JSON-ready (flow.json's content)."""
+        evidence = ("sampled (float64 trajectory; sup over θ by grid + refinement)" if self.settings.get("dps") is None
+                    else f"sampled ({self.settings['dps']}-digit mpmath trajectory, float64 diagnostics; "
+                         "sup over θ by grid + refinement)")
+        return finite_json({**self._display_columns(), "fits": self.fits, "status": self.status.name,
+                            "status_message": self.status.message,
+                            "a_posteriori_rel_error_b": self.a_posteriori_rel_error_b, "settings": self.settings,
+                            "stats": self.stats, "evidence": evidence})
+
+
+#: The columns of a :class:`FlowRun`'s rows (flow.csv).
+FLOW_COLUMNS = ("t", "a", "b", "loss", "grad_a", "grad_b", "sup_error_interior", "calibration_residual")
 
 
 def _save_times(t_max: float, per_decade: int) -> np.ndarray:

@@ -14,7 +14,7 @@ calibration relation, fresh contexts at b = 4N) live in
 :mod:`stumpcheck.claims.boundary_tables`; their names are re-exported here.
 
 Each check returns a :class:`stumpcheck.claims.population.ClaimResult` and, with
-``out_dir``, writes its plot there (matplotlib, Agg backend), listed in
+``out_dir``, writes its plot there (:func:`c7_figure`, :func:`c8_figure`, drawn from the details), listed in
 ``details["plots"]``. Population figures come from the generated float64 e(θ)
 on a θ grid (evidence *sampled*); fresh-context figures are Monte Carlo means
 (evidence *sampled*, 95% normal CIs, seeds reported).
@@ -40,7 +40,7 @@ from stumpcheck.numerics.fits import fit_power_law
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["C6_SETTINGS", "C7_C8_SETTINGS", "FRESH_SCALE_PER_N", "HORIZON_RULE", "INTERIOR_DELTA", "c6_cell",
-           "c6_cells", "check_c6", "check_c7", "check_c8", "fit_additive_rate",
+           "c6_cells", "check_c6", "check_c7", "check_c8", "c7_figure", "c8_figure", "fit_additive_rate",
            "fresh_sup_table", "population_sup_table", "population_theta_grid"]
 
 #: scales b (population) and context sizes N (fresh; frozen b = 4N on the calibration relation)
@@ -79,12 +79,11 @@ def _slope(x, y) -> dict:
             "x_range": [fit.x_min, fit.x_max]}
 
 
-def _plot(path: Path, panels: list, title: str) -> None:
-    import matplotlib
+def _figure(panels: list, title: str):
+    """A figure of log-log panels side by side, each a dict of title, xlabel, ylabel and lines."""
+    from stumpcheck.numerics.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5))
     axes = np.atleast_1d(axes)
     for ax, panel in zip(axes, panels):
@@ -103,8 +102,7 @@ def _plot(path: Path, panels: list, title: str) -> None:
         ax.legend(fontsize=8)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def _yerr(rows, key_ci, key_value):
@@ -118,22 +116,60 @@ def _fresh_line(rows, key_value: str, key_ci: str, label: str, fmt: str = "o-") 
     return {"x": rows["N"], "y": rows[key_value], "yerr": _yerr(rows, key_ci, key_value), "label": label, "fmt": fmt}
 
 
-def _save_boundary_plot(out_dir, name: str, title: str, *, population_title: str, population_ylabel: str,
-                        population_lines: list, reps: int, seed: int, fresh_ylabel: str, fresh_lines: list) -> list:
-    """The two-panel figure of C7/C8 (population against b, fresh contexts against N) as ``out_dir/name``.
-
-    Returns the plot list for ``details["plots"]``: ``[name]``, or ``[]`` when ``out_dir`` is None.
-    """
-    if out_dir is None:
-        return []
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    _plot(out / name, [
+def _boundary_figure(title: str, *, population_title: str, population_ylabel: str, population_lines: list,
+                     reps: int, seed: int, fresh_ylabel: str, fresh_lines: list):
+    """The two-panel figure of C7/C8: population against b, fresh contexts against N."""
+    return _figure([
         {"title": population_title, "xlabel": "b  (t ≈ b⁴/2)", "ylabel": population_ylabel,
          "lines": population_lines},
         {"title": f"fresh contexts, b = {FRESH_SCALE_PER_N:g}N, {reps} reps, seed {seed}", "xlabel": "N",
          "ylabel": fresh_ylabel, "lines": fresh_lines},
     ], title)
+
+
+def c7_figure(details: dict):
+    """C7's figure (``c7_boundary.png``) from the ``details`` of :func:`check_c7`: the sup over [0, 1] and the
+    interior sup of ``|e|`` against b, and the fresh-context maxima with their 95% CIs against N."""
+    pop, fresh, estimator = details["population"], details["fresh"], details["estimator"]
+    return _boundary_figure(
+        f"C7: the boundary limitation ({estimator})",
+        population_title="population, (a, b) on the calibration relation", population_ylabel="|e|",
+        population_lines=[
+            {"x": pop["b"], "y": pop["sup_error"], "label": f"{estimator} sup over θ∈[0,1]"},
+            {"x": pop["b"], "y": pop["sup_interior_error"], "label": f"{estimator} sup over θ∈[0.05,0.95]",
+             "fmt": "s--"}],
+        reps=_mode(details["quick"])["reps"], seed=details["seed"], fresh_ylabel="mean |θ̂_N − θ| (95% CI)",
+        fresh_lines=[_fresh_line(fresh, "sup_error", "sup_ci", f"{estimator} max over θ grid incl. 0, 1"),
+                     _fresh_line(fresh, "interior_error", "interior_ci", f"{estimator} max over θ∈{{.3,.5,.7}}",
+                                 "s--")])
+
+
+def c8_figure(details: dict):
+    """C8's figure (``c8_symmetrized.png``) from the ``details`` of :func:`check_c8`: each estimator's sup over
+    [0, 1] against b (the one-head one dotted) and its fresh-context maximum with 95% CIs against N."""
+    pop, fresh = details["population"], details["fresh"]
+    styled = list(zip(fresh, ("o-", "s-", "d-", "v-")))
+    return _boundary_figure(
+        "C8: reflected symmetrizations at the boundary",
+        population_title="population sup over θ∈[0,1], (a, b) on the calibration relation",
+        population_ylabel="sup |e|",
+        population_lines=[{"x": pop[est]["b"], "y": pop[est]["sup_error"], "label": est, "fmt": fmt}
+                          for est, fmt in styled + [("one-head", "x:")]],
+        reps=_mode(details["quick"])["reps"], seed=details["seed"],
+        fresh_ylabel="max over θ grid of mean |θ̂_N − θ| (95% CI)",
+        fresh_lines=[_fresh_line(fresh[est], "sup_error", "sup_ci", est, fmt) for est, fmt in styled])
+
+
+def _save_boundary_plot(out_dir, name: str, figure, details: dict) -> list:
+    """``figure(details)`` saved as ``out_dir/name``; the plot list for ``details["plots"]``: ``[name]``, or
+    ``[]`` when ``out_dir`` is None."""
+    if out_dir is None:
+        return []
+    from stumpcheck.numerics.plotting import save_figure
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_figure(figure(details), out / name, tight=False)  # laid out by _figure
     return [name]
 
 
@@ -184,27 +220,23 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     fresh_interior = _slope(fresh["N"], fresh["interior_error"])
     pop_ok = keeps(pop["sup_error"]) and pop_interior["exponent"] <= DECREASE_EXPONENT
     fresh_ok = keeps(fresh["sup_error"]) and fresh_interior["exponent"] <= DECREASE_EXPONENT
-    plots = _save_boundary_plot(
-        out_dir, "c7_boundary.png", f"C7: the boundary limitation ({estimator})",
-        population_title="population, (a, b) on the calibration relation", population_ylabel="|e|",
-        population_lines=[
-            {"x": pop["b"], "y": pop["sup_error"], "label": f"{estimator} sup over θ∈[0,1]"},
-            {"x": pop["b"], "y": pop["sup_interior_error"], "label": f"{estimator} sup over θ∈[0.05,0.95]",
-             "fmt": "s--"}],
-        reps=mode["reps"], seed=seed, fresh_ylabel="mean |θ̂_N − θ| (95% CI)",
-        fresh_lines=[_fresh_line(fresh, "sup_error", "sup_ci", f"{estimator} max over θ grid incl. 0, 1"),
-                     _fresh_line(fresh, "interior_error", "interior_ci", f"{estimator} max over θ∈{{.3,.5,.7}}",
-                                 "s--")])
     figure = (f"population sup|e| over [0,1]: {pop['sup_error'][0]:.3g} (b={pop['b'][0]:g}) -> "
               f"{pop['sup_error'][-1]:.3g} (b={pop['b'][-1]:g}, at θ={pop['theta_at_sup'][-1]:.3g}); interior "
               f"exponent in b {pop_interior['exponent']:.3f}. Fresh max mean|err| over θ grid: "
               f"{fresh['sup_error'][0]:.3g} (N={fresh['N'][0]}) -> {fresh['sup_error'][-1]:.3g} "
               f"(N={fresh['N'][-1]}, at θ={fresh['theta_at_sup'][-1]:g}); interior exponent in N "
               f"{fresh_interior['exponent']:.3f} CI [{fresh_interior['ci95'][0]:.3f}, {fresh_interior['ci95'][1]:.3f}]")
+    details = {"seed": seed, "quick": quick, "precision": "float64", "estimator": estimator, "population": pop,
+               "reflected_head": None, "population_interior_fit": pop_interior, "population_ok": pop_ok,
+               "fresh": fresh, "fresh_interior_fit": fresh_interior, "fresh_ok": fresh_ok,
+               "interior_delta": INTERIOR_DELTA}
+    details.update(_fresh_details(_save_boundary_plot(out_dir, "c7_boundary.png", c7_figure, details)))
     mirror = None
     if estimator == "one-head":  # the fourth estimator, for the record (not part of the verdict)
         mirror = check_c7(quick=quick, seed=seed, estimator="reflected")
         figure += f". Reflected head (not part of the verdict): {mirror.figure}"
+        details["reflected_head"] = {"status": mirror.status, "figure": mirror.figure,
+                                     "population": mirror.details["population"], "fresh": mirror.details["fresh"]}
     return ClaimResult(
         id="C7", statement="the one-head model has a boundary limitation: sup over θ∈[0,1] of the error does not "
                            "vanish as N and t grow",
@@ -212,13 +244,7 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         tolerance=(f"population and fresh: last sup >= {C7_KEEP} x first sup and >= {C7_FLOOR}; interior error "
                    f"exponent <= {DECREASE_EXPONENT} (in b, resp. N)"),
         status=_verdict(pop_ok and fresh_ok), evidence="sampled", seconds=time.perf_counter() - start,
-        details={"seed": seed, "quick": quick, "precision": "float64", "estimator": estimator, "population": pop,
-                 "reflected_head": None if mirror is None else {"status": mirror.status, "figure": mirror.figure,
-                                                                "population": mirror.details["population"],
-                                                                "fresh": mirror.details["fresh"]},
-                 "population_interior_fit": pop_interior, "population_ok": pop_ok, "fresh": fresh,
-                 "fresh_interior_fit": fresh_interior, "fresh_ok": fresh_ok, "interior_delta": INTERIOR_DELTA,
-                 **_fresh_details(plots)})
+        details=details)
 
 
 # ---------------------------------------------------------------- C8
@@ -254,15 +280,13 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         verdicts[est] = {level: bool(fit["exponent"] <= DECREASE_EXPONENT and fit["ci95"][1] < 0)
                          for level, fit in (("population", p_fit), ("fresh", f_fit))}
     ok = any(all(v.values()) for v in verdicts.values())
-    styled = list(zip(estimators, ("o-", "s-", "d-", "v-")))
-    plots = _save_boundary_plot(
-        out_dir, "c8_symmetrized.png", "C8: reflected symmetrizations at the boundary",
-        population_title="population sup over θ∈[0,1], (a, b) on the calibration relation",
-        population_ylabel="sup |e|",
-        population_lines=[{"x": pop[est]["b"], "y": pop[est]["sup_error"], "label": est, "fmt": fmt}
-                          for est, fmt in styled + [("one-head", "x:")]],
-        reps=mode["reps"], seed=seed, fresh_ylabel="max over θ grid of mean |θ̂_N − θ| (95% CI)",
-        fresh_lines=[_fresh_line(fresh[est], "sup_error", "sup_ci", est, fmt) for est, fmt in styled])
+    details = {"seed": seed, "quick": quick, "precision": "float64", "population": pop, "fresh": fresh,
+               "fits": fits, "verdicts": verdicts,
+               "note": ("at θ = 0 (θ = 1) every label is 1 (0): one of the two heads of the average sees a single "
+                        "label and its error is ±(1 − O(1/b)), so the average is off by ≈ 1/2 there; "
+                        "population.sup_error_open is the sup without the exact ends (the one-head layer at θ = 1 "
+                        "has width ~ b⁻³, resolved by the grid)")}
+    details.update(_fresh_details(_save_boundary_plot(out_dir, "c8_symmetrized.png", c8_figure, details)))
 
     def describe(est):
         p, f = fits[est]["population_exponent_in_b"], fits[est]["fresh_exponent_in_N"]
@@ -278,13 +302,7 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         tolerance=(f"at least one of {', '.join(estimators)}, at population level (in b) and on fresh contexts "
                    f"(in N): sup-error exponent <= {DECREASE_EXPONENT} and its 95% CI upper end < 0"),
         status=_verdict(ok), evidence="sampled", seconds=time.perf_counter() - start,
-        details={"seed": seed, "quick": quick, "precision": "float64", "population": pop, "fresh": fresh,
-                 "fits": fits, "verdicts": verdicts,
-                 "note": ("at θ = 0 (θ = 1) every label is 1 (0): one of the two heads of the average sees a single "
-                          "label and its error is ±(1 − O(1/b)), so the average is off by ≈ 1/2 there; "
-                          "population.sup_error_open is the sup without the exact ends (the one-head layer at θ = 1 "
-                          "has width ~ b⁻³, resolved by the grid)"),
-                 **_fresh_details(plots)})
+        details=details)
 
 
 # ---------------------------------------------------------------- the additive two-term fit (C6's secondary figure)

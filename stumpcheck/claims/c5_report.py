@@ -4,9 +4,9 @@
   progress criterion (the deep layer, measured), what sets b* (tasks without a positive point,
   measured on the same corpora), the controls and the GD trajectory figures. Every number in it
   comes from the details passed in.
-* :func:`plot_c5`: ``c5_gradient_error.png`` (rms over seeds of along, across and R against b, one
-  panel per size), ``c5_certified_scale.png`` (b* against m ∧ n, log-log, with the fitted slope) and
-  ``c5_trajectory.png`` (rate and margin along the GD trajectory).
+* :func:`c5_figures` (the figures) and :func:`plot_c5` (their files): ``c5_gradient_error.png`` (rms over
+  seeds of along, across and R against b, one panel per size), ``c5_certified_scale.png`` (b* against
+  m ∧ n, log-log, with the fitted slope) and ``c5_trajectory.png`` (rate and margin along the GD trajectory).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["explanation", "plot_c5", "no_positive_split", "PLOT_NAME", "SCALE_PLOT_NAME", "TRAJECTORY_PLOT_NAME"]
+__all__ = ["explanation", "plot_c5", "c5_figures", "no_positive_split",
+           "PLOT_NAME", "SCALE_PLOT_NAME", "TRAJECTORY_PLOT_NAME"]
 
 PLOT_NAME = "c5_gradient_error.png"
 SCALE_PLOT_NAME = "c5_certified_scale.png"
@@ -137,16 +138,22 @@ def _corpora(count: int) -> str:
 
 
 def plot_c5(rows: list, details: dict, out_dir, *, along_limit: float) -> list:
-    """Write the three C5 plots into out_dir, the progress criterion ``along_limit`` drawn as a dashed line;
-    returns their paths (see the module doc)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Write the three C5 plots (:func:`c5_figures`) into out_dir; returns their paths (see the module doc)."""
+    from stumpcheck.numerics.plotting import save_figure
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
+    return [save_figure(fig, out_dir / name, dpi=100, tight=False)
+            for name, fig in c5_figures(rows, details, along_limit=along_limit).items()]
+
+
+def c5_figures(rows: list, details: dict, *, along_limit: float) -> dict:
+    """C5's figures by file name (:data:`PLOT_NAME`, :data:`SCALE_PLOT_NAME` and, with a GD trajectory in
+    ``details``, :data:`TRAJECTORY_PLOT_NAME`), the progress criterion ``along_limit`` drawn as a dashed line."""
+    from stumpcheck.numerics.plotting import pyplot
+
+    plt = pyplot()
+    figures = {}
     columns = min(4, len(rows))
     lines_of = math.ceil(len(rows) / columns)
     fig, axes = plt.subplots(lines_of, columns, figsize=(3.2 * columns, 2.8 * lines_of), squeeze=False,
@@ -169,7 +176,7 @@ def plot_c5(rows: list, details: dict, out_dir, *, along_limit: float) -> list:
     # fixed margins: tight_layout on log axes costs seconds, more than the C5 figures themselves
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.18 / lines_of, top=1 - 0.17 / lines_of, wspace=0.12,
                         hspace=0.45)
-    paths.append(_save(fig, out_dir / PLOT_NAME, plt))
+    figures[PLOT_NAME] = fig
 
     fig, ax = plt.subplots(figsize=(5.6, 4.0))
     square = [r for r in rows if r["m"] == r["n"] and r["certified_b"] is not None]
@@ -188,7 +195,7 @@ def plot_c5(rows: list, details: dict, out_dir, *, along_limit: float) -> list:
     ax.set_title("C5: b* (rms along ≤ ½ at every rung up to it)", fontsize=9)
     ax.legend(fontsize=7)
     fig.subplots_adjust(left=0.14, right=0.97, bottom=0.13, top=0.92)
-    paths.append(_save(fig, out_dir / SCALE_PLOT_NAME, plt))
+    figures[SCALE_PLOT_NAME] = fig
 
     trajectory = details.get("trajectory")
     if trajectory and trajectory["points"]:
@@ -205,11 +212,5 @@ def plot_c5(rows: list, details: dict, out_dir, *, along_limit: float) -> list:
         fig.suptitle(f"C5 along GD on one corpus (m = n = {trajectory['m']}, seed {trajectory['seed']}, "
                      f"η = {trajectory['eta']:.3g})", fontsize=9)
         fig.subplots_adjust(left=0.1, right=0.98, bottom=0.16, top=0.86, wspace=0.3)
-        paths.append(_save(fig, out_dir / TRAJECTORY_PLOT_NAME, plt))
-    return paths
-
-
-def _save(fig, path: Path, plt) -> Path:
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+        figures[TRAJECTORY_PLOT_NAME] = fig
+    return figures

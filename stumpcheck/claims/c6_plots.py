@@ -11,7 +11,7 @@ import numpy as np
 from stumpcheck.claims.c6_fit import k_text, row_data
 from stumpcheck.numerics.fits import power_mean_surface
 
-__all__ = ["plot_c6", "rates_title"]
+__all__ = ["plot_c6", "c6_figures", "rates_title"]
 
 
 def _surface(fit: dict, size, N):
@@ -25,11 +25,21 @@ def rates_title(row: str, fit: dict) -> str:
 
 
 def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> list:
-    import matplotlib
+    """Write :func:`c6_figures` into the folder ``out``; their file names."""
+    from stumpcheck.numerics.plotting import save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    figures = c6_figures(by_row, fits, controls, seed)
+    for name, fig in figures.items():
+        save_figure(fig, Path(out) / name, dpi=80)
+    return list(figures)
 
+
+def c6_figures(by_row: dict, fits: dict, controls: dict, seed: int) -> dict:
+    """C6's figures by file name: ``c6_rates.png`` (the large-resolution and mechanism rows of ``by_row`` with the
+    power-mean surfaces of ``fits``) and ``c6_controls.png`` (the start-rule and fixed-scale ``controls``)."""
+    from stumpcheck.numerics.plotting import pyplot
+
+    plt = pyplot()
     cmap = plt.get_cmap("viridis")
     fig, axes = plt.subplots(2, 2, figsize=(12, 9))
     for col, row in enumerate(("large-resolution", "mechanism")):
@@ -59,9 +69,7 @@ def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> l
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(f"C6: frozen-estimator error and the fitted power-mean surface (seed {seed})", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(out / "c6_rates.png", dpi=80)
-    plt.close(fig)
+    figures = {"c6_rates.png": fig}
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for name, fmt in (("fixed_b0", "o-"), ("sqrt_b0", "s-")):
@@ -88,7 +96,5 @@ def plot_c6(out: Path, by_row: dict, fits: dict, controls: dict, seed: int) -> l
         ax.set_yscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "c6_controls.png", dpi=80)
-    plt.close(fig)
-    return ["c6_rates.png", "c6_controls.png"]
+    figures["c6_controls.png"] = fig
+    return figures

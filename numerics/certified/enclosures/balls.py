@@ -21,6 +21,7 @@ from fractions import Fraction
 import mpmath
 from flint import acb, arb, ctx, fmpq, fmpz
 
+from stumpcheck.numerics.display import html_table
 from stumpcheck.numerics.precision import InputError, finite_float, guard_bits
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "to_arb", "working_bits",
@@ -36,7 +37,7 @@ class EnclosureTooWide(ArithmeticError):
     """A certified enclosure is wider than requested (or not finite): a failure, not a value."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Enclosure:
     """A rigorous enclosure [mid ± rad] = [lower, upper] of a real number.
 
@@ -75,6 +76,18 @@ class Enclosure:
         if self.text:
             return self.text
         return format_ball(_stored(self.mid), _stored(self.rad), self.digits)
+
+    def __repr__(self) -> str:
+        """``Enclosure(mid='…', rad='…', prec_bits=…, evidence=…)``, mid and rad at full precision: decimals with
+        the digits that read back (at their mantissa's bits) to the same binary numbers."""
+        return (f"Enclosure(mid={_full_digits(self.mid)!r}, rad={_full_digits(self.rad)!r}, "
+                f"prec_bits={self.prec_bits}, evidence={self.evidence!r})")
+
+    def _repr_html_(self) -> str:
+        return html_table("Enclosure", [("ball", str(self)), ("mid", _full_digits(self.mid)),
+                                        ("rad", _full_digits(self.rad)),
+                                        ("rad/|mid|", mpmath.nstr(self.relative_radius, 3)),
+                                        ("working precision", f"{self.prec_bits} bits"), ("evidence", self.evidence)])
 
     @property
     def is_finite(self) -> bool:
@@ -282,6 +295,14 @@ def _stored(value):
         return value
     with mpmath.workprec(4 * len(str(value)) + 64):
         return mpmath.mpf(value)
+
+
+def _full_digits(value) -> str:
+    """A stored mpf in decimal with ⌈bits·log₁₀2⌉ + 1 significant digits (bits: its mantissa's), which read back
+    at that many bits to the same number; a decimal string as it is."""
+    if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value) or value == 0:
+        return str(value) if not isinstance(value, mpmath.mpf) else mpmath.libmp.to_str(value._mpf_, 1)
+    return mpmath.libmp.to_str(value._mpf_, math.ceil(value._mpf_[3] * math.log10(2)) + 1)
 
 
 def _fraction_or_inf(value):
