@@ -69,7 +69,9 @@ def test_a_project_with_its_own_theory_and_numerics_packages_does_not_mix(tmp_pa
 
 def test_outside_the_repository_there_is_no_theory_or_numerics_to_import(tmp_path):
     code = "import importlib.util as u; print(u.find_spec('theory'), u.find_spec('numerics'))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # what the installation provides, alone
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=60)
     assert out.returncode == 0 and out.stdout.split() == ["None", "None"], out.stdout + out.stderr
 
 
