@@ -13,6 +13,8 @@ _LAZY = {
     "flow_asymptotics": "stumpcheck.theory.asymptotics", "loss_layer_integral": "stumpcheck.theory.asymptotics",
     "right_layer_error": "stumpcheck.theory.asymptotics",
     "results": "stumpcheck.theory.catalogue", "summary": "stumpcheck.theory.catalogue",
+    "to_numpy": "stumpcheck.theory.evaluate", "to_mpmath": "stumpcheck.theory.evaluate",
+    "to_arb": "stumpcheck.theory.evaluate", "to_latex": "stumpcheck.theory.evaluate",
 }
 
 __all__ = list(_LAZY)

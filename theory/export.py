@@ -27,7 +27,7 @@ import sympy as sp
 from stumpcheck.theory import loss, model
 from stumpcheck.theory.asymptotic_codegen import asymptotics_module_source
 from stumpcheck.theory.closed_form_codegen import closed_form_source
-from stumpcheck.theory.codegen import function_source, special_functions_source
+from stumpcheck.theory.codegen import TARGET_IMPORTS, function_source, special_functions_source
 from stumpcheck.theory.codegen_rewrites import canonical_rates, factored_rates
 from stumpcheck.theory.catalogue import results
 from stumpcheck.theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
@@ -70,12 +70,6 @@ _TARGET_NOTES = {
     "numpy": "Arguments may be numpy arrays (broadcast); float64 throughout.",
     "mpmath": "Evaluated at the current mpmath precision (mpmath.mp), with guard bits where the\nnamed functions need them; pass mpf values or decimal strings.",
     "arb": "Rigorous: arguments are python-flint acb or arb balls (or\nexact numbers), every function returns an acb ball containing the exact value\nfor every point of the argument balls in the domain, at the current flint.ctx.prec.\nEach function also takes ``analytic=False``: with ``analytic=True`` it returns a\nnon-finite ball wherever a logarithm it evaluates may leave its domain of\nanalyticity, as acb.integral requires of its integrand. The softmax weights\nare printed as F_j e^{m_j} / Σ_i F_i e^{m_i} with the largest m_i shifted out (θ and\n1 − θ as factors, no logarithms), so the functions are finite at θ = 0 and θ = 1;\nfor real balls a weight is enclosed from the ends of its terms' intervals (it is\nmonotone in each), the factors being nonnegative on the domain.\n``closed_form_error_one_head(a, b, theta)`` is e of the one head from the closed form of\nits definition (a few exponentials; the integrand of the certified L).",
-}
-
-_IMPORTS = {
-    "numpy": "import math\n\nimport numpy",
-    "mpmath": "import mpmath",
-    "arb": "import math\n\nfrom flint import acb, acb_poly, arb, ctx, fmpq",
 }
 
 _WHAT = {
@@ -137,7 +131,7 @@ def _one_pass_sources(estimator: str, target: str) -> list[str]:
 
 def generated_module_source(target: str) -> str:
     """Source text of the generated numpy, mpmath or Arb module."""
-    parts = [_HEADER.format(sympy=sp.__version__, target_note=_TARGET_NOTES[target], imports=_IMPORTS[target]),
+    parts = [_HEADER.format(sympy=sp.__version__, target_note=_TARGET_NOTES[target], imports=TARGET_IMPORTS[target]),
              special_functions_source(target)]
     for estimator in model.ESTIMATORS:
         tag = estimator.replace("-", "_")
