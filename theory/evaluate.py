@@ -120,7 +120,7 @@ def _compiled(exprs, single, symbols, target: str, namespace: dict, doc: str):
 def to_numpy(expr, args):
     """``expr`` as a float64 function of ``args`` (numpy arrays broadcast), stable for all real rates.
 
-    Λ and κ_k come from Taylor polynomials near 0 and forms in 1/(e^{|β|} − 1) beyond, softmax weights
+    Λ and κ_k come from Taylor polynomials near 0 and forms in ``1/(exp(|β|) − 1)`` beyond, softmax weights
     from simplified differences with the largest shifted out (the generated package's own helpers), so
     nothing overflows or cancels inside them; what the expression itself cancels, float64 cancels too.
 
