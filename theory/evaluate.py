@@ -208,9 +208,11 @@ def to_mpmath(expr, args, *, dps: int):
         with mpmath.workdps(digits):
             return function(*[_mpf(v) for v in values])
 
+    names = ", ".join(s.name for s in symbols)
+
     def evaluate(*values):
         if len(values) != len(symbols):
-            raise InputError(f"expected {len(symbols)} values ({', '.join(s.name for s in symbols)}), got {len(values)}")
+            raise InputError(f"expected {len(symbols)} values ({names}), got {len(values)}")
         guard = _GUARD_DIGITS
         previous = run(values, dps + guard)
         while True:
@@ -226,7 +228,7 @@ def to_mpmath(expr, args, *, dps: int):
             rounded = tuple(+c for c in current)
         return rounded[0] if single else rounded
 
-    evaluate.__doc__ = f"The expression at {dps} correct digits, as a function of ({', '.join(s.name for s in symbols)})."
+    evaluate.__doc__ = f"The expression at {dps} correct digits, as a function of ({names})."
     return evaluate
 
 
@@ -284,9 +286,11 @@ def to_arb(expr, args, *, dps: int | None = None):
     function = _compiled(exprs, False, symbols, "arb", helper_namespace("arb"),
                          "The expression in Arb balls, printed by stumpcheck.theory.evaluate.to_arb.")
 
+    names = ", ".join(s.name for s in symbols)
+
     def evaluate(*values):
         if len(values) != len(symbols):
-            raise InputError(f"expected {len(symbols)} values ({', '.join(s.name for s in symbols)}), got {len(values)}")
+            raise InputError(f"expected {len(symbols)} values ({names}), got {len(values)}")
         prec = flint.ctx.prec if bits is None else bits
         with flint.ctx.workprec(prec):
             balls = [_ball(v, flint) for v in values]
@@ -299,7 +303,7 @@ def to_arb(expr, args, *, dps: int | None = None):
         real = tuple(result.real for result in results)
         return real[0] if single else real
 
-    evaluate.__doc__ = f"Balls containing the expression, as a function of ({', '.join(s.name for s in symbols)})."
+    evaluate.__doc__ = f"Balls containing the expression, as a function of ({names})."
     return evaluate
 
 

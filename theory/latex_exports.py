@@ -19,7 +19,8 @@ from stumpcheck.theory.catalogue import Result
 from stumpcheck.theory.codegen_rewrites import factored_rates
 from stumpcheck.theory.paper_latex import LINE_WIDTH, latex_width, paper_latex, split_environment
 
-__all__ = ["printed_form", "proved_equal", "REWRITES", "tex_files", "is_long", "sample_document", "SAMPLE", "MACROS_FILE"]
+__all__ = ["printed_form", "proved_equal", "REWRITES", "tex_files", "is_long", "sample_document", "SAMPLE",
+           "MACROS_FILE"]
 
 #: Where the exports put the macros and the sample document (relative to the output folder).
 MACROS_FILE = "tex/macros.tex"

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
-from sympy.printing.precedence import PRECEDENCE
 
 from stumpcheck.theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
 

@@ -42,7 +42,8 @@ import sympy as sp
 
 from stumpcheck.theory.special_forms import (P, Q, cumulant_exp_form, large_rate_form, log_mass_exp_form,
                                              taylor_coefficients, value_at_zero)
-from stumpcheck.theory.special_mpmath import absolute_mpf, evalf_checked, softmax_weight_differences_mpmath, special_mpmath
+from stumpcheck.theory.special_mpmath import (absolute_mpf, evalf_checked, softmax_weight_differences_mpmath,
+                                              special_mpmath)
 
 __all__ = [
     "TruncExpLogMass",
@@ -122,7 +123,8 @@ class TruncExpLogMass(sp.Function):
         own = _own_printing(self, printer)
         if own is not None:
             return own
-        return _helper_call(printer, _MPMATH_HELPERS, "trunc_exp_log_mass_mpmath", [printer._print(sp.factor_terms(self.args[0]))])
+        return _helper_call(printer, _MPMATH_HELPERS, "trunc_exp_log_mass_mpmath",
+                            [printer._print(sp.factor_terms(self.args[0]))])
 
     def _latex(self, printer, exp=None):
         own = _own_printing(self, printer, exp=exp)
