@@ -10,15 +10,13 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 
+from stumpcheck.theory.errors import InputError
+
 __all__ = ["MIN_DPS", "MAX_DPS", "InputError", "validate_dps", "parse_decimal", "finite_float", "guard_bits",
            "agreeing_digits"]
 
 MIN_DPS = 15
 MAX_DPS = 10_000
-
-
-class InputError(ValueError):
-    """Invalid user input (parameters, precision, files); the CLI turns it into exit status 2."""
 
 
 def validate_dps(dps) -> int:

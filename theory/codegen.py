@@ -19,10 +19,16 @@ The generated modules are self-contained (they import only numpy or mpmath):
   common subexpressions shared, Λ and κ_k of one rate from one
   ``trunc_exp_jet`` call).
 
+The helpers need only the imports :data:`TARGET_IMPORTS` states; :func:`helper_namespace` runs
+them once per process, for a user's own expressions (:mod:`stumpcheck.theory.evaluate`).
+
 Every public name of the target and rewrite modules is importable from here too.
 """
 
 from __future__ import annotations
+
+import linecache
+from functools import cache
 
 import sympy as sp
 
@@ -43,10 +49,18 @@ __all__ = ["NumpyModelPrinter", "MpmathModelPrinter", "ArbModelPrinter", "stabil
            "reflection_identities", "moment_series_coefficient", "cumulants_from_moments",
            "MAX_CUMULANT_ORDER", "TAYLOR_DEGREE", "TAYLOR_SWITCH", "ARB_SERIES_SWITCH",
            "ARB_SERIES_CAP", "TARGETS", "ONE_MINUS_THETA", "SoftmaxFromDifferences", "softmax_as_differences",
-           "numpy_special_functions_source", "mpmath_special_functions_source", "arb_special_functions_source"]
+           "numpy_special_functions_source", "mpmath_special_functions_source", "arb_special_functions_source",
+           "TARGET_IMPORTS", "helper_namespace"]
 
 #: The code targets, each with its own printer.
 TARGETS = ("numpy", "mpmath", "arb")
+
+#: The imports the printed code of each target needs, and all it needs (the generated modules' header).
+TARGET_IMPORTS = {
+    "numpy": "import math\n\nimport numpy",
+    "mpmath": "import mpmath",
+    "arb": "import math\n\nfrom flint import acb, acb_poly, arb, ctx, fmpq",
+}
 
 
 def _printer(target: str):
@@ -122,7 +136,8 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     if target == "arb":
         names = ", ".join(str(s) for s in args)
         lines = [f"def {name}({names}, analytic=False):", f'    """{doc}"""',
-                 f"    {names}{',' if len(args) == 1 else ''} = {', '.join(f'acb({s})' for s in args)}"]
+                 f"    {names}{',' if len(args) == 1 else ''} = {', '.join(f'acb({s})' for s in args)}"
+                 f"{',' if len(args) == 1 else ''}"]
         if theta in args:
             lines.append(f"    {ONE_MINUS_THETA} = 1 - {theta}")
     elif split_theta:
@@ -154,3 +169,25 @@ def special_functions_source(target: str) -> str:
     if target == "arb":
         return arb_special_functions_source(printer)
     return mpmath_special_functions_source(printer)
+
+
+@cache
+def _helper_code(target: str):
+    source = TARGET_IMPORTS[target] + "\n" + special_functions_source(target)
+    filename = f"<stumpcheck helpers: {target}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show the line
+    return compile(source, filename, "exec")
+
+
+def helper_namespace(target: str) -> dict:
+    """A fresh namespace holding the target's imports and its Λ, κ_k and softmax helpers.
+
+    The helpers' source (:func:`special_functions_source`) is printed and compiled once per process
+    and run in a new dictionary on each call, so that the functions defined in one namespace cannot
+    change another's. It is the code of the generated modules without their derived functions.
+    """
+    if target not in TARGETS:
+        raise ValueError(f"unknown code target {target!r}; expected one of {', '.join(TARGETS)}")
+    namespace: dict = {"__name__": f"stumpcheck_helpers_{target}"}
+    exec(_helper_code(target), namespace)  # noqa: S102 - our own printed source, with its stated imports
+    return namespace

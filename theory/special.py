@@ -15,20 +15,35 @@ stable evaluation (Taylor polynomial near 0, a form in q = e^{−|β|} far from
 it, with κ₁(−β) = 1 − κ₁(β), κ_k(−β) = (−1)^k κ_k(β) for k ≥ 2 and
 Λ(−β) = β + Λ(β)); :meth:`rewrite(sp.exp) <sympy.core.basic.Basic.rewrite>`
 gives the defining closed form back, which is how every identity here is
-checked.
+checked. The forms themselves are derived in :mod:`stumpcheck.theory.special_forms`
+(re-exported here).
 
 :class:`SoftmaxWeight` is a softmax weight kept unevaluated for the same
 reason: it is evaluated with the maximum shifted out, and its derivative never
 forms the cancelling complement 1 − w.
+
+The three functions evaluate like SymPy's own: ``expr.evalf(n)`` gives n correct
+digits (``_eval_evalf`` runs the mpmath forms of :mod:`stumpcheck.theory.special_mpmath`
+with guard bits, raised until two evaluations agree), and
+``sp.lambdify(args, expr, "numpy")`` or ``"mpmath"`` prints them as calls of stable
+helpers (``_numpycode``, ``_mpmathcode``): the float64 helpers that
+:mod:`stumpcheck.theory.codegen_numpy` prints (served by :mod:`stumpcheck.theory.evaluate`)
+and the mpmath functions of :mod:`stumpcheck.theory.special_mpmath`, with rates such as
+b − bθ printed as b(1 − θ) and a softmax weight as 1/Σ_i e^{ℓ_i − ℓ_j}, the differences
+expanded so that what the log-masses share cancels symbolically. A printer with its own
+method for one of them (the project's code printers, the paper's LaTeX printer) prints it
+itself. LaTeX: Λ(β), κ_k(β) and softmax_j(ℓ₁, …, ℓ_n) as in docs/model.md.
 """
 
 from __future__ import annotations
 
-from functools import cache
-
+import mpmath
 import sympy as sp
 
-from stumpcheck.theory.symbols import beta
+from stumpcheck.theory.special_forms import (P, Q, cumulant_exp_form, large_rate_form, log_mass_exp_form,
+                                             taylor_coefficients, value_at_zero)
+from stumpcheck.theory.special_mpmath import (absolute_mpf, evalf_checked, softmax_weight_differences_mpmath,
+                                              special_mpmath)
 
 __all__ = [
     "TruncExpLogMass",
@@ -42,35 +57,27 @@ __all__ = [
     "P",
 ]
 
-#: Symbols for q = e^{−|β|} and p = q/(1 − q) = 1/(e^{|β|} − 1) in the large-rate forms.
-Q = sp.Symbol("q", positive=True)
-P = sp.Symbol("p", positive=True)
+#: The module whose float64 helpers lambdify's numpy code imports (a printed name: nothing is imported here).
+_FLOAT64_HELPERS = "stumpcheck.theory.evaluate"
+#: The module of the mpmath functions lambdify's mpmath code imports.
+_MPMATH_HELPERS = "stumpcheck.theory.special_mpmath"
 
 
-def log_mass_exp_form(arg: sp.Expr) -> sp.Expr:
-    """Λ(β) in exponential form: log((1 − e^{−β})/β), from the defining integral."""
-    tau = sp.Dummy("tau", real=True)
-    mass = sp.integrate(sp.exp(-beta * tau), (tau, 0, 1), conds="none")
-    mass = sp.piecewise_fold(mass)
-    if isinstance(mass, sp.Piecewise):  # the β = 0 branch is the limit, kept in eval
-        mass = next(expr for expr, cond in mass.args if cond != sp.true and cond is not True)
-    return sp.log(sp.simplify(mass)).subs(beta, arg)
+def _own_printing(expr: sp.Basic, printer, **kwargs) -> str | None:
+    """The printer's own method for this class (``_print_<Class>``), if it has one: the project's code
+    printers and the paper's LaTeX printer print the model's functions themselves."""
+    method = getattr(printer, f"_print_{type(expr).__name__}", None)
+    return None if method is None else method(expr, **kwargs)
 
 
-@cache
-def _cumulant_exp_form_in_beta(order: int) -> sp.Expr:
-    return sp.simplify((-1) ** order * sp.diff(log_mass_exp_form(beta), beta, order))
+def _power(tex: str, exp: str | None) -> str:
+    """``tex`` raised to ``exp`` (SymPy's LaTeX printer passes the exponent of f(x)^n to f's printing)."""
+    return tex if exp is None else r"%s^{%s}" % (tex, exp)
 
 
-def cumulant_exp_form(order: int, arg: sp.Expr) -> sp.Expr:
-    """κ_k(β) in exponential form, (−1)^k d^kΛ/dβ^k differentiated by SymPy."""
-    return _cumulant_exp_form_in_beta(int(order)).subs(beta, arg)
-
-
-@cache
-def _value_at_zero(order: int) -> sp.Rational:
-    """κ_k(0) = (−1)^k k! [β^k]Λ, read off the Taylor series of Λ."""
-    return (-1) ** order * sp.factorial(order) * taylor_coefficients(0, order)[order]
+def _helper_call(printer, module: str, name: str, args: list[str]) -> str:
+    """A call of ``module.name`` as the printer writes it; lambdify imports the names printers register."""
+    return "%s(%s)" % (printer._module_format(f"{module}.{name}"), ", ".join(args))
 
 
 class TruncExpLogMass(sp.Function):
@@ -93,8 +100,37 @@ class TruncExpLogMass(sp.Function):
     def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):
-        return r"\Lambda\left(%s\right)" % printer._print(self.args[0])
+    def _eval_evalf(self, prec):
+        (arg,) = self.args
+        if not arg.is_number:
+            return self.func(arg._evalf(prec))
+
+        def compute(bits):
+            with mpmath.workprec(bits):
+                return special_mpmath(0, arg._to_mpmath(bits))
+
+        return evalf_checked(compute, prec)
+
+    def _numpycode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        # b − bθ as b(1 − θ): in float64 1 − θ is exact, b − bθ has an error of b times an ulp
+        return _helper_call(printer, _FLOAT64_HELPERS, "trunc_exp_log_mass_numpy",
+                            [printer._print(sp.factor_terms(self.args[0]))])
+
+    def _mpmathcode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        return _helper_call(printer, _MPMATH_HELPERS, "trunc_exp_log_mass_mpmath",
+                            [printer._print(sp.factor_terms(self.args[0]))])
+
+    def _latex(self, printer, exp=None):
+        own = _own_printing(self, printer, exp=exp)
+        if own is not None:
+            return own
+        return _power(r"\Lambda\left(%s\right)" % printer._print(self.args[0]), exp)
 
 
 class TruncExpCumulant(sp.Function):
@@ -107,7 +143,7 @@ class TruncExpCumulant(sp.Function):
         if not (order.is_Integer and order >= 1):
             raise ValueError(f"cumulant order must be a positive integer, got {order}")
         if arg.is_zero:
-            return _value_at_zero(int(order))
+            return value_at_zero(int(order))
         return None
 
     def fdiff(self, argindex=2):
@@ -122,9 +158,39 @@ class TruncExpCumulant(sp.Function):
     def _eval_is_real(self):
         return self.args[1].is_real
 
-    def _latex(self, printer):
+    def _eval_evalf(self, prec):
         order, arg = self.args
-        return r"\kappa_{%s}\left(%s\right)" % (printer._print(order), printer._print(arg))
+        if not arg.is_number:
+            return self.func(order, arg._evalf(prec))
+
+        def compute(bits):
+            with mpmath.workprec(bits):
+                return special_mpmath(int(order), arg._to_mpmath(bits))
+
+        return evalf_checked(compute, prec)
+
+    def _numpycode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        order, arg = self.args
+        return _helper_call(printer, _FLOAT64_HELPERS, "trunc_exp_cumulant_numpy",
+                            [str(int(order)), printer._print(sp.factor_terms(arg))])
+
+    def _mpmathcode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        order, arg = self.args
+        return _helper_call(printer, _MPMATH_HELPERS, "trunc_exp_cumulant_mpmath",
+                            [str(int(order)), printer._print(sp.factor_terms(arg))])
+
+    def _latex(self, printer, exp=None):
+        own = _own_printing(self, printer, exp=exp)
+        if own is not None:
+            return own
+        order, arg = self.args
+        return _power(r"\kappa_{%s}\left(%s\right)" % (printer._print(order), printer._print(arg)), exp)
 
 
 class SoftmaxWeight(sp.Function):
@@ -188,62 +254,41 @@ class SoftmaxWeight(sp.Function):
     def _eval_is_positive(self):
         return all(ell.is_real for ell in self.log_masses) or None
 
-    def _latex(self, printer):
+    def differences(self) -> list[sp.Expr]:
+        """ℓ_i − ℓ_j for every entry i (j this weight's index), expanded so that shared terms cancel."""
+        ells = self.log_masses
+        return [sp.expand(ell - ells[self.index]) for ell in ells]
+
+    def _eval_evalf(self, prec):
+        ells = self.log_masses
+        if not all(ell.is_number for ell in ells):
+            return self.func(self.args[0], *[ell._evalf(prec) for ell in ells])
+        differences = [ell - ells[self.index] for ell in ells]  # numbers: SymPy's evalf handles cancellation
+
+        def compute(bits):
+            ds = [absolute_mpf(d, bits) for d in differences]
+            with mpmath.workprec(bits):
+                return softmax_weight_differences_mpmath(*ds)
+
+        return evalf_checked(compute, prec)
+
+    def _numpycode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        return _helper_call(printer, _FLOAT64_HELPERS, "softmax_weight_differences_numpy",
+                            [printer._print(d) for d in self.differences()])
+
+    def _mpmathcode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        return _helper_call(printer, _MPMATH_HELPERS, "softmax_weight_differences_mpmath",
+                            [printer._print(d) for d in self.differences()])
+
+    def _latex(self, printer, exp=None):
+        own = _own_printing(self, printer, exp=exp)
+        if own is not None:
+            return own
         masses = ", ".join(printer._print(ell) for ell in self.log_masses)
-        return r"\operatorname{softmax}_{%d}\left(%s\right)" % (self.index + 1, masses)
-
-
-@cache
-def _log_mass_series(degree: int) -> tuple[sp.Rational, ...]:
-    """Taylor coefficients of Λ to β^degree.
-
-    The mass ∫₀¹ e^{−βτ} dτ is expanded under the integral (each coefficient
-    ∫₀¹ (−τ)^n/n! dτ integrated by SymPy) and its logarithm taken with SymPy's
-    ring-series ``rs_log``, which is exact and fast to high degree.
-    """
-    from sympy import QQ
-    from sympy.polys.ring_series import rs_log
-    from sympy.polys.rings import ring
-
-    tau = sp.Dummy("tau", positive=True)
-    ring_, z = ring("z", QQ)
-    mass = ring_(0)
-    for n in range(degree + 2):
-        coefficient = sp.integrate((-tau) ** n / sp.factorial(n), (tau, 0, 1))
-        mass += QQ(int(coefficient.p), int(coefficient.q)) * z**n
-    series = rs_log(mass, z, degree + 1)
-    return tuple(sp.Rational(int(c.numerator), int(c.denominator)) for c in
-                 (series.coeff(z**n) if n else series.coeff(1) for n in range(degree + 1)))
-
-
-@cache
-def taylor_coefficients(order: int, degree: int) -> tuple[sp.Rational, ...]:
-    """Exact Taylor coefficients c_0..c_degree of κ_k about β = 0 (order 0 means Λ).
-
-    κ_k = (−1)^k Λ^{(k)}, so its coefficients are those of Λ shifted and scaled.
-    The series converges for |β| < 2π (the nearest poles of κ_k are at ±2πi).
-    """
-    base = _log_mass_series(degree + order)
-    return tuple(
-        (-1) ** order * sp.ff(n + order, order) * base[n + order] for n in range(degree + 1)
-    )
-
-
-@cache
-def large_rate_form(order: int) -> sp.Expr:
-    """κ_k(β) (order 0: Λ(β)) for β > 0, written in β and p = 1/(e^β − 1) = q/(1 − q).
-
-    Obtained from the exponential form by the substitution e^{cβ} → q^{−c} with
-    q = e^{−β} and then q = p/(1 + p). The result is 1/β^k plus a polynomial in p
-    (e.g. κ₁ = 1/β − p, κ₂ = 1/β² − p − p²); for β ≥ 2, p < 0.16 and nothing
-    overflows or cancels beyond a few bits. Order 0 is log(1 − q) − log β.
-    """
-    if order == 0:
-        return sp.log(1 - Q) - sp.log(beta)
-    expr = _cumulant_exp_form_in_beta(order)
-    replaced = expr.replace(
-        lambda node: isinstance(node, sp.exp),
-        lambda node: Q ** sp.simplify(-node.args[0] / beta),
-    )
-    in_p = sp.cancel(sp.together(replaced.subs(Q, P / (1 + P))))
-    return sp.expand(in_p)
+        return _power(r"\operatorname{softmax}_{%d}\left(%s\right)" % (self.index + 1, masses), exp)
