@@ -70,7 +70,7 @@ __all__ = [
     "Domain", "recheck", "RecheckResult",
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
     "ClaimResult",  # claims
-    "results", "export",  # exports
+    "results", "export", "to_numpy", "to_mpmath", "to_arb", "to_latex",  # exports and a user's expressions
     "plot_flow", "plot_error_profile", "plot_training", "plot_claim",  # plots and files
     "write_flow_outputs", "write_training_outputs",
     "InputError",
@@ -88,6 +88,7 @@ _LAZY = {
     "RecheckResult": "stumpcheck.numerics.certified.certificates.lemma_recheck",
     **dict.fromkeys([f"check_c{k}" for k in range(2, 10)] + ["ClaimResult"], "stumpcheck.claims"),
     "results": "stumpcheck.theory.catalogue",
+    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex"], "stumpcheck.theory.evaluate"),
     "plot_flow": "stumpcheck.numerics.flow.report", "plot_training": "stumpcheck.numerics.corpus.training_report",
     "plot_error_profile": "stumpcheck.numerics.population.error_profile", "plot_claim": "stumpcheck.claims.figures",
 }
@@ -438,13 +439,14 @@ def check_c1(*, samples: int = 12, seed: int = 0, dps: int = 30, loss_points=((1
                    loss_points=loss_points, loss_pieces=loss_pieces, min_digits=min_digits)
 
 
-def export(out_dir, *, fmt: str = "all"):
+def export(out_dir, *, fmt: str = "all", names=None):
     """Write the SymPy results (:func:`results`) under ``out_dir``; the paths written.
 
     ``fmt``: ``"tex"`` (``tex/<name>.tex``, LaTeX), ``"json"`` (``json/<name>.json``, SymPy srepr), ``"py"``
     (``py/``: the generated mpmath, numpy and Arb modules the engines run) or ``"all"`` (with an index,
     README.md). The package's own generated code is left alone (the command ``stumpcheck export`` rewrites
-    it). Engine: :func:`stumpcheck.theory.export.export`.
+    it). ``names``: a list of result names to write only those (``fmt`` ``"tex"`` or ``"json"``; an unknown
+    name is an :class:`InputError` listing the known ones). Engine: :func:`stumpcheck.theory.export.export`.
 
         >>> import tempfile
         >>> from stumpcheck.api import export
@@ -456,4 +458,4 @@ def export(out_dir, *, fmt: str = "all"):
 
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise InputError(f"fmt must be one of {', '.join(FORMATS)}, got {_shown(fmt)}")
-    return _engine("stumpcheck.theory.export", "export")(out_dir, fmt)
+    return _engine("stumpcheck.theory.export", "export")(out_dir, fmt, names=names)

@@ -211,3 +211,18 @@ def test_a_closed_stdout_ends_quietly_with_status_1(monkeypatch, capsys):
     status = main(["eval", "error", "--a", "10", "--b", "10", "--theta", "0.5"])
     assert status == 1
     assert capsys.readouterr().err == ""
+
+
+def test_export_names_writes_only_those_results_and_the_macros(tmp_path, capsys):
+    code, out, err = run(["export", "--format", "tex", "--names", "loss, bulk_error", "--out", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "tex").iterdir()) == ["bulk_error.tex", "loss.tex", "loss_split.tex",
+                                                                   "macros.tex"]
+
+
+@pytest.mark.parametrize("argv", [["--format", "tex", "--names", "nope"], ["--names", "loss"],
+                                  ["--format", "py", "--names", "loss"]])
+def test_export_names_refuses_an_unknown_name_or_another_format_in_one_line(tmp_path, capsys, argv):
+    code, out, err = run(["export", *argv, "--out", str(tmp_path / "x")], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "x").exists()

@@ -55,17 +55,24 @@ def derive(as_json: bool) -> None:
               type=click.Choice(["tex", "json", "py", "all"]), help="Which exports to write.")
 @click.option("--update-package", is_flag=True,
               help="Also rewrite numerics/generated/ (the code `stumpcheck eval` runs); for developers.")
-def export(out_dir: str, fmt: str, update_package: bool) -> None:
+@click.option("--names", "names_text", default=None,
+              help="Comma-separated result names to write only those (with --format tex or json); "
+                   "`stumpcheck derive` lists the names.")
+def export(out_dir: str, fmt: str, update_package: bool, names_text: str | None) -> None:
     """Write the derived expressions as LaTeX, JSON (srepr) and Python (about 30 s)."""
     from stumpcheck.theory.export import export as do_export
 
     from stumpcheck.numerics.resources import check_writable_dir
 
     package_dir = REPO_ROOT / "numerics" / "generated" if update_package else None
+    names = None if names_text is None else [name.strip() for name in names_text.split(",") if name.strip()]
+    if names is not None and (fmt not in ("tex", "json") or update_package):
+        raise InputError("--names writes a subset of the tex or json exports: use it with --format tex or json, "
+                         "without --update-package")
     check_writable_dir(out_dir, "--out")
     if package_dir is not None:
         check_writable_dir(package_dir, "--update-package")
-    paths = do_export(out_dir, fmt, package_dir=package_dir)
+    paths = do_export(out_dir, fmt, package_dir=package_dir, names=names)
     click.echo(f"wrote {len(paths)} files under {out_dir}" + (" and numerics/generated" if update_package else ""))
 
 
