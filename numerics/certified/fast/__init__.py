@@ -17,5 +17,6 @@ which every certificate built on it copies. By concept:
 
 from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
 from stumpcheck.numerics.certified.fast.one_head import error_gradient_enclosure, jet_box, jet_boxes
+from stumpcheck.numerics.certified.fast.theta_integrals import loss_gradient_enclosure
 
-__all__ = ["ASSUMPTIONS", "error_gradient_enclosure", "jet_box", "jet_boxes"]
+__all__ = ["ASSUMPTIONS", "error_gradient_enclosure", "jet_box", "jet_boxes", "loss_gradient_enclosure"]
