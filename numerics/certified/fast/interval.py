@@ -120,16 +120,20 @@ def recip(blo, bhi):
 
 @numba.njit(**_JIT)
 def div(alo, ahi, blo, bhi):
-    """[a]/[b]; the whole line if 0 ∈ [b] (or an end combination is ∞/∞)."""
+    """[a]/[b]; the whole line if 0 ∈ [b] (or an end is ∞/∞). Two divisions: for b > 0, x/b increases
+    in x, and an end of [a] is divided by the end of [b] that makes it extreme (by its sign); b < 0
+    the mirror."""
     if blo <= 0.0 <= bhi or blo != blo or bhi != bhi:
         return -_INF, _INF
-    q1 = alo / blo
-    q2 = alo / bhi
-    q3 = ahi / blo
-    q4 = ahi / bhi
-    if q1 != q1 or q2 != q2 or q3 != q3 or q4 != q4:
+    if blo > 0.0:
+        q1 = alo / (bhi if alo >= 0.0 else blo)
+        q2 = ahi / (blo if ahi >= 0.0 else bhi)
+    else:
+        q1 = ahi / (bhi if ahi >= 0.0 else blo)
+        q2 = alo / (blo if alo >= 0.0 else bhi)
+    if q1 != q1 or q2 != q2:
         return -_INF, _INF
-    return down(min(min(q1, q2), min(q3, q4))), up(max(max(q1, q2), max(q3, q4)))
+    return down(q1), up(q2)
 
 
 @numba.njit(**_JIT)

@@ -3,20 +3,22 @@
 **Arithmetic.** IEEE 754 binary64 in the default rounding mode, round-to-nearest-even (RN), compiled with
 numba. For an exact real v whose RN result is r = RN(v), two elementary widenings give certified bounds:
 
-    down(r) = r − (|r|·2⁻⁵² + 2⁻¹⁰⁷⁴) ≤ v,      up(r) = r + (|r|·2⁻⁵² + 2⁻¹⁰⁷⁴) ≥ v,
+    down(r) = r − max(|r|·2⁻⁵², 2⁻¹⁰²²) ≤ v,      up(r) = r + max(|r|·2⁻⁵², 2⁻¹⁰²²) ≥ v,
 
 each evaluated in RN. Proof (for ``down``; ``up`` is its mirror). Let pred(r) be the largest double
 below r and g = r − pred(r) the gap. Since r = RN(v), v lies at or above the midpoint of pred(r) and r,
 so pred(r) ≤ v. The gap is a power of two ≥ 2⁻¹⁰⁷⁴, and g ≤ 2⁻⁵²|r| for a normal r (the gap below a
 positive power of two is half an ulp; below a negative r it is one ulp of |r|), g = 2⁻¹⁰⁷⁴ for a
-subnormal or zero r. The computed s = RN(RN(|r|·2⁻⁵²) + 2⁻¹⁰⁷⁴) satisfies s ≥ g: RN is monotone and g
+subnormal or zero r. The computed s = max(RN(|r|·2⁻⁵²), 2⁻¹⁰²²) satisfies s ≥ g: RN is monotone and g
 is a double, so RN(|r|·2⁻⁵²) ≥ g for a normal r (also where |r|·2⁻⁵² is subnormal and rounds), and
-RN(x + 2⁻¹⁰⁷⁴) ≥ max(x, 2⁻¹⁰⁷⁴) for every double x ≥ 0. Hence r − s ≤ pred(r), a double, and by
-monotonicity RN(r − s) ≤ pred(r) ≤ v. Subnormals are covered by the 2⁻¹⁰⁷⁴ term (sums of subnormals are
-exact, so nothing rounds inward there). Overflow: r − s may round to −∞, which is a valid lower bound;
+s ≥ 2⁻¹⁰²² > g otherwise. Hence r − s ≤ pred(r), a double, and by monotonicity RN(r − s) ≤ pred(r) ≤ v.
+The floor is the smallest normal number 2⁻¹⁰²², not the smallest subnormal 2⁻¹⁰⁷⁴, and enters
+through a ``max``, not a sum: an arithmetic operation with a subnormal operand or result costs a
+microcode assist of ~100 cycles on x86 (a comparison does not), and a widened zero, the commonest
+case, would otherwise be subnormal; the price is an absolute widening of 2.2·10⁻³⁰⁸. Overflow: r − s may round to −∞, which is a valid lower bound;
 a result r = +∞ of an operation on finite doubles means v > DBL_MAX (RN overflows only beyond
 DBL_MAX + ½ulp), so down(+∞) = DBL_MAX; down(−∞) = −∞ and down(NaN) = −∞ (NaN gives the whole line). Each
-widening costs one multiply, two adds and an ``abs``: no ``nextafter``, no change of rounding mode.
+widening costs one multiply, one add, a ``max`` and an ``abs``: no ``nextafter``, no change of rounding mode.
 
 **No fused or reordered operations.** numba compiles without fast-math flags by default (every
 function here is ``fastmath=False`` explicitly): LLVM then neither reassociates nor contracts a·b + c
@@ -63,7 +65,7 @@ LIBM_STEPS = 4
 ASSUMPTIONS = {
     "arithmetic": "IEEE 754 binary64, round-to-nearest-even, each operation rounded separately",
     "rounding_mode": "round-to-nearest assumed; checked on import in compiled code (1 + 3*2^-54 etc.)",
-    "outward_rounding": "each result r widened to r -/+ (|r|*2^-52 + 2^-1074) in round-to-nearest, "
+    "outward_rounding": "each result r widened to r -/+ max(|r|*2^-52, 2^-1022) in round-to-nearest, "
                         "which is at least one step to the next double below/above",
     "fused_operations": "none: numba without fast-math flags; no llvm.fmuladd/fma in the IR, no vfmadd "
                         "in the machine code (checked by tests)",
@@ -75,7 +77,7 @@ ASSUMPTIONS = {
 }
 
 _ULP = 2.0 ** -52
-_TINY = 5e-324  # 2**-1074
+_FLOOR = 2.0 ** -1022  # the smallest normal double
 _MAX = 1.7976931348623157e308
 _INF = math.inf
 
@@ -89,7 +91,7 @@ def down(r):
         return _MAX
     if r == -_INF:
         return r
-    return r - (abs(r) * _ULP + _TINY)
+    return r - max(abs(r) * _ULP, _FLOOR)
 
 
 @numba.njit(cache=True, fastmath=False, error_model="numpy", inline="always")
@@ -101,7 +103,7 @@ def up(r):
         return -_MAX
     if r == _INF:
         return r
-    return r + (abs(r) * _ULP + _TINY)
+    return r + max(abs(r) * _ULP, _FLOOR)
 
 
 @numba.njit(cache=True, fastmath=False, error_model="numpy", inline="always")
