@@ -1,0 +1,22 @@
+"""A fast rigorous layer: float64 interval enclosures of the one-head e, ∇e and of the θ-integrals L, ∇L.
+
+Compiled (numba) interval arithmetic on float64 pairs, rounded outward after every operation without
+changing the rounding mode; it encloses the same quantities as the Arb layer
+(:mod:`stumpcheck.numerics.certified.enclosures`) at a fraction of its cost, under the assumptions in
+:data:`ASSUMPTIONS` (round-to-nearest, no fused operations, libm's exp/expm1/log/log1p within 2 ulp),
+which every certificate built on it copies. By concept:
+
+* :mod:`~stumpcheck.numerics.certified.fast.rounding`: the widening of a round-to-nearest result, the
+  libm bound, the rounding-mode check, :data:`ASSUMPTIONS`;
+* :mod:`~stumpcheck.numerics.certified.fast.interval`: interval operations on (lo, hi) pairs;
+* :mod:`~stumpcheck.numerics.certified.fast.cumulants`: κ₁, κ₂ at a rate and over a range of rates;
+* :mod:`~stumpcheck.numerics.certified.fast.one_head`: e, ∂e/∂a, ∂e/∂b over a box of (a, b, θ);
+* :mod:`~stumpcheck.numerics.certified.fast.theta_integrals`: L and ∇L over θ ∈ [0, 1] at a point or
+  over an (a, b) box.
+"""
+
+from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
+from stumpcheck.numerics.certified.fast.one_head import error_gradient_enclosure, jet_box, jet_boxes
+from stumpcheck.numerics.certified.fast.theta_integrals import loss_gradient_enclosure
+
+__all__ = ["ASSUMPTIONS", "error_gradient_enclosure", "jet_box", "jet_boxes", "loss_gradient_enclosure"]
