@@ -370,8 +370,8 @@ def _fuzz(kind: str, certificates) -> tuple[str, dict]:
     return ("certify", box) if kind.startswith("certify") else ("lemma", _sealed(lemma))
 
 
-FUZZ = [("dps_1000000", "outside [15, 10000]"), ("dps_100000", "outside [15, 10000]"),
-        ("certify_dps_1e9", "outside [15, 10000]"), ("certify_dps_minus_1", "outside [15, 10000]"),
+FUZZ = [("dps_1000000", "outside the limits [15, 10000]"), ("dps_100000", "outside the limits [15, 10000]"),
+        ("certify_dps_1e9", "outside the limits [15, 10000]"), ("certify_dps_minus_1", "outside the limits [15, 10000]"),
         ("leaf_end_huge", "exponent beyond"), ("lower_tiny", "exponent beyond"),
         ("domain_end_huge", "exponent beyond"), ("certify_leaf_end_huge", "exponent beyond"),
         ("certify_lower_tiny", "exponent beyond"), ("power", "more than 10000 digits"),
@@ -421,11 +421,11 @@ def test_recheck_cli_on_tampered_and_hostile_certificates(certificates, tmp_path
     forged = copy.deepcopy(certificates["right_layer"])
     _tamper_builtin("identity_deleted", forged)
     cases.append(("identity.json", _sealed(forged), (), 1, "no identity record"))
-    cases.append(("dps.json", _fuzz("dps_100000", certificates)[1], (), 2, "outside [15, 10000]"))
+    cases.append(("dps.json", _fuzz("dps_100000", certificates)[1], (), 2, "outside the limits [15, 10000]"))
     cases.append(("power.json", _fuzz("power", certificates)[1], (), 2, "more than 10000 digits"))
     cases.append(("huge.json", _fuzz("certify_leaf_end_huge", certificates)[1], (), 2, "exponent beyond"))
     cases.append(("own_dps.json", certificates["slope"], ("--dps", "30"), 2, "the certificate's own precision"))
-    cases.append(("box_dps.json", _fuzz("certify_dps_1e9", certificates)[1], (), 2, "outside [15, 10000]"))
+    cases.append(("box_dps.json", _fuzz("certify_dps_1e9", certificates)[1], (), 2, "outside the limits [15, 10000]"))
     for name, document, options, status, message in cases:
         path = tmp_path / name
         path.write_text(json.dumps(document), encoding="utf-8")

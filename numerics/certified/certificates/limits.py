@@ -88,12 +88,12 @@ def bounded_exact(value, name: str) -> Fraction:
         raise InputError(f"{name} must be an exact decimal or p/q string, got {str(value)[:40]!r}") from None
 
 
-def check_int(value, name: str, low: int, high: int) -> int:
-    """``value`` if it is an int in [low, high]; InputError naming the range otherwise."""
+def check_int(value, name: str, low: int, high: int, *, whose: str = "the certificate's") -> int:
+    """``value`` if it is an int in [low, high]; InputError naming ``whose`` ``name`` and the limits otherwise."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"the certificate's {name} must be an int in [{low}, {high}], got {str(value)[:40]!r}")
+        raise InputError(f"{whose} {name} must be an int in [{low}, {high}], got {str(value)[:40]!r}")
     if not low <= value <= high:
-        raise InputError(f"the certificate's {name} {str(value)[:40]} is outside [{low}, {high}] (the limit)")
+        raise InputError(f"{whose} {name} = {str(value)[:40]} is outside the limits [{low}, {high}]")
     return value
 
 

@@ -35,6 +35,7 @@ from fractions import Fraction
 
 from flint import arb
 
+from stumpcheck.numerics.certified.certificates.limits import check_int
 from stumpcheck.numerics.certified.tube.records import check_record_sizes, exact_fraction, parse_lower, parse_upper
 from stumpcheck.numerics.precision import InputError
 
@@ -73,18 +74,10 @@ def flow_statement(a0: float, b0: float, radius_text: str, version: int = 2) -> 
             f"(a, b) = ({float(a0)!r}, {float(b0)!r}) stays in {rows}")
 
 
-def _digits(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{name} must be an integer number of digits, got {str(value)[:20]!r}")
-    if not low <= value <= high:
-        raise InputError(f"{name} = {value} is outside the limits [{low}, {high}] of a tube certificate")
-    return value
-
-
 def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
     """InputError (one line, with the limit) if the certificate or the re-check's ``dps`` exceed a limit."""
-    _digits(document.get("dps"), "the certificate's dps", MIN_TUBE_DPS, MAX_TUBE_DPS)
-    _digits(dps, "the re-check's dps", MIN_TUBE_DPS, MAX_RECHECK_DPS)
+    check_int(document.get("dps"), "dps", MIN_TUBE_DPS, MAX_TUBE_DPS)
+    check_int(dps, "dps", MIN_TUBE_DPS, MAX_RECHECK_DPS, whose="the re-check's")
     intervals = document.get("intervals")
     if isinstance(intervals, list) and len(intervals) > MAX_INTERVALS:
         raise InputError(f"the certificate has {len(intervals)} intervals, more than the limit {MAX_INTERVALS}")
@@ -93,7 +86,7 @@ def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
     if version == 2:
         settings = document.get("settings")
         if isinstance(settings, dict):
-            _digits(settings.get("dps"), "settings.dps", MIN_TUBE_DPS, MAX_TUBE_DPS)
+            check_int(settings.get("dps"), "settings.dps", MIN_TUBE_DPS, MAX_TUBE_DPS)
         check_record_sizes(settings, "settings")
     for k, item in enumerate(intervals if isinstance(intervals, list) else ()):
         piece = item.get("piece") if isinstance(item, dict) else None
