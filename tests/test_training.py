@@ -483,3 +483,18 @@ def test_population_rule_resume_is_bit_identical(tmp_path):
     train_gd(big.x, big.theta, checkpoint_dir=tmp_path, checkpoint_every=7, max_steps_this_run=20, **kwargs)
     _same(whole, train_gd(big.x, big.theta, checkpoint_dir=tmp_path, checkpoint_every=7, resume=True, **kwargs))
     assert whole.stopped_because == "b_target" and whole.steps > 20
+
+
+def test_b_target_alone_ends_at_the_step_cap_with_the_reason(monkeypatch):
+    """A b_target that b never reaches ends at the step cap (it ran without end before), with a status saying so."""
+    from stumpcheck.numerics.corpus import gd
+
+    corpus = make_corpus(8, 8, seed=1)
+    monkeypatch.setattr(gd, "MAX_STEPS", 30)
+    run = gd.train_gd(corpus.x, corpus.theta, b_target=1e9)
+    assert run.steps == 30 and run.stopped_because.startswith("step cap: b = ")
+    assert run.b < 1e9 and "b_target = 1e+09" in run.stopped_because
+    monkeypatch.setattr(gd, "MAX_STEPS", 10**7)
+    monkeypatch.setattr(gd, "MAX_RECORDS", 12)
+    run = gd.train_gd(corpus.x, corpus.theta, b_target=1e9, record_every=2)
+    assert run.steps == 24 and len(run.trajectory["step"]) <= 13

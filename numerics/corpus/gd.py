@@ -87,7 +87,9 @@ class TrainResult(Display):
 
     ``trajectory`` maps step (int), t = k·η, a, b, loss (L̂(z_k)) to arrays of the
     recorded steps. ``stopped_because`` is one of "steps", "t_max", "b_target",
-    "max_steps_this_run" (paused, resumable) or "diverged: …". Shown
+    "max_steps_this_run" (paused, resumable), "step cap: …" (only ``b_target`` was given and b did not reach it
+    within :data:`MAX_STEPS` steps, or within the steps whose rows :data:`MAX_RECORDS` can keep) or
+    "diverged: …". Shown
     (:class:`~stumpcheck.numerics.display.Display`) by why it stopped, the frozen (a, b), L̂ and η;
     :meth:`to_dict` (every field), :meth:`to_csv` (trajectory.csv) and :meth:`to_dataframe` have the
     trajectory's columns step, t, a, b, loss, one row a recorded step.
@@ -207,7 +209,9 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
         eta_value = finite_float(eta, "eta", positive=True)
         eta_rule = f"eta = {eta_value:.6g}, given by the user"
         rule_name = "the user's step"
-    step_budget(steps, t_max, eta_value, record_every)
+    budget = step_budget(steps, t_max, eta_value, record_every)
+    # b_target alone bounds nothing: a run whose b never reaches it ends at the caps (never a silent hang)
+    cap = budget if budget is not None else min(MAX_STEPS, MAX_RECORDS * record_every)
     settings = _settings(a0, b0, eta_value, estimator, steps, t_max, b_target, record_every, method)
     settings["keep_b_positive"] = bool(keep_b_positive)
     fingerprint = corpus_fingerprint(x, theta)
@@ -269,6 +273,9 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
             stopped = "t_max"
         elif b_target is not None and b >= b_target:
             stopped = "b_target"
+        elif budget is None and k >= cap:
+            stopped = (f"step cap: b = {b:.6g} < b_target = {b_target:g} after {k} steps (at most {MAX_STEPS:.0e} "
+                       f"steps a run, {MAX_RECORDS:.0e} recorded rows)")
         if stopped is not None or k % record_every == 0:
             record(loss)
         if progress is not None:
