@@ -1,0 +1,206 @@
+"""Rigorous float64 enclosures of the corpus loss L̂ and its gradient ∇L̂ over an (a, b) box or at a point.
+
+For a corpus (x, θ) of m tasks with n points each (x ∈ [0, 1]^{m×n}, θ ∈ [0, 1]^m, docs/model.md §2–§3,
+one head) and a box Z = [a_lo, a_hi] × [b_lo, b_hi] with b_lo > 0,
+
+    L̂ = (1/m) Σⱼ ½ eⱼ²,   ∇L̂ = (∂L̂/∂a, ∂L̂/∂b) = (1/m) Σⱼ eⱼ (∂θ̂ⱼ/∂a, ∂θ̂ⱼ/∂b),   eⱼ = θ̂ⱼ − θⱼ,
+
+:func:`corpus_enclosure` returns intervals that contain L̂(a, b) and ∇L̂(a, b) for every (a, b) ∈ Z (a
+point is the box a_lo = a_hi, b_lo = b_hi). Each task's eⱼ, ∂θ̂ⱼ/∂a = Cov_α(x, y), ∂θ̂ⱼ/∂b = −Var_α(x)
+is enclosed over the box by :func:`~stumpcheck.numerics.certified.fast.corpus_algebra.task_box`
+(the overflow-free shifted softmax, the centred variance, and the monotone refinements in b: its
+docstring states and proves the algebra); then, by inclusion, the sums of the interval products
+eⱼ², eⱼ∂θ̂ⱼ contain the sums of the true values at each (a, b) of the box, and the division by m (resp.
+2m, exact doubles for m < 2⁵²) rounds outward.
+
+**Refinement** (``refine=True``, boxes only): the mean-value form L̂(z) = L̂(c) + ∇L̂(ξ)·(z − c), ξ on the
+segment [c, z] ⊂ Z (Z is convex), with c the box's midpoint (a double inside the box), gives
+L̂(Z) ⊂ L̂(c) + ∇L̂(Z)·(Z − c); it is intersected with the direct enclosure (both contain L̂(Z)).
+It costs one point evaluation more and makes the width of L̂ second order in the box's width.
+∇L̂ over a box is enclosed directly (first order in the width); a mean-value form for it needs an
+enclosure of ∇²L̂, which this module does not provide.
+
+**Arithmetic and assumptions.** IEEE binary64, round to nearest, each operation widened outward by
+one step (:mod:`stumpcheck.numerics.certified.fast.rounding`), no fused operations, libm's exp within
+2 ulp: every enclosure here rests on :data:`~stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`,
+which :func:`corpus_enclosure`'s caller copies into any certificate (:data:`ASSUMPTIONS` here is the
+same dict plus this module's own statement). The labels yᵢ = 1{xᵢ ≥ θ} are taken on the exact doubles
+given (the corpus *is* those doubles: no conversion happens).
+
+**Cost and threads.** Per box two passes over the corpus: pass one takes one libm exp per point at a
+point and two per point over a box (the ends b_lo and b_hi), pass two none. Tasks are split across
+numba's threads (``threads=``, as in :mod:`stumpcheck.numerics.corpus.empirical`) above 2¹⁶ points;
+each task is computed by one thread and the per-task enclosures are summed on one thread in task
+order, so the result does not depend on the thread count. Memory: m × 6 doubles and 2n doubles of
+scratch per block of tasks.
+
+Domain: x (m, n) float64 in [0, 1], θ (m,) in [0, 1], a finite, 0 < b finite; m < 2⁵².
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from stumpcheck.numerics.certified.fast.corpus_algebra import task_box
+from stumpcheck.numerics.certified.fast.interval import add, div, intersect, mul, sqr, sub
+from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS as _ROUNDING
+from stumpcheck.numerics.precision import InputError
+
+__all__ = ["ASSUMPTIONS", "corpus_enclosure", "task_enclosures"]
+
+_JIT = dict(cache=True, fastmath=False, error_model="numpy")
+_PARALLEL_POINTS = 2 ** 16   # below this many points one thread (waking others costs more than it saves)
+_BLOCK = 8                   # tasks per block (one scratch allocation each)
+
+#: What a corpus enclosure rests on: the fast layer's assumptions and this module's algebra.
+ASSUMPTIONS = dict(_ROUNDING, corpus=(
+    "one-head softmax per task, groups P (x >= theta) and N shifted by their smallest point; "
+    "weights e^{-b d} in (0, 1], beyond exponent -600 enclosed as [0, 2^-865]; monotone ranges in b "
+    "for Z_g, m_g, u_i; centred variance; per-task enclosures summed in task order"))
+
+
+@numba.njit(**_JIT)
+def _tasks_serial(x, theta, alo, ahi, blo, bhi, out):
+    scratch = np.empty(2 * x.shape[1])
+    for j in range(x.shape[0]):
+        (out[j, 0], out[j, 1], out[j, 2], out[j, 3], out[j, 4], out[j, 5]) = task_box(
+            x[j], theta[j], alo, ahi, blo, bhi, scratch)
+
+
+@numba.njit(parallel=True, **_JIT)
+def _tasks_parallel(x, theta, alo, ahi, blo, bhi, out):
+    m = x.shape[0]
+    blocks = (m + _BLOCK - 1) // _BLOCK
+    for k in numba.prange(blocks):
+        scratch = np.empty(2 * x.shape[1])
+        for j in range(k * _BLOCK, min(m, (k + 1) * _BLOCK)):
+            (out[j, 0], out[j, 1], out[j, 2], out[j, 3], out[j, 4], out[j, 5]) = task_box(
+                x[j], theta[j], alo, ahi, blo, bhi, scratch)
+
+
+@numba.njit(**_JIT)
+def _sums(out):
+    """[L̂], [∂L̂/∂a], [∂L̂/∂b] from the per-task rows (e, ∂θ̂/∂a, ∂θ̂/∂b), summed in task order."""
+    m = out.shape[0]
+    llo = lhi = galo = gahi = gblo = gbhi = 0.0
+    for j in range(m):
+        elo, ehi = out[j, 0], out[j, 1]
+        qlo, qhi = sqr(elo, ehi)
+        llo, lhi = add(llo, lhi, qlo, qhi)
+        qlo, qhi = mul(elo, ehi, out[j, 2], out[j, 3])
+        galo, gahi = add(galo, gahi, qlo, qhi)
+        qlo, qhi = mul(elo, ehi, out[j, 4], out[j, 5])
+        gblo, gbhi = add(gblo, gbhi, qlo, qhi)
+    fm = float(m)
+    llo, lhi = div(llo, lhi, 2.0 * fm, 2.0 * fm)
+    galo, gahi = div(galo, gahi, fm, fm)
+    gblo, gbhi = div(gblo, gbhi, fm, fm)
+    return max(llo, 0.0), lhi, galo, gahi, gblo, gbhi
+
+
+@numba.njit(**_JIT)
+def _mean_value(box, point, alo, ahi, blo, bhi, ca, cb):
+    """L̂(Z) ⊂ L̂(c) + ∇L̂(Z)·(Z − c), intersected with the direct enclosure ``box[0:2]``."""
+    dalo, dahi = sub(alo, ahi, ca, ca)
+    dblo, dbhi = sub(blo, bhi, cb, cb)
+    plo, phi = mul(box[2], box[3], dalo, dahi)
+    qlo, qhi = mul(box[4], box[5], dblo, dbhi)
+    plo, phi = add(plo, phi, qlo, qhi)
+    plo, phi = add(point[0], point[1], plo, phi)
+    return intersect(box[0], box[1], max(plo, 0.0), phi)
+
+
+def _pair(name: str, value) -> tuple[float, float]:
+    if isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2:
+        lo, hi = float(value[0]), float(value[1])
+    else:
+        lo = hi = float(value)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise InputError(f"{name} must be a finite number or a pair lo <= hi of finite numbers, got {value!r}")
+    return lo, hi
+
+
+def _check_corpus(x, theta):
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
+        raise InputError(f"x must be a non-empty (m, n) array, got shape {x.shape}")
+    if theta.shape != (x.shape[0],):
+        raise InputError(f"theta must have shape ({x.shape[0]},), got {theta.shape}")
+    if not (x.min() >= 0.0 and x.max() <= 1.0):
+        raise InputError("x must be finite and lie in [0, 1]")
+    if not (theta.min() >= 0.0 and theta.max() <= 1.0):
+        raise InputError("theta must be finite and lie in [0, 1]")
+    if x.shape[0] >= 2 ** 52:
+        raise InputError(f"m must be below 2^52, got {x.shape[0]}")
+    return x, theta
+
+
+def _check_threads(threads):
+    if threads is None:
+        return None
+    limit = numba.config.NUMBA_NUM_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= limit:
+        raise InputError(f"threads must be an integer in [1, {limit}] (NUMBA_NUM_THREADS), got {threads!r}")
+    return int(threads)
+
+
+def _run_tasks(x, theta, alo, ahi, blo, bhi, threads) -> np.ndarray:
+    out = np.empty((x.shape[0], 6))
+    if x.size < _PARALLEL_POINTS or threads == 1:
+        _tasks_serial(x, theta, alo, ahi, blo, bhi, out)
+        return out
+    before = numba.get_num_threads()
+    numba.set_num_threads(before if threads is None else threads)
+    try:
+        _tasks_parallel(x, theta, alo, ahi, blo, bhi, out)
+    finally:
+        numba.set_num_threads(before)
+    return out
+
+
+def _box(a, b):
+    alo, ahi = _pair("a", a)
+    blo, bhi = _pair("b", b)
+    if not blo > 0.0:
+        raise InputError(f"b must be > 0 over the box, got {b!r}")
+    return alo, ahi, blo, bhi
+
+
+def task_enclosures(x, theta, a, b, *, threads: int | None = None) -> np.ndarray:
+    """Per-task enclosures over the box, shape (m, 4, 2): rows θ̂ⱼ, eⱼ = θ̂ⱼ − θⱼ, ∂θ̂ⱼ/∂a, ∂θ̂ⱼ/∂b as [lo, hi].
+
+    ``a``, ``b``: a float (a point, that double exactly) or a pair (lo, hi); b > 0. θ̂ⱼ is eⱼ + θⱼ
+    rounded outward.
+    """
+    x, theta = _check_corpus(x, theta)
+    alo, ahi, blo, bhi = _box(a, b)
+    out = _run_tasks(x, theta, alo, ahi, blo, bhi, _check_threads(threads))
+    result = np.empty((x.shape[0], 4, 2))
+    result[:, 1:, :] = out.reshape(-1, 3, 2)
+    for j in range(x.shape[0]):
+        result[j, 0] = add(out[j, 0], out[j, 1], theta[j], theta[j])
+    return result
+
+
+def corpus_enclosure(x, theta, a, b, *, refine: bool = True, threads: int | None = None) -> np.ndarray:
+    """Enclosures [[L̂ lo, hi], [∂L̂/∂a lo, hi], [∂L̂/∂b lo, hi]] valid at every (a, b) of the box (module docstring).
+
+    ``a``, ``b``: a float (a point, taken exactly as that double) or a pair (lo, hi); b > 0 on the box.
+    ``refine``: intersect L̂ with its mean-value form about the box's midpoint (one more point
+    evaluation; no effect at a point). ``threads``: numba threads for m·n ≥ 2¹⁶ (default numba's);
+    the result does not depend on it.
+    """
+    x, theta = _check_corpus(x, theta)
+    alo, ahi, blo, bhi = _box(a, b)
+    threads = _check_threads(threads)
+    box = np.array(_sums(_run_tasks(x, theta, alo, ahi, blo, bhi, threads)))
+    if refine and (alo < ahi or blo < bhi):
+        ca = min(max(0.5 * alo + 0.5 * ahi, alo), ahi)
+        cb = min(max(0.5 * blo + 0.5 * bhi, blo), bhi)
+        point = np.array(_sums(_run_tasks(x, theta, ca, ca, cb, cb, threads)))
+        box[0], box[1] = _mean_value(box, point, alo, ahi, blo, bhi, ca, cb)
+    return box.reshape(3, 2)

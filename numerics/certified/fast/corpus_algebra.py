@@ -1,0 +1,244 @@
+"""One task of a corpus: enclosures of θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b over an (a, b) box, compiled float64 intervals.
+
+**The algebra** (one head, docs/model.md §2–§3). A task has points x₁ … xₙ ∈ [0, 1], a threshold
+θ ∈ [0, 1], labels yᵢ = 1{xᵢ ≥ θ} (taken on the exact doubles: a tie xᵢ = θ is labelled 1), scores
+sᵢ = a·yᵢ − b·xᵢ with b > 0, weights αᵢ = e^{sᵢ}/Σₖ e^{sₖ} and θ̂ = Σ αᵢ xᵢ. Split the points into the
+groups P (y = 1) and N (y = 0), with smallest points x*_P ≥ θ > x*_N; in a group g the scores are
+s*_g − b·dᵢ with dᵢ = xᵢ − x*_g ≥ 0, so with uᵢ = e^{−b dᵢ} ∈ (0, 1] (the group's scores shifted by
+their maximum: no overflow) and
+
+    Z_g = Σ_g uᵢ ∈ [1, n_g],   m_g = Σ_g uᵢdᵢ / Z_g,   V_g = Σ_g uᵢ (dᵢ − m_g)² / Z_g,
+    w = Z_P / (Z_P + Z_N e^{t}) = Z_P e^{−t} / (Z_P e^{−t} + Z_N),   v = 1 − w,   t = b·D − a,  D = x*_P − x*_N,
+
+the identities (the law of total mean and variance for α = w·α_P + v·α_N, and the exponential family
+∂ log αᵢ/∂a = yᵢ − ȳ, ∂ log αᵢ/∂b = −(xᵢ − θ̂)) are
+
+    A_P = μ_P − θ = (x*_P − θ) + m_P ≥ 0,    B_N = θ − μ_N = (θ − x*_N) − m_N > 0,   Δ = A_P + B_N,
+    e = θ̂ − θ = w·A_P − v·B_N,
+    ∂θ̂/∂a = Cov_α(x, y) = w·v·Δ,
+    ∂θ̂/∂b = −Var_α(x) = −(w·V_P + v·V_N + w·v·Δ²).
+
+A group that is empty drops out (w = 0 without P, w = 1 without N, exactly). Every quantity but e is a
+sum or product of non-negative terms, and the variance is *centred* (V_g sums uᵢ(dᵢ − m_g)², never
+Σuᵢdᵢ²/Z − m_g², so it keeps its relative precision when V_g ≪ m_g²). The two weights w and v are
+enclosed separately, each from a quotient of positive terms with one exponential of −|t| (the form
+chosen by the sign of t), so neither cancels nor overflows.
+
+**Over a box** a ∈ [a_lo, a_hi], b ∈ [b_lo, b_hi] (a point is the degenerate box):
+
+* uᵢ, Z_g decrease in b (dᵢ ≥ 0) and m_g decreases in b (dm_g/db = −V_g ≤ 0); so their ranges are
+  enclosed from two point evaluations, at b_hi (lower ends) and at b_lo (upper ends): uᵢ ∈ [uᵢ(b_hi),
+  uᵢ(b_lo)], Z_g ∈ [Z_g(b_hi), Z_g(b_lo)], m_g ∈ [m_g(b_hi), m_g(b_lo)], each end itself an interval
+  enclosure at that b (so the range is enclosed up to rounding, whatever the width in b);
+* V_g: at each b of the box, V_g(b) = Σ uᵢ(b)(dᵢ − m_g(b))²/Z_g(b) with uᵢ(b) ∈ [uᵢ], m_g(b) ∈ [m_g],
+  Z_g(b) ∈ [Z_g]; evaluating the same expression on these intervals (the square as the range of
+  x² over [dᵢ − m_g], a quotient of a non-negative numerator by a positive denominator) therefore
+  encloses V_g(b) for every b of the box: the inclusion property of interval arithmetic, each
+  variable replaced by an interval containing its value at that b. It is no longer the range up to
+  rounding (the dependence on b through uᵢ, m_g and Z_g is forgotten), and widens with the box;
+* w is increasing in Z_P and decreasing in Z_N and t, and v the reverse, so both are enclosed at the
+  two corners (t_hi, Z_P lo, Z_N hi) and (t_lo, Z_P hi, Z_N lo) of the product of the three ranges,
+  which contains (t, Z_P, Z_N)(a, b) for every (a, b) of the box; t = b·D − a over the box is [b]·[D] − [a];
+* A_P, B_N, Δ, e and the derivatives are then interval expressions of enclosures: each contains its
+  value at every (a, b) of the box (inclusion again).
+
+**Floating point.** Intervals of :mod:`stumpcheck.numerics.certified.fast.interval`: every result is
+rounded to nearest and widened outward by a step to the next double (proof and assumptions in
+:mod:`stumpcheck.numerics.certified.fast.rounding`, :data:`~stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`).
+A difference xᵢ − x*_g of two doubles 0 ≤ x*_g ≤ xᵢ is exact when xᵢ ≤ 2x*_g or x*_g = 0 (Sterbenz's
+lemma) and widened otherwise. The exponential of an argument interval [τ_lo, τ_hi] ⊂ [0, 600] takes one
+libm call, uᵢ ∈ [exp(−τ_hi), exp(−τ_hi)·(1 + 2h)], h = τ_hi − τ_lo ≤ 1 (e^h ≤ 1 + 2h on [0, 1]; the
+libm result widened by the libm bound, the product rounded up), and two calls when h > 1 (the
+ranges at b_lo and b_hi of a box: one call each). Beyond an argument of 600, e^{−τ} < 2⁻⁸⁶⁵ is
+enclosed as [0, 2⁻⁸⁶⁵], which keeps subnormal numbers (slow on x86) out of every sum.
+
+Domain: a finite, 0 < b_lo ≤ b_hi finite, x ∈ [0, 1], θ ∈ [0, 1] (validated by the caller,
+:mod:`stumpcheck.numerics.certified.fast.corpus`). Precision: at a point, a few dozen ulps of each
+term's scale (sums of n terms add one rounding each).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+
+from stumpcheck.numerics.certified.fast.interval import add, div, exp, mul_pos, sqr, sub
+from stumpcheck.numerics.certified.fast.rounding import down, down_libm, up, up_libm
+
+__all__ = ["task_box", "FAR", "E_FAR"]
+
+_JIT = dict(cache=True, fastmath=False, error_model="numpy")
+_INF = math.inf
+#: Beyond an exponent of −600 a weight e^{−τ} < 2⁻⁸⁶⁵ is enclosed as [0, 2⁻⁸⁶⁵] (no subnormal arithmetic).
+FAR = 600.0
+E_FAR = 2.0 ** -865
+
+
+@numba.njit(inline="always", **_JIT)
+def _diff(x, g):
+    """An enclosure of x − g ≥ 0 for doubles 0 ≤ g ≤ x (exact by Sterbenz when x ≤ 2g or g = 0)."""
+    r = x - g
+    if x <= 2.0 * g or g == 0.0:
+        return r, r
+    return max(down(r), 0.0), up(r)
+
+
+@numba.njit(inline="always", **_JIT)
+def _decay(tlo, thi):
+    """An enclosure of e^{−τ} for every τ ∈ [tlo, thi], 0 ≤ tlo ≤ thi (module docstring), within (0, 1]."""
+    if tlo > FAR:
+        return 0.0, E_FAR
+    if thi > FAR:
+        return 0.0, min(up_libm(math.exp(-tlo)), 1.0)
+    r = math.exp(-thi)
+    lo = max(down_libm(r), 0.0)
+    h = up(thi - tlo)
+    if h <= 1.0:
+        hi = up(up_libm(r) * up(1.0 + 2.0 * h))
+    else:
+        hi = up_libm(math.exp(-tlo))
+    return lo, min(hi, 1.0)
+
+
+@numba.njit(inline="always", **_JIT)
+def _weights(t, zp, zn):
+    """(w lo, w hi, v lo, v hi) at exact t, Z_P = zp, Z_N = zn: w = Z_P/(Z_P + Z_N e^t), v = 1 − w."""
+    if t >= 0.0:
+        qlo, qhi = exp(-t, -t) if t < FAR else (0.0, E_FAR)
+        qlo, qhi = mul_pos(zp, zp, qlo, qhi)
+        dlo, dhi = add(qlo, qhi, zn, zn)
+        wlo, whi = div(qlo, qhi, dlo, dhi)
+        vlo, vhi = div(zn, zn, dlo, dhi)
+    else:
+        qlo, qhi = exp(t, t) if t > -FAR else (0.0, E_FAR)
+        qlo, qhi = mul_pos(zn, zn, qlo, qhi)
+        dlo, dhi = add(zp, zp, qlo, qhi)
+        wlo, whi = div(zp, zp, dlo, dhi)
+        vlo, vhi = div(qlo, qhi, dlo, dhi)
+    return max(wlo, 0.0), min(whi, 1.0), max(vlo, 0.0), min(vhi, 1.0)
+
+
+@numba.njit(**_JIT)
+def task_box(row, theta, alo, ahi, blo, bhi, scratch):
+    """(e lo, e hi, ∂θ̂/∂a lo, hi, ∂θ̂/∂b lo, hi) of one task over the box (module docstring).
+
+    ``row``: the task's n points; ``scratch``: at least 2n doubles, overwritten.
+    """
+    n = row.shape[0]
+    point = blo == bhi
+    xp = _INF
+    xn = _INF
+    np_ = 0
+    for i in range(n):
+        xi = row[i]
+        if xi >= theta:
+            np_ += 1
+            xp = min(xp, xi)
+        else:
+            xn = min(xn, xi)
+    nn = n - np_
+    # pass 1: Z and S = Σ u d at b_hi (…1) and b_lo (…0) per group (p: P, n: N); u's box range to scratch
+    zp1lo = zp1hi = zp0lo = zp0hi = sp1lo = sp1hi = sp0lo = sp0hi = 0.0
+    zn1lo = zn1hi = zn0lo = zn0hi = sn1lo = sn1hi = sn0lo = sn0hi = 0.0
+    for i in range(n):
+        xi = row[i]
+        inp = xi >= theta
+        dlo, dhi = _diff(xi, xp if inp else xn)
+        t1lo, t1hi = mul_pos(bhi, bhi, dlo, dhi)
+        u1lo, u1hi = _decay(t1lo, t1hi)
+        if point:
+            u0lo, u0hi = u1lo, u1hi
+        else:
+            t0lo, t0hi = mul_pos(blo, blo, dlo, dhi)
+            u0lo, u0hi = _decay(t0lo, t0hi)
+        scratch[2 * i] = u1lo
+        scratch[2 * i + 1] = u0hi
+        q1lo, q1hi = mul_pos(u1lo, u1hi, dlo, dhi)
+        if inp:
+            zp1lo, zp1hi = add(zp1lo, zp1hi, u1lo, u1hi)
+            sp1lo, sp1hi = add(sp1lo, sp1hi, q1lo, q1hi)
+        else:
+            zn1lo, zn1hi = add(zn1lo, zn1hi, u1lo, u1hi)
+            sn1lo, sn1hi = add(sn1lo, sn1hi, q1lo, q1hi)
+        if not point:
+            q0lo, q0hi = mul_pos(u0lo, u0hi, dlo, dhi)
+            if inp:
+                zp0lo, zp0hi = add(zp0lo, zp0hi, u0lo, u0hi)
+                sp0lo, sp0hi = add(sp0lo, sp0hi, q0lo, q0hi)
+            else:
+                zn0lo, zn0hi = add(zn0lo, zn0hi, u0lo, u0hi)
+                sn0lo, sn0hi = add(sn0lo, sn0hi, q0lo, q0hi)
+    if point:
+        zp0lo, zp0hi, sp0lo, sp0hi = zp1lo, zp1hi, sp1lo, sp1hi
+        zn0lo, zn0hi, sn0lo, sn0hi = zn1lo, zn1hi, sn1lo, sn1hi
+    # ranges over the box: Z_g ∈ [Z_g(b_hi) lo, Z_g(b_lo) hi], m_g ∈ [m_g(b_hi) lo, m_g(b_lo) hi]
+    # (a non-empty group holds its smallest point, whose weight is u = e⁰ = 1: Z_g ≥ 1 exactly)
+    zplo, zphi = max(zp1lo, 1.0), zp0hi
+    znlo, znhi = max(zn1lo, 1.0), zn0hi
+    zp1lo, zn1lo = max(zp1lo, 1.0), max(zn1lo, 1.0)
+    zp0lo, zn0lo = max(zp0lo, 1.0), max(zn0lo, 1.0)
+    mplo = mphi = mnlo = mnhi = 0.0
+    if np_ > 0:
+        mplo, _ = div(sp1lo, sp1hi, zp1lo, zp1hi)
+        _, mphi = div(sp0lo, sp0hi, zp0lo, zp0hi)
+        mplo = max(mplo, 0.0)
+    if nn > 0:
+        mnlo, _ = div(sn1lo, sn1hi, zn1lo, zn1hi)
+        _, mnhi = div(sn0lo, sn0hi, zn0lo, zn0hi)
+        mnlo = max(mnlo, 0.0)
+    # pass 2: the centred second moments Q_g = Σ u (d − m_g)²
+    qplo = qphi = qnlo = qnhi = 0.0
+    for i in range(n):
+        xi = row[i]
+        inp = xi >= theta
+        dlo, dhi = _diff(xi, xp if inp else xn)
+        if inp:
+            clo, chi = sub(dlo, dhi, mplo, mphi)
+        else:
+            clo, chi = sub(dlo, dhi, mnlo, mnhi)
+        clo, chi = sqr(clo, chi)
+        clo, chi = mul_pos(scratch[2 * i], scratch[2 * i + 1], clo, chi)
+        if inp:
+            qplo, qphi = add(qplo, qphi, clo, chi)
+        else:
+            qnlo, qnhi = add(qnlo, qnhi, clo, chi)
+    vplo = vphi = vnlo = vnhi = 0.0
+    if np_ > 0:
+        vplo, vphi = div(qplo, qphi, zplo, zphi)
+        vplo = max(vplo, 0.0)
+    if nn > 0:
+        vnlo, vnhi = div(qnlo, qnhi, znlo, znhi)
+        vnlo = max(vnlo, 0.0)
+    if nn == 0:   # every weight on P: θ̂ = μ_P
+        aplo, aphi = _diff(xp, theta)
+        aplo, aphi = add(aplo, aphi, mplo, mphi)
+        return max(aplo, 0.0), aphi, 0.0, 0.0, -vphi, -vplo
+    bnlo, bnhi = _diff(theta, xn)
+    bnlo, bnhi = sub(bnlo, bnhi, mnlo, mnhi)
+    bnlo = max(bnlo, 0.0)
+    if np_ == 0:  # every weight on N: θ̂ = μ_N
+        return -bnhi, -bnlo, 0.0, 0.0, -vnhi, -vnlo
+    aplo, aphi = _diff(xp, theta)
+    aplo, aphi = add(aplo, aphi, mplo, mphi)
+    aplo = max(aplo, 0.0)
+    # t = b·D − a over the box; w, v at the two corners of (t, Z_P, Z_N)
+    dlo, dhi = _diff(xp, xn)
+    tlo, thi = mul_pos(blo, bhi, dlo, dhi)
+    tlo, thi = sub(tlo, thi, alo, ahi)
+    wlo, _, _, vhi = _weights(thi, zplo, znhi)
+    _, whi, vlo, _ = _weights(tlo, zphi, znlo)
+    # e = w A_P − v B_N, Δ = A_P + B_N, ∂θ̂/∂a = w v Δ, ∂θ̂/∂b = −(w V_P + v V_N + w v Δ²)
+    xlo, xhi = mul_pos(wlo, whi, aplo, aphi)
+    ylo, yhi = mul_pos(vlo, vhi, bnlo, bnhi)
+    elo, ehi = sub(xlo, xhi, ylo, yhi)
+    delo, dehi = add(aplo, aphi, bnlo, bnhi)
+    wvlo, wvhi = mul_pos(wlo, whi, vlo, vhi)
+    galo, gahi = mul_pos(wvlo, wvhi, delo, dehi)
+    s1lo, s1hi = mul_pos(wlo, whi, vplo, vphi)
+    s2lo, s2hi = mul_pos(vlo, vhi, vnlo, vnhi)
+    d2lo, d2hi = sqr(delo, dehi)
+    s3lo, s3hi = mul_pos(wvlo, wvhi, d2lo, d2hi)
+    slo, shi = add(s1lo, s1hi, s2lo, s2hi)
+    slo, shi = add(slo, shi, s3lo, s3hi)
+    return elo, ehi, galo, gahi, -shi, -slo
