@@ -64,7 +64,7 @@ import math
 import numba
 
 from stumpcheck.numerics.certified.fast.interval import add, div, exp, mul_pos, sqr, sub
-from stumpcheck.numerics.certified.fast.rounding import down, down_libm, up, up_libm
+from stumpcheck.numerics.certified.fast.rounding import down, up
 
 __all__ = ["task_box", "FAR", "E_FAR"]
 
@@ -84,21 +84,33 @@ def _diff(x, g):
     return max(down(r), 0.0), up(r)
 
 
+_TINY = 2.0 ** -1000   # > the underflow error 2⁻¹⁰⁷⁵ of one product, per term
+
+
 @numba.njit(inline="always", **_JIT)
-def _decay(tlo, thi):
-    """An enclosure of e^{−τ} for every τ ∈ [tlo, thi], 0 ≤ tlo ≤ thi (module docstring), within (0, 1]."""
-    if tlo > FAR:
-        return 0.0, E_FAR
-    if thi > FAR:
-        return 0.0, min(up_libm(math.exp(-tlo)), 1.0)
-    r = math.exp(-thi)
-    lo = max(down_libm(r), 0.0)
-    h = up(thi - tlo)
-    if h <= 1.0:
-        hi = up(up_libm(r) * up(1.0 + 2.0 * h))
-    else:
-        hi = up_libm(math.exp(-tlo))
-    return lo, min(hi, 1.0)
+def _slack(tmax, n):
+    """ε = 2(ρ + (n + 2)·2⁻⁵²), ρ = (1 + t_max)·2⁻⁴⁹: the relative error bound of a pass's sums (module docstring)."""
+    return up(2.0 * up(up((1.0 + tmax) * 2.0 ** -49) + up((n + 2.0) * 2.0 ** -52)))
+
+
+@numba.njit(inline="always", **_JIT)
+def _bounded(lo, hi, far, eps, n):
+    """[lo(1 − ε) − n·2⁻¹⁰⁰⁰, hi(1 + ε) + n·2⁻¹⁰⁰⁰ + far·2⁻⁸⁶⁵] from round-to-nearest sums lo ≤ hi of
+    non-negative terms (module docstring); the lower end clamped at 0."""
+    slack = up(n * _TINY)
+    lo = max(down(down(lo * down(1.0 - eps)) - slack), 0.0)
+    hi = up(up(hi * up(1.0 + eps)) + up(slack + up(far * E_FAR)))
+    return lo, hi
+
+
+@numba.njit(inline="always", **_JIT)
+def _sums(z, s, far, eps, n):
+    """Enclosures of Z and S from their round-to-nearest sums Ẑ, Ŝ (module docstring); Z ≥ 1 if n > 0."""
+    zlo, zhi = _bounded(z, z, far, eps, n)
+    slo, shi = _bounded(s, s, far, eps, n)
+    if n > 0:
+        zlo = max(zlo, 1.0)
+    return zlo, zhi, slo, shi
 
 
 @numba.njit(inline="always", **_JIT)
@@ -138,46 +150,66 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
         else:
             xn = min(xn, xi)
     nn = n - np_
-    # pass 1: Z and S = Σ u d at b_hi (…1) and b_lo (…0) per group (p: P, n: N); u's box range to scratch
-    zp1lo = zp1hi = zp0lo = zp0hi = sp1lo = sp1hi = sp0lo = sp0hi = 0.0
-    zn1lo = zn1hi = zn0lo = zn0hi = sn1lo = sn1hi = sn0lo = sn0hi = 0.0
+    # pass 1 (round to nearest, bounded afterwards): Ẑ = Σ r, Ŝ = Σ r·d per group (p: P, n: N) at b_hi
+    # (…1) and b_lo (…0), the largest exponent t kept, the count of far points; r to scratch
+    zp1 = zp0 = sp1 = sp0 = zn1 = zn0 = sn1 = sn0 = 0.0
+    tp1 = tp0 = tn1 = tn0 = 0.0
+    fp1 = fp0 = fn1 = fn0 = 0
     for i in range(n):
         xi = row[i]
         inp = xi >= theta
-        dlo, dhi = _diff(xi, xp if inp else xn)
-        t1lo, t1hi = mul_pos(bhi, bhi, dlo, dhi)
-        u1lo, u1hi = _decay(t1lo, t1hi)
+        d = xi - (xp if inp else xn)
+        t1 = bhi * d
+        far1 = t1 > FAR
+        r1 = 0.0 if far1 else math.exp(-t1)
         if point:
-            u0lo, u0hi = u1lo, u1hi
+            t0, far0, r0 = t1, far1, r1
         else:
-            t0lo, t0hi = mul_pos(blo, blo, dlo, dhi)
-            u0lo, u0hi = _decay(t0lo, t0hi)
-        scratch[2 * i] = u1lo
-        scratch[2 * i + 1] = u0hi
-        q1lo, q1hi = mul_pos(u1lo, u1hi, dlo, dhi)
+            t0 = blo * d
+            far0 = t0 > FAR
+            r0 = 0.0 if far0 else math.exp(-t0)
+        scratch[2 * i] = r1
+        scratch[2 * i + 1] = E_FAR if far0 else r0
         if inp:
-            zp1lo, zp1hi = add(zp1lo, zp1hi, u1lo, u1hi)
-            sp1lo, sp1hi = add(sp1lo, sp1hi, q1lo, q1hi)
-        else:
-            zn1lo, zn1hi = add(zn1lo, zn1hi, u1lo, u1hi)
-            sn1lo, sn1hi = add(sn1lo, sn1hi, q1lo, q1hi)
-        if not point:
-            q0lo, q0hi = mul_pos(u0lo, u0hi, dlo, dhi)
-            if inp:
-                zp0lo, zp0hi = add(zp0lo, zp0hi, u0lo, u0hi)
-                sp0lo, sp0hi = add(sp0lo, sp0hi, q0lo, q0hi)
+            if far1:
+                fp1 += 1
             else:
-                zn0lo, zn0hi = add(zn0lo, zn0hi, u0lo, u0hi)
-                sn0lo, sn0hi = add(sn0lo, sn0hi, q0lo, q0hi)
+                zp1 += r1
+                sp1 += r1 * d
+                tp1 = max(tp1, t1)
+            if not point:
+                if far0:
+                    fp0 += 1
+                else:
+                    zp0 += r0
+                    sp0 += r0 * d
+                    tp0 = max(tp0, t0)
+        else:
+            if far1:
+                fn1 += 1
+            else:
+                zn1 += r1
+                sn1 += r1 * d
+                tn1 = max(tn1, t1)
+            if not point:
+                if far0:
+                    fn0 += 1
+                else:
+                    zn0 += r0
+                    sn0 += r0 * d
+                    tn0 = max(tn0, t0)
     if point:
-        zp0lo, zp0hi, sp0lo, sp0hi = zp1lo, zp1hi, sp1lo, sp1hi
-        zn0lo, zn0hi, sn0lo, sn0hi = zn1lo, zn1hi, sn1lo, sn1hi
+        zp0, sp0, tp0, fp0, zn0, sn0, tn0, fn0 = zp1, sp1, tp1, fp1, zn1, sn1, tn1, fn1
     # ranges over the box: Z_g ∈ [Z_g(b_hi) lo, Z_g(b_lo) hi], m_g ∈ [m_g(b_hi) lo, m_g(b_lo) hi]
-    # (a non-empty group holds its smallest point, whose weight is u = e⁰ = 1: Z_g ≥ 1 exactly)
-    zplo, zphi = max(zp1lo, 1.0), zp0hi
-    znlo, znhi = max(zn1lo, 1.0), zn0hi
-    zp1lo, zn1lo = max(zp1lo, 1.0), max(zn1lo, 1.0)
-    zp0lo, zn0lo = max(zp0lo, 1.0), max(zn0lo, 1.0)
+    # (a non-empty group holds its smallest point, whose weight is e⁰ = 1: Z_g ≥ 1 exactly)
+    ep = _slack(max(tp0, tp1), np_)
+    en = _slack(max(tn0, tn1), nn)
+    zp1lo, zp1hi, sp1lo, sp1hi = _sums(zp1, sp1, fp1, ep, np_)
+    zp0lo, zp0hi, sp0lo, sp0hi = _sums(zp0, sp0, fp0, ep, np_)
+    zn1lo, zn1hi, sn1lo, sn1hi = _sums(zn1, sn1, fn1, en, nn)
+    zn0lo, zn0hi, sn0lo, sn0hi = _sums(zn0, sn0, fn0, en, nn)
+    zplo, zphi = zp1lo, zp0hi
+    znlo, znhi = zn1lo, zn0hi
     mplo = mphi = mnlo = mnhi = 0.0
     if np_ > 0:
         mplo, _ = div(sp1lo, sp1hi, zp1lo, zp1hi)
@@ -187,7 +219,8 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
         mnlo, _ = div(sn1lo, sn1hi, zn1lo, zn1hi)
         _, mnhi = div(sn0lo, sn0hi, zn0lo, zn0hi)
         mnlo = max(mnlo, 0.0)
-    # pass 2: the centred second moments Q_g = Σ u (d − m_g)²
+    # pass 2: the centred second moments Q_g = Σ u (d − m_g)², the square in intervals, the sum in
+    # round to nearest (lower ends with u's lower end r(b_hi), upper ends with r(b_lo)), bounded after
     qplo = qphi = qnlo = qnhi = 0.0
     for i in range(n):
         xi = row[i]
@@ -198,11 +231,14 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
         else:
             clo, chi = sub(dlo, dhi, mnlo, mnhi)
         clo, chi = sqr(clo, chi)
-        clo, chi = mul_pos(scratch[2 * i], scratch[2 * i + 1], clo, chi)
         if inp:
-            qplo, qphi = add(qplo, qphi, clo, chi)
+            qplo += scratch[2 * i] * clo
+            qphi += scratch[2 * i + 1] * chi
         else:
-            qnlo, qnhi = add(qnlo, qnhi, clo, chi)
+            qnlo += scratch[2 * i] * clo
+            qnhi += scratch[2 * i + 1] * chi
+    qplo, qphi = _bounded(qplo, qphi, 0, ep, np_)
+    qnlo, qnhi = _bounded(qnlo, qnhi, 0, en, nn)
     vplo = vphi = vnlo = vnhi = 0.0
     if np_ > 0:
         vplo, vphi = div(qplo, qphi, zplo, zphi)
