@@ -75,7 +75,7 @@ FAR = 600.0
 E_FAR = 2.0 ** -865
 
 
-@numba.njit(inline="always", **_JIT)
+@numba.njit(**_JIT)
 def _diff(x, g):
     """An enclosure of x − g ≥ 0 for doubles 0 ≤ g ≤ x (exact by Sterbenz when x ≤ 2g or g = 0)."""
     r = x - g
@@ -87,13 +87,13 @@ def _diff(x, g):
 _TINY = 2.0 ** -1000   # > the underflow error 2⁻¹⁰⁷⁵ of one product, per term
 
 
-@numba.njit(inline="always", **_JIT)
+@numba.njit(**_JIT)
 def _slack(tmax, n):
-    """ε = 2(ρ + (n + 2)·2⁻⁵²), ρ = (1 + t_max)·2⁻⁴⁹: the relative error bound of a pass's sums (module docstring)."""
-    return up(2.0 * up(up((1.0 + tmax) * 2.0 ** -49) + up((n + 2.0) * 2.0 ** -52)))
+    """ε = 2(ρ + (n + 16)·2⁻⁵²), ρ = (1 + t_max)·2⁻⁴⁹: the relative error bound of a pass's sums (module docstring)."""
+    return up(2.0 * up(up((1.0 + tmax) * 2.0 ** -49) + up((n + 16.0) * 2.0 ** -52)))
 
 
-@numba.njit(inline="always", **_JIT)
+@numba.njit(**_JIT)
 def _bounded(lo, hi, far, eps, n):
     """[lo(1 − ε) − n·2⁻¹⁰⁰⁰, hi(1 + ε) + n·2⁻¹⁰⁰⁰ + far·2⁻⁸⁶⁵] from round-to-nearest sums lo ≤ hi of
     non-negative terms (module docstring); the lower end clamped at 0."""
@@ -103,17 +103,18 @@ def _bounded(lo, hi, far, eps, n):
     return lo, hi
 
 
-@numba.njit(inline="always", **_JIT)
-def _sums(z, s, far, eps, n):
-    """Enclosures of Z and S from their round-to-nearest sums Ẑ, Ŝ (module docstring); Z ≥ 1 if n > 0."""
-    zlo, zhi = _bounded(z, z, far, eps, n)
-    slo, shi = _bounded(s, s, far, eps, n)
+@numba.njit(**_JIT)
+def _sums(zl, z, sl, s, far, eps, n):
+    """Enclosures of Z and S from round-to-nearest sums of their terms' lower (zl, sl) and upper (z, s)
+    ends (module docstring); Z ≥ 1 if n > 0."""
+    zlo, zhi = _bounded(zl, z, far, eps, n)
+    slo, shi = _bounded(sl, s, far, eps, n)
     if n > 0:
         zlo = max(zlo, 1.0)
     return zlo, zhi, slo, shi
 
 
-@numba.njit(inline="always", **_JIT)
+@numba.njit(**_JIT)
 def _weights(t, zp, zn):
     """(w lo, w hi, v lo, v hi) at exact t, Z_P = zp, Z_N = zn: w = Z_P/(Z_P + Z_N e^t), v = 1 − w."""
     if t >= 0.0:
@@ -153,8 +154,10 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
     # pass 1 (round to nearest, bounded afterwards): Ẑ = Σ r, Ŝ = Σ r·d per group (p: P, n: N) at b_hi
     # (…1) and b_lo (…0), the largest exponent t kept, the count of far points; r to scratch
     zp1 = zp0 = sp1 = sp0 = zn1 = zn0 = sn1 = sn0 = 0.0
+    zpl = spl = znl = snl = 0.0   # lower-end sums at b_lo (r(b_lo) ≥ r(b_hi)·(1 + h), h = (b_hi − b_lo)·d)
     tp1 = tp0 = tn1 = tn0 = 0.0
     fp1 = fp0 = fn1 = fn0 = 0
+    db = bhi - blo
     for i in range(n):
         xi = row[i]
         inp = xi >= theta
@@ -162,12 +165,22 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
         t1 = bhi * d
         far1 = t1 > FAR
         r1 = 0.0 if far1 else math.exp(-t1)
+        t0 = t1
         if point:
-            t0, far0, r0 = t1, far1, r1
+            far0, r0, r0l = far1, r1, r1
         else:
-            t0 = blo * d
-            far0 = t0 > FAR
-            r0 = 0.0 if far0 else math.exp(-t0)
+            h = db * d
+            if h <= 0.5 and not far1:        # e^{H} ∈ [1 + H, 1 + H + H²]: no second exponential
+                far0 = False
+                r0l = r1 * (1.0 + h)
+                r0 = r1 * ((1.0 + h) + h * h)
+            elif h <= 0.5 and t1 > FAR + 1.0:  # τ(b_lo) = τ(b_hi) − H > 600 still
+                far0, r0, r0l = True, 0.0, 0.0
+            else:
+                t0 = blo * d
+                far0 = t0 > FAR
+                r0 = 0.0 if far0 else math.exp(-t0)
+                r0l = r0
         scratch[2 * i] = r1
         scratch[2 * i + 1] = E_FAR if far0 else r0
         if inp:
@@ -177,13 +190,14 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
                 zp1 += r1
                 sp1 += r1 * d
                 tp1 = max(tp1, t1)
-            if not point:
-                if far0:
-                    fp0 += 1
-                else:
-                    zp0 += r0
-                    sp0 += r0 * d
-                    tp0 = max(tp0, t0)
+            if far0:
+                fp0 += 1
+            else:
+                zp0 += r0
+                sp0 += r0 * d
+                zpl += r0l
+                spl += r0l * d
+                tp0 = max(tp0, t0)
         else:
             if far1:
                 fn1 += 1
@@ -191,23 +205,22 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
                 zn1 += r1
                 sn1 += r1 * d
                 tn1 = max(tn1, t1)
-            if not point:
-                if far0:
-                    fn0 += 1
-                else:
-                    zn0 += r0
-                    sn0 += r0 * d
-                    tn0 = max(tn0, t0)
-    if point:
-        zp0, sp0, tp0, fp0, zn0, sn0, tn0, fn0 = zp1, sp1, tp1, fp1, zn1, sn1, tn1, fn1
+            if far0:
+                fn0 += 1
+            else:
+                zn0 += r0
+                sn0 += r0 * d
+                znl += r0l
+                snl += r0l * d
+                tn0 = max(tn0, t0)
     # ranges over the box: Z_g ∈ [Z_g(b_hi) lo, Z_g(b_lo) hi], m_g ∈ [m_g(b_hi) lo, m_g(b_lo) hi]
     # (a non-empty group holds its smallest point, whose weight is e⁰ = 1: Z_g ≥ 1 exactly)
     ep = _slack(max(tp0, tp1), np_)
     en = _slack(max(tn0, tn1), nn)
-    zp1lo, zp1hi, sp1lo, sp1hi = _sums(zp1, sp1, fp1, ep, np_)
-    zp0lo, zp0hi, sp0lo, sp0hi = _sums(zp0, sp0, fp0, ep, np_)
-    zn1lo, zn1hi, sn1lo, sn1hi = _sums(zn1, sn1, fn1, en, nn)
-    zn0lo, zn0hi, sn0lo, sn0hi = _sums(zn0, sn0, fn0, en, nn)
+    zp1lo, zp1hi, sp1lo, sp1hi = _sums(zp1, zp1, sp1, sp1, fp1, ep, np_)
+    zp0lo, zp0hi, sp0lo, sp0hi = _sums(zpl, zp0, spl, sp0, fp0, ep, np_)
+    zn1lo, zn1hi, sn1lo, sn1hi = _sums(zn1, zn1, sn1, sn1, fn1, en, nn)
+    zn0lo, zn0hi, sn0lo, sn0hi = _sums(znl, zn0, snl, sn0, fn0, en, nn)
     zplo, zphi = zp1lo, zp0hi
     znlo, znhi = zn1lo, zn0hi
     mplo = mphi = mnlo = mnhi = 0.0
