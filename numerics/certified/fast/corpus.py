@@ -27,8 +27,8 @@ which :func:`corpus_enclosure`'s caller copies into any certificate (:data:`ASSU
 same dict plus this module's own statement). The labels yᵢ = 1{xᵢ ≥ θ} are taken on the exact doubles
 given (the corpus *is* those doubles: no conversion happens).
 
-**Cost and threads.** Per box two passes over the corpus: pass one takes one libm exp per point at a
-point and two per point over a box (the ends b_lo and b_hi), pass two none. Tasks are split across
+**Cost and threads.** Per box two passes over the corpus: pass one takes one libm exp per point (over
+a box a second one only where (b_hi − b_lo)·d > ½), pass two none; ``refine`` adds a point evaluation. Tasks are split across
 numba's threads (``threads=``, as in :mod:`stumpcheck.numerics.corpus.empirical`) above 2¹⁶ points;
 each task is computed by one thread and the per-task enclosures are summed on one thread in task
 order, so the result does not depend on the thread count. Memory: m × 6 doubles and 2n doubles of

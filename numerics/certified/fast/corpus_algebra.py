@@ -42,15 +42,35 @@ chosen by the sign of t), so neither cancels nor overflows.
 * A_P, B_N, Δ, e and the derivatives are then interval expressions of enclosures: each contains its
   value at every (a, b) of the box (inclusion again).
 
-**Floating point.** Intervals of :mod:`stumpcheck.numerics.certified.fast.interval`: every result is
-rounded to nearest and widened outward by a step to the next double (proof and assumptions in
-:mod:`stumpcheck.numerics.certified.fast.rounding`, :data:`~stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`).
-A difference xᵢ − x*_g of two doubles 0 ≤ x*_g ≤ xᵢ is exact when xᵢ ≤ 2x*_g or x*_g = 0 (Sterbenz's
-lemma) and widened otherwise. The exponential of an argument interval [τ_lo, τ_hi] ⊂ [0, 600] takes one
-libm call, uᵢ ∈ [exp(−τ_hi), exp(−τ_hi)·(1 + 2h)], h = τ_hi − τ_lo ≤ 1 (e^h ≤ 1 + 2h on [0, 1]; the
-libm result widened by the libm bound, the product rounded up), and two calls when h > 1 (the
-ranges at b_lo and b_hi of a box: one call each). Beyond an argument of 600, e^{−τ} < 2⁻⁸⁶⁵ is
-enclosed as [0, 2⁻⁸⁶⁵], which keeps subnormal numbers (slow on x86) out of every sum.
+**Floating point.** Two kinds of arithmetic, both resting on
+:data:`~stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS` (binary64, round to nearest (RN),
+no fused operations, libm's exp within 2 ulp). (1) Everything after the sums, the centred squares
+(dᵢ − m_g)² and the differences xᵢ − x*_g of pass two are intervals of
+:mod:`stumpcheck.numerics.certified.fast.interval`, each result widened outward by a step (proof in
+:mod:`stumpcheck.numerics.certified.fast.rounding`); a difference of two doubles 0 ≤ x*_g ≤ xᵢ is
+exact when xᵢ ≤ 2x*_g or x*_g = 0 (Sterbenz's lemma). (2) The sums over the points (the costly
+part) run in plain RN and are bounded afterwards, per group and end of the box, by the standard
+error analysis (u = 2⁻⁵³, γ_k = ku/(1 − ku)):
+
+* a weight: d = RN(xᵢ − x*_g), t = RN(b·d), r = exp(−t) from libm. With τ = b·δ the exact exponent
+  (δ the exact difference), |t − τ| ≤ γ₂τ + 2⁻¹⁰⁷⁴, and |r − e^{−t}| ≤ 2 ulp ≤ 2⁻⁵¹e^{−t} (t ≤ 600, so
+  e^{−t} is normal); hence e^{−τ} ∈ r·[1 − ρ, 1 + ρ] with ρ = (1 + t_max)·2⁻⁴⁹, t_max the largest t
+  of the group (a generous bound of 2⁻⁵⁰ + 2.01·t_max·2⁻⁵³ + 2⁻¹⁰⁰⁰ and its products). Beyond
+  t = 600 the weight is counted as "far": e^{−τ} ≤ e^{−600/(1+γ₂)} < 2⁻⁸⁶⁵ (and 0 as its lower end),
+  which keeps subnormal numbers (slow on x86) out of every sum;
+* over a box the weight at b_lo comes from the one at b_hi without a second exponential:
+  e^{−τ(b_lo)} = e^{−τ(b_hi)}·e^{H}, H = (b_hi − b_lo)·δ, and 1 + H ≤ e^{H} ≤ 1 + H + H² for
+  0 ≤ H ≤ 1.79; used when h = RN(RN(b_hi − b_lo)·d) ≤ ½ (so H ≤ 0.51), r·(1 + h) and r·((1 + h) + h²)
+  in RN for the lower and the upper end (about ten roundings more, relative ≤ 11u, and the same ρ);
+  a far point at b_hi with t > 601 stays far at b_lo; otherwise a second exp at b_lo;
+* a sum of k ≤ n non-negative terms each carrying at most 12 relative roundings and the relative ρ,
+  computed in RN, is within the relative ρ + γ_{n+12} ≤ ρ + (n + 16)·2⁻⁵² of the exact sum of the
+  exact terms (recursive summation of non-negative terms), and each product r·d, r·c below the
+  normal range adds an absolute error ≤ 2⁻¹⁰⁷⁵ < 2⁻¹⁰⁰⁰; for these small numbers
+  (1 + x)(1 + y)/(1 − z) ≤ 1 + 2(x + y + z), so the exact sum lies in
+  [Ŝ_lo·(1 − ε) − n·2⁻¹⁰⁰⁰, Ŝ_hi·(1 + ε) + n·2⁻¹⁰⁰⁰ + (far count)·2⁻⁸⁶⁵], ε = 2(ρ + (n + 16)·2⁻⁵²),
+  evaluated with outward widening (Ŝ_lo, Ŝ_hi: the RN sums of the terms' lower and upper ends).
+  Valid for n ≤ 10¹¹ (ε ≤ 10⁻³).
 
 Domain: a finite, 0 < b_lo ≤ b_hi finite, x ∈ [0, 1], θ ∈ [0, 1] (validated by the caller,
 :mod:`stumpcheck.numerics.certified.fast.corpus`). Precision: at a point, a few dozen ulps of each
