@@ -1,6 +1,7 @@
 """The fast corpus enclosures (stumpcheck.numerics.certified.fast.corpus) against Arb.
 
-Reference: θ̂ⱼ, eⱼ = θ̂ⱼ − θⱼ, ∂θ̂ⱼ/∂a = Cov_α(x, y), ∂θ̂ⱼ/∂b = −Var_α(x), L̂ and ∇L̂ written here in
+Reference: θ̂ⱼ, eⱼ = θ̂ⱼ − θⱼ, ∂θ̂ⱼ/∂a = Cov_α(x, y), ∂θ̂ⱼ/∂b = −Var_α(x), the second derivatives (the
+joint third cumulants κ(x, y, y), −κ(x, x, y), κ(x, x, x) under α), L̂, ∇L̂ and ∇²L̂ written here in
 python-flint ``arb`` balls at 256 bits directly from the definition (softmax of sᵢ = a·yᵢ − b·xᵢ,
 yᵢ = 1{xᵢ ≥ θ}, on the exact doubles), with the scores shifted by their maximum and the moments
 taken about the heaviest point x_c (θ̂ = x_c + Σαᵢ(xᵢ − x_c), Var = Σαᵢ((xᵢ − x_c) − (θ̂ − x_c))²,
@@ -56,12 +57,21 @@ def _reference(x, theta, a, b):
         cov = (v * sum((al * q for al, q, y in zip(alpha, centred, ys) if y), arb(0))
                - w * sum((al * q for al, q, y in zip(alpha, centred, ys) if not y), arb(0)))
         var = sum((al * q * q for al, q in zip(alpha, centred)), arb(0))
-        tasks.append((est, err, cov, -var))
+        # second derivatives: joint third cumulants, φᵃ = y, φᵇ = −x (y − ȳ = v on P, −w on N)
+        p_sums = [sum((al * q ** k for al, q, y in zip(alpha, centred, ys) if y), arb(0)) for k in (1, 2)]
+        n_sums = [sum((al * q ** k for al, q, y in zip(alpha, centred, ys) if not y), arb(0)) for k in (1, 2)]
+        h_aa = v * v * p_sums[0] + w * w * n_sums[0]
+        h_ab = -(v * p_sums[1] - w * n_sums[1])
+        h_bb = sum((al * q ** 3 for al, q in zip(alpha, centred)), arb(0))
+        tasks.append((est, err, cov, -var, h_aa, h_ab, h_bb))
     m = len(tasks)
     loss = sum((t[1] * t[1] for t in tasks), arb(0)) / (2 * m)
     ga = sum((t[1] * t[2] for t in tasks), arb(0)) / m
     gb = sum((t[1] * t[3] for t in tasks), arb(0)) / m
-    return tasks, (loss, ga, gb)
+    haa = sum((t[2] * t[2] + t[1] * t[4] for t in tasks), arb(0)) / m
+    hab = sum((t[2] * t[3] + t[1] * t[5] for t in tasks), arb(0)) / m
+    hbb = sum((t[3] * t[3] + t[1] * t[6] for t in tasks), arb(0)) / m
+    return tasks, (loss, ga, gb, haa, hab, hbb)
 
 
 def _inside(lo: float, hi: float, ball) -> bool:
@@ -73,11 +83,12 @@ def _inside(lo: float, hi: float, ball) -> bool:
 def _misses(encl_corpus, encl_tasks, ref) -> list[str]:
     tasks, totals = ref
     out = []
-    for k, name in enumerate(("L", "dL/da", "dL/db")):
+    for k, name in list(enumerate(("L", "dL/da", "dL/db", "d2L/da2", "d2L/dadb", "d2L/db2")))[:len(encl_corpus)]:
         if not _inside(encl_corpus[k, 0], encl_corpus[k, 1], totals[k]):
             out.append(f"{name}: [{encl_corpus[k, 0]!r}, {encl_corpus[k, 1]!r}] vs {totals[k]}")
     for j, t in enumerate(tasks):
-        for k, name in enumerate(("theta_hat", "e", "dtheta/da", "dtheta/db")):
+        names = ("theta_hat", "e", "dtheta/da", "dtheta/db", "d2theta/da2", "d2theta/dadb", "d2theta/db2")
+        for k, name in list(enumerate(names))[:encl_tasks.shape[1]]:
             if not _inside(encl_tasks[j, k, 0], encl_tasks[j, k, 1], t[k]):
                 out.append(f"task {j} {name}: [{encl_tasks[j, k, 0]!r}, {encl_tasks[j, k, 1]!r}] vs {t[k]}")
     return out
@@ -133,16 +144,18 @@ def _run(count: int, seed: int) -> dict:
         for i in range(count):
             x, theta = _corpus(rng)
             box = _box(rng)
-            enc = corpus_enclosure(x, theta, *box, refine=bool(i % 2))   # the mean-value form on every other box
-            tenc = task_enclosures(x, theta, *box)
+            # every other box with the mean-value forms; two boxes in three with the Hessian
+            hess = i % 3 != 0
+            enc = corpus_enclosure(x, theta, *box, refine=bool(i % 2), hessian=hess)
+            tenc = task_enclosures(x, theta, *box, hessian=hess)
             pts = _points(rng, box)
             for k, (a, b) in enumerate(pts):
                 ref = _reference(x, theta, a, b)
                 stats["misses"] += [f"box {box} at {(a, b)}: {s}" for s in _misses(enc, tenc, ref)]
                 stats["box_checks"] += 1
                 if k in (0, 5):
-                    penc = corpus_enclosure(x, theta, a, b)
-                    ptenc = task_enclosures(x, theta, a, b)
+                    penc = corpus_enclosure(x, theta, a, b, hessian=True)
+                    ptenc = task_enclosures(x, theta, a, b, hessian=True)
                     stats["misses"] += [f"point {(a, b)}: {s}" for s in _misses(penc, ptenc, ref)]
                     stats["point_checks"] += 1
             stats["boxes"] += 1
@@ -171,8 +184,8 @@ def test_collapsed_enclosures_miss():
         while checks < 100:
             x, theta = _corpus(rng)
             box = ((1.0, 1.5), (3.0, 4.0))
-            enc = corpus_enclosure(x, theta, *box)
-            tenc = task_enclosures(x, theta, *box)
+            enc = corpus_enclosure(x, theta, *box, hessian=True)
+            tenc = task_enclosures(x, theta, *box, hessian=True)
             mid = np.repeat(((enc[:, 0] + enc[:, 1]) / 2)[:, None], 2, axis=1)
             tmid = np.repeat(((tenc[..., 0] + tenc[..., 1]) / 2)[..., None], 2, axis=2)
             for a, b in _points(rng, box)[1:5]:

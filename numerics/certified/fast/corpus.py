@@ -19,9 +19,11 @@ L̂(z) = L̂(c) + ∇L̂(ξ)·(z − c), ξ on the segment [c, z] ⊂ Z (Z is co
 enclosure (both contain L̂(Z)). It costs a point evaluation (about doubling the cost) and, measured at
 m = n = 256, (a, b) = (3, 10), narrows L̂ by 10–15 % over boxes of half-width 5·10⁻⁷ to 10⁻³ and
 1 % at 0.1: the direct enclosure is already first order with the true slope, since the per-task
-ranges in b are monotone ones (:mod:`~stumpcheck.numerics.certified.fast.corpus_algebra`). ∇L̂
-over a box is enclosed directly (first order in the width); a mean-value form for it needs an
-enclosure of ∇²L̂, which this module does not provide.
+ranges in b are monotone ones (:mod:`~stumpcheck.numerics.certified.fast.corpus_algebra`). With
+``hessian=True`` the second derivatives of each task are enclosed too
+(:func:`~stumpcheck.numerics.certified.fast.corpus_algebra.task_box`) and summed to
+∇²L̂ = (1/m) Σⱼ (∇θ̂ⱼ∇θ̂ⱼᵀ + eⱼ∇²θ̂ⱼ) over the box; with ``refine`` as well, ∇L̂ is intersected with
+its mean-value form ∇L̂(c) + ∇²L̂(Z)·(Z − c) (3–4× narrower at box half-width 10⁻²).
 
 **Arithmetic and assumptions.** IEEE binary64, round to nearest, each operation widened outward by
 one step (:mod:`stumpcheck.numerics.certified.fast.rounding`), no fused operations, libm's exp within
@@ -66,54 +68,78 @@ ASSUMPTIONS = dict(_ROUNDING, corpus=(
 
 
 @numba.njit(**_JIT)
-def _tasks_serial(x, theta, alo, ahi, blo, bhi, out):
+def _tasks_serial(x, theta, alo, ahi, blo, bhi, out, hessian):
     scratch = np.empty(2 * x.shape[1])
     for j in range(x.shape[0]):
-        (out[j, 0], out[j, 1], out[j, 2], out[j, 3], out[j, 4], out[j, 5]) = task_box(
-            x[j], theta[j], alo, ahi, blo, bhi, scratch)
+        r = task_box(x[j], theta[j], alo, ahi, blo, bhi, scratch, hessian)
+        for k in range(12):
+            out[j, k] = r[k]
 
 
 @numba.njit(parallel=True, **_JIT)
-def _tasks_parallel(x, theta, alo, ahi, blo, bhi, out):
+def _tasks_parallel(x, theta, alo, ahi, blo, bhi, out, hessian):
     m = x.shape[0]
     blocks = (m + _BLOCK - 1) // _BLOCK
     for k in numba.prange(blocks):
         scratch = np.empty(2 * x.shape[1])
         for j in range(k * _BLOCK, min(m, (k + 1) * _BLOCK)):
-            (out[j, 0], out[j, 1], out[j, 2], out[j, 3], out[j, 4], out[j, 5]) = task_box(
-                x[j], theta[j], alo, ahi, blo, bhi, scratch)
+            r = task_box(x[j], theta[j], alo, ahi, blo, bhi, scratch, hessian)
+            for q in range(12):
+                out[j, q] = r[q]
 
 
 @numba.njit(**_JIT)
 def _sums(out):
-    """[L̂], [∂L̂/∂a], [∂L̂/∂b] from the per-task rows (e, ∂θ̂/∂a, ∂θ̂/∂b), summed in task order."""
+    """[L̂], [∂L̂/∂a], [∂L̂/∂b], [∂²L̂/∂a²], [∂²L̂/∂a∂b], [∂²L̂/∂b²] (12 doubles) from the per-task rows
+    (e, ∂θ̂/∂a, ∂θ̂/∂b, ∂²θ̂/∂a², ∂²θ̂/∂a∂b, ∂²θ̂/∂b²), summed in task order; ∇²L̂ = (1/m)Σ(∇θ̂∇θ̂ᵀ + e∇²θ̂)
+    (meaningless if the rows hold no second derivatives)."""
     m = out.shape[0]
-    llo = lhi = galo = gahi = gblo = gbhi = 0.0
+    acc = np.zeros(12)
     for j in range(m):
         elo, ehi = out[j, 0], out[j, 1]
         qlo, qhi = sqr(elo, ehi)
-        llo, lhi = add(llo, lhi, qlo, qhi)
+        acc[0], acc[1] = add(acc[0], acc[1], qlo, qhi)
         qlo, qhi = mul(elo, ehi, out[j, 2], out[j, 3])
-        galo, gahi = add(galo, gahi, qlo, qhi)
+        acc[2], acc[3] = add(acc[2], acc[3], qlo, qhi)
         qlo, qhi = mul(elo, ehi, out[j, 4], out[j, 5])
-        gblo, gbhi = add(gblo, gbhi, qlo, qhi)
+        acc[4], acc[5] = add(acc[4], acc[5], qlo, qhi)
+        plo, phi = sqr(out[j, 2], out[j, 3])
+        qlo, qhi = mul(elo, ehi, out[j, 6], out[j, 7])
+        plo, phi = add(plo, phi, qlo, qhi)
+        acc[6], acc[7] = add(acc[6], acc[7], plo, phi)
+        plo, phi = mul(out[j, 2], out[j, 3], out[j, 4], out[j, 5])
+        qlo, qhi = mul(elo, ehi, out[j, 8], out[j, 9])
+        plo, phi = add(plo, phi, qlo, qhi)
+        acc[8], acc[9] = add(acc[8], acc[9], plo, phi)
+        plo, phi = sqr(out[j, 4], out[j, 5])
+        qlo, qhi = mul(elo, ehi, out[j, 10], out[j, 11])
+        plo, phi = add(plo, phi, qlo, qhi)
+        acc[10], acc[11] = add(acc[10], acc[11], plo, phi)
     fm = float(m)
-    llo, lhi = div(llo, lhi, 2.0 * fm, 2.0 * fm)
-    galo, gahi = div(galo, gahi, fm, fm)
-    gblo, gbhi = div(gblo, gbhi, fm, fm)
-    return max(llo, 0.0), lhi, galo, gahi, gblo, gbhi
+    acc[0], acc[1] = div(acc[0], acc[1], 2.0 * fm, 2.0 * fm)
+    acc[0] = max(acc[0], 0.0)
+    for k in range(1, 6):
+        acc[2 * k], acc[2 * k + 1] = div(acc[2 * k], acc[2 * k + 1], fm, fm)
+    return acc
 
 
 @numba.njit(**_JIT)
-def _mean_value(box, point, alo, ahi, blo, bhi, ca, cb):
-    """L̂(Z) ⊂ L̂(c) + ∇L̂(Z)·(Z − c), intersected with the direct enclosure ``box[0:2]``."""
+def _mean_value(box, point, alo, ahi, blo, bhi, ca, cb, hessian):
+    """f(Z) ⊂ f(c) + Df(Z)·(Z − c) for f = L̂ (Df = ∇L̂) and, with ``hessian``, f = ∇L̂ (Df = ∇²L̂),
+    each intersected with the direct enclosure in ``box`` (updated in place)."""
     dalo, dahi = sub(alo, ahi, ca, ca)
     dblo, dbhi = sub(blo, bhi, cb, cb)
-    plo, phi = mul(box[2], box[3], dalo, dahi)
-    qlo, qhi = mul(box[4], box[5], dblo, dbhi)
-    plo, phi = add(plo, phi, qlo, qhi)
-    plo, phi = add(point[0], point[1], plo, phi)
-    return intersect(box[0], box[1], max(plo, 0.0), phi)
+    # rows: 0 L̂, 1 ∂a, 2 ∂b, 3 ∂aa, 4 ∂ab, 5 ∂bb; f = row k with derivative rows (ka, kb)
+    for k, ka, kb in ((0, 1, 2), (1, 3, 4), (2, 4, 5)):
+        if k > 0 and not hessian:
+            break
+        plo, phi = mul(box[2 * ka], box[2 * ka + 1], dalo, dahi)
+        qlo, qhi = mul(box[2 * kb], box[2 * kb + 1], dblo, dbhi)
+        plo, phi = add(plo, phi, qlo, qhi)
+        plo, phi = add(point[2 * k], point[2 * k + 1], plo, phi)
+        if k == 0:
+            plo = max(plo, 0.0)
+        box[2 * k], box[2 * k + 1] = intersect(box[2 * k], box[2 * k + 1], plo, phi)
 
 
 def _pair(name: str, value) -> tuple[float, float]:
@@ -151,15 +177,15 @@ def _check_threads(threads):
     return int(threads)
 
 
-def _run_tasks(x, theta, alo, ahi, blo, bhi, threads) -> np.ndarray:
-    out = np.empty((x.shape[0], 6))
+def _run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian=False) -> np.ndarray:
+    out = np.empty((x.shape[0], 12))
     if x.size < _PARALLEL_POINTS or threads == 1:
-        _tasks_serial(x, theta, alo, ahi, blo, bhi, out)
+        _tasks_serial(x, theta, alo, ahi, blo, bhi, out, hessian)
         return out
     before = numba.get_num_threads()
     numba.set_num_threads(before if threads is None else threads)
     try:
-        _tasks_parallel(x, theta, alo, ahi, blo, bhi, out)
+        _tasks_parallel(x, theta, alo, ahi, blo, bhi, out, hessian)
     finally:
         numba.set_num_threads(before)
     return out
@@ -173,37 +199,43 @@ def _box(a, b):
     return alo, ahi, blo, bhi
 
 
-def task_enclosures(x, theta, a, b, *, threads: int | None = None) -> np.ndarray:
-    """Per-task enclosures over the box, shape (m, 4, 2): rows θ̂ⱼ, eⱼ = θ̂ⱼ − θⱼ, ∂θ̂ⱼ/∂a, ∂θ̂ⱼ/∂b as [lo, hi].
+def task_enclosures(x, theta, a, b, *, hessian: bool = False, threads: int | None = None) -> np.ndarray:
+    """Per-task enclosures over the box, shape (m, 4, 2): rows θ̂ⱼ, eⱼ = θ̂ⱼ − θⱼ, ∂θ̂ⱼ/∂a, ∂θ̂ⱼ/∂b as [lo, hi];
+    with ``hessian`` (m, 7, 2), rows ∂²θ̂ⱼ/∂a², ∂²θ̂ⱼ/∂a∂b, ∂²θ̂ⱼ/∂b² added.
 
     ``a``, ``b``: a float (a point, that double exactly) or a pair (lo, hi); b > 0. θ̂ⱼ is eⱼ + θⱼ
     rounded outward.
     """
     x, theta = _check_corpus(x, theta)
     alo, ahi, blo, bhi = _box(a, b)
-    out = _run_tasks(x, theta, alo, ahi, blo, bhi, _check_threads(threads))
-    result = np.empty((x.shape[0], 4, 2))
-    result[:, 1:, :] = out.reshape(-1, 3, 2)
+    out = _run_tasks(x, theta, alo, ahi, blo, bhi, _check_threads(threads), bool(hessian))
+    rows = 7 if hessian else 4
+    result = np.empty((x.shape[0], rows, 2))
+    result[:, 1:, :] = out[:, :2 * (rows - 1)].reshape(-1, rows - 1, 2)
     for j in range(x.shape[0]):
         result[j, 0] = add(out[j, 0], out[j, 1], theta[j], theta[j])
     return result
 
 
-def corpus_enclosure(x, theta, a, b, *, refine: bool = False, threads: int | None = None) -> np.ndarray:
-    """Enclosures [[L̂ lo, hi], [∂L̂/∂a lo, hi], [∂L̂/∂b lo, hi]] valid at every (a, b) of the box (module docstring).
+def corpus_enclosure(x, theta, a, b, *, hessian: bool = False, refine: bool = False,
+                     threads: int | None = None) -> np.ndarray:
+    """Enclosures [[L̂ lo, hi], [∂L̂/∂a lo, hi], [∂L̂/∂b lo, hi]] valid at every (a, b) of the box (module docstring);
+    with ``hessian`` shape (6, 2), rows [∂²L̂/∂a²], [∂²L̂/∂a∂b], [∂²L̂/∂b²] added.
 
     ``a``, ``b``: a float (a point, taken exactly as that double) or a pair (lo, hi); b > 0 on the box.
-    ``refine``: intersect L̂ with its mean-value form about the box's midpoint (one more point
-    evaluation; no effect at a point; off by default, see the module docstring). ``threads``: numba threads for m·n ≥ 2¹⁸ (default numba's);
-    the result does not depend on it.
+    ``refine``: intersect L̂ (and, with ``hessian``, ∇L̂) with its mean-value form about the box's
+    midpoint (one more point evaluation; no effect at a point; off by default, see the module
+    docstring). ``threads``: numba threads from m·n ≥ 2¹⁸ on (default numba's); the result does not
+    depend on it.
     """
     x, theta = _check_corpus(x, theta)
     alo, ahi, blo, bhi = _box(a, b)
     threads = _check_threads(threads)
-    box = np.array(_sums(_run_tasks(x, theta, alo, ahi, blo, bhi, threads)))
+    hessian = bool(hessian)
+    box = _sums(_run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian))
     if refine and (alo < ahi or blo < bhi):
         ca = min(max(0.5 * alo + 0.5 * ahi, alo), ahi)
         cb = min(max(0.5 * blo + 0.5 * bhi, blo), bhi)
-        point = np.array(_sums(_run_tasks(x, theta, ca, ca, cb, cb, threads)))
-        box[0], box[1] = _mean_value(box, point, alo, ahi, blo, bhi, ca, cb)
-    return box.reshape(3, 2)
+        point = _sums(_run_tasks(x, theta, ca, ca, cb, cb, threads, False))
+        _mean_value(box, point, alo, ahi, blo, bhi, ca, cb, hessian)
+    return box.reshape(6, 2) if hessian else box[:6].reshape(3, 2)

@@ -18,6 +18,16 @@ the identities (the law of total mean and variance for α = w·α_P + v·α_N, a
     ∂θ̂/∂a = Cov_α(x, y) = w·v·Δ,
     ∂θ̂/∂b = −Var_α(x) = −(w·V_P + v·V_N + w·v·Δ²).
 
+With ``hessian``, also the second derivatives (joint third cumulants; with W = w·v, σ = v − w and the
+centred third moments K_g = Σ_g uᵢ(dᵢ − m_g)³/Z_g, from ∂w/∂a = W, ∂w/∂b = −WΔ, ∂Δ/∂b = V_N − V_P,
+∂V_g/∂b = −K_g):
+
+    ∂²θ̂/∂a² = W·Δ·σ,   ∂²θ̂/∂a∂b = W·(V_N − V_P) − W·σ·Δ²,
+    ∂²θ̂/∂b² = κ₃(x) = w·K_P + v·K_N + W·σ·Δ³ − 3·W·Δ·(V_N − V_P);
+
+K_g is a signed sum, taken in intervals (each uᵢ enclosed as [r(b_hi)(1 − ε), r(b_lo)(1 + ε)], see
+below), so it is accurate to the absolute scale of Σuᵢ|dᵢ − m_g|³, not relatively.
+
 A group that is empty drops out (w = 0 without P, w = 1 without N, exactly). Every quantity but e is a
 sum or product of non-negative terms, and the variance is *centred* (V_g sums uᵢ(dᵢ − m_g)², never
 Σuᵢdᵢ²/Z − m_g², so it keeps its relative precision when V_g ≪ m_g²). The two weights w and v are
@@ -83,7 +93,7 @@ import math
 
 import numba
 
-from stumpcheck.numerics.certified.fast.interval import add, div, exp, mul_pos, sqr, sub
+from stumpcheck.numerics.certified.fast.interval import add, div, exp, mul, mul_pos, sqr, sub
 from stumpcheck.numerics.certified.fast.rounding import down, up
 
 __all__ = ["task_box", "FAR", "E_FAR"]
@@ -153,8 +163,9 @@ def _weights(t, zp, zn):
 
 
 @numba.njit(**_JIT)
-def task_box(row, theta, alo, ahi, blo, bhi, scratch):
-    """(e lo, e hi, ∂θ̂/∂a lo, hi, ∂θ̂/∂b lo, hi) of one task over the box (module docstring).
+def task_box(row, theta, alo, ahi, blo, bhi, scratch, hessian):
+    """(e lo, e hi, ∂θ̂/∂a lo, hi, ∂θ̂/∂b lo, hi, ∂²θ̂/∂a² lo, hi, ∂²θ̂/∂a∂b lo, hi, ∂²θ̂/∂b² lo, hi) of one
+    task over the box (module docstring); the last six are zeros unless ``hessian``.
 
     ``row``: the task's n points; ``scratch``: at least 2n doubles, overwritten.
     """
@@ -255,6 +266,7 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
     # pass 2: the centred second moments Q_g = Σ u (d − m_g)², the square in intervals, the sum in
     # round to nearest (lower ends with u's lower end r(b_hi), upper ends with r(b_lo)), bounded after
     qplo = qphi = qnlo = qnhi = 0.0
+    kplo = kphi = knlo = knhi = 0.0   # third central moments Σ u (d − m_g)³ (signed: interval sums)
     for i in range(n):
         xi = row[i]
         inp = xi >= theta
@@ -263,6 +275,18 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
             clo, chi = sub(dlo, dhi, mplo, mphi)
         else:
             clo, chi = sub(dlo, dhi, mnlo, mnhi)
+        if hessian:
+            c2lo, c2hi = sqr(clo, chi)
+            c3lo, c3hi = mul(clo, chi, c2lo, c2hi)
+            # the stored r are round-to-nearest values: u ∈ [r(b_hi)(1 − ε), r(b_lo)(1 + ε)] (ε ≥ ρ)
+            eg = ep if inp else en
+            ulo = max(down(scratch[2 * i] * down(1.0 - eg)), 0.0)
+            uhi = up(scratch[2 * i + 1] * up(1.0 + eg))
+            c3lo, c3hi = mul(ulo, uhi, c3lo, c3hi)
+            if inp:
+                kplo, kphi = add(kplo, kphi, c3lo, c3hi)
+            else:
+                knlo, knhi = add(knlo, knhi, c3lo, c3hi)
         clo, chi = sqr(clo, chi)
         if inp:
             qplo += scratch[2 * i] * clo
@@ -279,15 +303,19 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
     if nn > 0:
         vnlo, vnhi = div(qnlo, qnhi, znlo, znhi)
         vnlo = max(vnlo, 0.0)
-    if nn == 0:   # every weight on P: θ̂ = μ_P
+    if hessian and np_ > 0:
+        kplo, kphi = div(kplo, kphi, zplo, zphi)
+    if hessian and nn > 0:
+        knlo, knhi = div(knlo, knhi, znlo, znhi)
+    if nn == 0:   # every weight on P: θ̂ = μ_P, ∂²θ̂/∂b² = K_P
         aplo, aphi = _diff(xp, theta)
         aplo, aphi = add(aplo, aphi, mplo, mphi)
-        return max(aplo, 0.0), aphi, 0.0, 0.0, -vphi, -vplo
+        return max(aplo, 0.0), aphi, 0.0, 0.0, -vphi, -vplo, 0.0, 0.0, 0.0, 0.0, kplo, kphi
     bnlo, bnhi = _diff(theta, xn)
     bnlo, bnhi = sub(bnlo, bnhi, mnlo, mnhi)
     bnlo = max(bnlo, 0.0)
-    if np_ == 0:  # every weight on N: θ̂ = μ_N
-        return -bnhi, -bnlo, 0.0, 0.0, -vnhi, -vnlo
+    if np_ == 0:  # every weight on N: θ̂ = μ_N, ∂²θ̂/∂b² = K_N
+        return -bnhi, -bnlo, 0.0, 0.0, -vnhi, -vnlo, 0.0, 0.0, 0.0, 0.0, knlo, knhi
     aplo, aphi = _diff(xp, theta)
     aplo, aphi = add(aplo, aphi, mplo, mphi)
     aplo = max(aplo, 0.0)
@@ -310,4 +338,26 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch):
     s3lo, s3hi = mul_pos(wvlo, wvhi, d2lo, d2hi)
     slo, shi = add(s1lo, s1hi, s2lo, s2hi)
     slo, shi = add(slo, shi, s3lo, s3hi)
-    return elo, ehi, galo, gahi, -shi, -slo
+    if not hessian:
+        return elo, ehi, galo, gahi, -shi, -slo, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    # with W = wv, σ = v − w: ∂²θ̂/∂a² = WΔσ, ∂²θ̂/∂a∂b = −WσΔ² + W(V_N − V_P),
+    # ∂²θ̂/∂b² = wK_P + vK_N + WσΔ³ − 3WΔ(V_N − V_P)
+    sglo, sghi = sub(vlo, vhi, wlo, whi)
+    sglo, sghi = max(sglo, -1.0), min(sghi, 1.0)
+    haalo, haahi = mul(galo, gahi, sglo, sghi)
+    dvlo, dvhi = sub(vnlo, vnhi, vplo, vphi)
+    p1lo, p1hi = mul(wvlo, wvhi, dvlo, dvhi)
+    p2lo, p2hi = mul_pos(wvlo, wvhi, d2lo, d2hi)
+    p2lo, p2hi = mul(p2lo, p2hi, sglo, sghi)
+    hablo, habhi = sub(p1lo, p1hi, p2lo, p2hi)
+    d3lo, d3hi = mul_pos(d2lo, d2hi, delo, dehi)
+    q1lo, q1hi = mul(wlo, whi, kplo, kphi)
+    q2lo, q2hi = mul(vlo, vhi, knlo, knhi)
+    q3lo, q3hi = mul_pos(wvlo, wvhi, d3lo, d3hi)
+    q3lo, q3hi = mul(q3lo, q3hi, sglo, sghi)
+    q4lo, q4hi = mul(galo, gahi, dvlo, dvhi)
+    q4lo, q4hi = mul(q4lo, q4hi, 3.0, 3.0)
+    hbblo, hbbhi = add(q1lo, q1hi, q2lo, q2hi)
+    hbblo, hbbhi = add(hbblo, hbbhi, q3lo, q3hi)
+    hbblo, hbbhi = sub(hbblo, hbbhi, q4lo, q4hi)
+    return elo, ehi, galo, gahi, -shi, -slo, haalo, haahi, hablo, habhi, hbblo, hbbhi
