@@ -213,6 +213,28 @@ def test_point_widths_away_from_hazards():
     assert worst <= 1e-10, worst
 
 
+def test_hessian_point_widths_away_from_hazards():
+    """∇²L̂ at the same kind of points: widths ≤ 1e-9·max|∇²L̂| (measured 4·10⁻¹¹), and the float64 Hessian of
+    :mod:`stumpcheck.numerics.corpus.curvature` inside to 10⁻¹²·max|∇²L̂| (its own rounding: entries cancel)."""
+    from stumpcheck.numerics.corpus.curvature import loss_gradient_hessian
+
+    rng = np.random.default_rng(SEED + 6)
+    worst = 0.0
+    for _ in range(100):
+        m, n = (int(k) for k in rng.integers(8, 65, 2))
+        x = rng.uniform(0, 1, (m, n))
+        theta = rng.uniform(0.05, 0.95, m)
+        a, b = float(rng.uniform(-5, 20)), float(10.0 ** rng.uniform(0, 2))
+        enc = corpus_enclosure(x, theta, a, b, hessian=True)
+        _, _, hess = loss_gradient_hessian(x, theta, a, b)
+        scale = float(np.abs(hess).max())
+        for k, value in enumerate((hess[0, 0], hess[0, 1], hess[1, 1])):
+            lo, hi = enc[3 + k]
+            worst = max(worst, (hi - lo) / scale)
+            assert lo - 1e-12 * scale <= value <= hi + 1e-12 * scale
+    assert worst <= 1e-9, worst
+
+
 def test_widths_at_1024_box_of_width_1e_6():
     """m = n = 1024, a box of width 10⁻⁶ about (a, b) = (3, 10): the widths are reported; each enclosure
     contains the float64 values at the corners (to the float64 kernel's accuracy)."""
@@ -220,12 +242,14 @@ def test_widths_at_1024_box_of_width_1e_6():
     x = rng.uniform(0, 1, (1024, 1024))
     theta = rng.uniform(0, 1, 1024)
     box = ((3.0 - 5e-7, 3.0 + 5e-7), (10.0 - 5e-7, 10.0 + 5e-7))
-    enc = corpus_enclosure(x, theta, *box)
+    full = corpus_enclosure(x, theta, *box, hessian=True)
+    enc = full[:3]
     point = corpus_enclosure(x, theta, 3.0, 10.0)
     widths = enc[:, 1] - enc[:, 0]
     print(f"\nm = n = 1024, box width 1e-6: widths L {widths[0]:.3e}, dL/da {widths[1]:.3e}, dL/db {widths[2]:.3e}; "
           f"at the centre {point[0, 1] - point[0, 0]:.3e}, {point[1, 1] - point[1, 0]:.3e}, "
-          f"{point[2, 1] - point[2, 0]:.3e}")
+          f"{point[2, 1] - point[2, 0]:.3e}; Hessian over the box "
+          + ", ".join(f"[{lo:.6e}, {hi:.6e}]" for lo, hi in full[3:]))
     for a in box[0]:
         for b in box[1]:
             loss, grad = loss_and_gradient(x, theta, a, b)
