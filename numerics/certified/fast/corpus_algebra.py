@@ -93,7 +93,7 @@ import math
 
 import numba
 
-from stumpcheck.numerics.certified.fast.interval import add, div, exp, mul, mul_pos, sqr, sub
+from stumpcheck.numerics.certified.fast import interval as _iv
 from stumpcheck.numerics.certified.fast.rounding import down, up
 
 __all__ = ["task_box", "FAR", "E_FAR"]
@@ -103,6 +103,44 @@ _INF = math.inf
 #: Beyond an exponent of −600 a weight e^{−τ} < 2⁻⁸⁶⁵ is enclosed as [0, 2⁻⁸⁶⁵] (no subnormal arithmetic).
 FAR = 600.0
 E_FAR = 2.0 ** -865
+
+
+# The interval operations as ordinary compiled functions: numba inlines the interval module's
+# operations at the level of its own IR wherever they are called, which made compiling task_box take
+# over half a minute; called through these wrappers each is inlined once (LLVM still inlines the calls).
+@numba.njit(**_JIT)
+def add(alo, ahi, blo, bhi):
+    return _iv.add(alo, ahi, blo, bhi)
+
+
+@numba.njit(**_JIT)
+def sub(alo, ahi, blo, bhi):
+    return _iv.sub(alo, ahi, blo, bhi)
+
+
+@numba.njit(**_JIT)
+def mul(alo, ahi, blo, bhi):
+    return _iv.mul(alo, ahi, blo, bhi)
+
+
+@numba.njit(**_JIT)
+def mul_pos(alo, ahi, blo, bhi):
+    return _iv.mul_pos(alo, ahi, blo, bhi)
+
+
+@numba.njit(**_JIT)
+def div(alo, ahi, blo, bhi):
+    return _iv.div(alo, ahi, blo, bhi)
+
+
+@numba.njit(**_JIT)
+def sqr(alo, ahi):
+    return _iv.sqr(alo, ahi)
+
+
+@numba.njit(**_JIT)
+def exp(alo, ahi):
+    return _iv.exp(alo, ahi)
 
 
 @numba.njit(**_JIT)
