@@ -260,15 +260,15 @@ def test_widths_at_1024_box_of_width_1e_6():
 
 def test_threads_do_not_change_the_result():
     rng = np.random.default_rng(SEED + 5)
-    x = rng.uniform(0, 1, (300, 256))
-    theta = rng.uniform(0, 1, 300)
+    x = rng.uniform(0, 1, (600, 512))   # 600·512 ≥ 2¹⁸: the parallel path with two threads
+    theta = rng.uniform(0, 1, 600)
     import numba
 
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one thread only")
     for box in (((2.0, 2.0), (7.0, 7.0)), ((1.0, 1.1), (6.0, 6.5))):
-        one = corpus_enclosure(x, theta, *box, threads=1)
-        two = corpus_enclosure(x, theta, *box, threads=2)
+        one = corpus_enclosure(x, theta, *box, hessian=True, threads=1)
+        two = corpus_enclosure(x, theta, *box, hessian=True, threads=2)
         assert np.array_equal(one, two)
 
 
