@@ -12,11 +12,15 @@ which every certificate built on it copies. By concept:
 * :mod:`~stumpcheck.numerics.certified.fast.cumulants`: κ₁, κ₂ at a rate and over a range of rates;
 * :mod:`~stumpcheck.numerics.certified.fast.one_head`: e, ∂e/∂a, ∂e/∂b over a box of (a, b, θ);
 * :mod:`~stumpcheck.numerics.certified.fast.theta_integrals`: L and ∇L over θ ∈ [0, 1] at a point or
-  over an (a, b) box.
+  over an (a, b) box;
+* :mod:`~stumpcheck.numerics.certified.fast.corpus_algebra`: one task of a corpus, θ̂ − θ and ∇θ̂ over a box;
+* :mod:`~stumpcheck.numerics.certified.fast.corpus`: the corpus L̂ and ∇L̂ at a point or over an (a, b) box.
 """
 
 from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
 from stumpcheck.numerics.certified.fast.one_head import error_gradient_enclosure, jet_box, jet_boxes
 from stumpcheck.numerics.certified.fast.theta_integrals import loss_gradient_enclosure
+from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure, task_enclosures
 
-__all__ = ["ASSUMPTIONS", "error_gradient_enclosure", "jet_box", "jet_boxes", "loss_gradient_enclosure"]
+__all__ = ["ASSUMPTIONS", "corpus_enclosure", "error_gradient_enclosure", "jet_box", "jet_boxes",
+           "loss_gradient_enclosure", "task_enclosures"]
