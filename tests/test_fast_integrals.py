@@ -1,4 +1,7 @@
-"""The first-order fast θ-integrals (stumpcheck.numerics.certified.fast.theta_integrals, method="first-order") against Arb's certified ones (the Gauss–Legendre default: tests/test_fast_gauss_legendre.py).
+"""The first-order fast θ-integrals (theta_integrals, method="first-order") against Arb's certified ones.
+
+The Gauss–Legendre default of stumpcheck.numerics.certified.fast.theta_integrals is tested in
+tests/test_fast_gauss_legendre.py.
 
 At points (a, b) from b = 0.3 to 10⁵, on and off the calibration relation, the fast enclosures of L,
 ∂L/∂a, ∂L/∂b contain the balls of :func:`stumpcheck.numerics.certified.enclosures.certified_loss` and
