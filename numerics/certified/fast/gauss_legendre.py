@@ -64,11 +64,13 @@ __all__ = ["DEFAULT_ORDER", "RHOS", "CELLS_X", "CELLS_Y", "rule_enclosure", "ell
 
 #: Nodes per piece.
 DEFAULT_ORDER = 24
-#: Bernstein-ellipse parameters tried, largest first.
-RHOS = (8.0, 5.0, 3.5, 2.5, 1.8, 1.4, 1.2)
+#: Bernstein-ellipse parameters tried, largest first. Measured on the calibration relation (b = 10 to 10⁵):
+#: with these and the 8 × 4 grid the remainder is below the node sum's rounding on every piece (the
+#: widths equal those of 7 rates on a 16 × 8 grid), at a third of the time.
+RHOS = (4.0, 2.0, 1.3)
 #: Grid of the ellipse's upper half.
-CELLS_X = 16
-CELLS_Y = 8
+CELLS_X = 8
+CELLS_Y = 4
 _JIT = dict(cache=True, fastmath=False, error_model="numpy")
 
 
