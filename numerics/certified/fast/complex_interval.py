@@ -43,6 +43,9 @@ _INF = math.inf
 #: The whole plane.
 WHOLE = (-_INF, _INF, -_INF, _INF)
 _JIT = dict(cache=True, fastmath=False, error_model="numpy")
+_SMALL = 2.0 ** -400
+_LARGE = 2.0 ** 400
+_SCALE = 2.0 ** 600
 
 
 @numba.njit(**_JIT)
@@ -90,7 +93,16 @@ def cmul(a, b):
 
 @numba.njit(**_JIT)
 def cdiv(a, b):
-    """[a]/[b] = [a]·conj[b]/|[b]|²; the whole plane if |[b]|² reaches 0."""
+    """[a]/[b] = [a]·conj[b]/|[b]|²; the whole plane if |[b]|² reaches 0. Both are first scaled by 2⁶⁰⁰
+    (2⁻⁶⁰⁰) when [b]'s largest end is below 2⁻⁴⁰⁰ (above 2⁴⁰⁰), so that |[b]|² neither underflows nor
+    overflows (the quotient is unchanged; the scaling is an interval product, rounded outward)."""
+    big = max(max(abs(b[0]), abs(b[1])), max(abs(b[2]), abs(b[3])))
+    if big < _SMALL:
+        a = cmul_real(a, _SCALE, _SCALE)
+        b = cmul_real(b, _SCALE, _SCALE)
+    elif big > _LARGE and big < _INF:
+        a = cmul_real(a, 1.0 / _SCALE, 1.0 / _SCALE)
+        b = cmul_real(b, 1.0 / _SCALE, 1.0 / _SCALE)
     s1l, s1h = sqr(b[0], b[1])
     s2l, s2h = sqr(b[2], b[3])
     dl, dh = add(s1l, s1h, s2l, s2h)

@@ -23,7 +23,9 @@ Forms chosen for the complex rectangle (each equal to the meromorphic function):
   relative precision; beyond, 1 − e^{−β} directly.
 * The weights by the sign of Re y at the rectangle's centre, y = a − bθ (also (a − b) + bu, both parts
   intersected): E_R/(E_R + E_L e^{−y}) and E_L e^{−y}/(E_R + E_L e^{−y}) for Re y ≥ 0, the mirror forms
-  otherwise; e^{∓y} enclosed as the square of half-side 2⁻⁸⁶⁵ when its real exponent is below −600.
+  otherwise; e^{∓y} enclosed as the square of half-side 2⁻⁸⁶⁵ when its real exponent is below −600
+  (no subnormal arithmetic), and by libm's exp instead where that square is too coarse next to a mass
+  E below 2⁻⁸⁶⁵ (a division by a rectangle around 0 otherwise).
 
 Domain: a real box a ∈ [a], b ∈ [b] with b > 0; any rectangle (bounds are +∞ where no finite bound
 follows). Precision: rectangular dependency; used only for the remainder of a Gauss–Legendre rule.
@@ -141,6 +143,27 @@ def _mass(beta):
 
 
 @numba.njit(**_JIT)
+def _weights(yrl, yrh, yil, yih, el, er, clamp):
+    """(w, 1 − w) over y = [yrl, yrh] + i[yil, yih] (module docstring); ``clamp``: e^{∓y} as the square of
+    half-side 2⁻⁸⁶⁵ when its real exponent is below −600 (else libm's exp, which may be subnormal)."""
+    if 0.5 * yrl + 0.5 * yrh >= 0.0:
+        if clamp and yrl >= 600.0:
+            x = (-_E_FAR, _E_FAR, -_E_FAR, _E_FAR)
+        else:
+            x = cexp((-yrh, -yrl, -yih, -yil))
+        tl = cmul(el, x)
+        d = cadd(er, tl)
+        return cdiv(er, d), cdiv(tl, d)
+    if clamp and yrh <= -600.0:
+        x = (-_E_FAR, _E_FAR, -_E_FAR, _E_FAR)
+    else:
+        x = cexp((yrl, yrh, yil, yih))
+    tr = cmul(er, x)
+    d = cadd(el, tr)
+    return cdiv(tr, d), cdiv(el, d)
+
+
+@numba.njit(**_JIT)
 def integrand_bounds(alo, ahi, blo, bhi, t, u):
     """(M₀, M₁, M₂) ≥ |½e²|, |e ∂e/∂a|, |e ∂e/∂b| over θ ∈ t, u = 1 − θ ∈ u (rectangles, tuples of four
     doubles, each enclosing the other's complement), a ∈ [alo, ahi], b ∈ [blo, bhi]; +∞ where unbounded."""
@@ -156,24 +179,9 @@ def integrand_bounds(alo, ahi, blo, bhi, t, u):
     y2 = cadd_real(beta_r, dlo, dhi)
     yrl, yrh = intersect(y1[0], y1[1], y2[0], y2[1])
     yil, yih = intersect(y1[2], y1[3], y2[2], y2[3])
-    if 0.5 * yrl + 0.5 * yrh >= 0.0:
-        if yrl >= 600.0:
-            x = (-_E_FAR, _E_FAR, -_E_FAR, _E_FAR)
-        else:
-            x = cexp((-yrh, -yrl, -yih, -yil))
-        tl = cmul(el, x)
-        d = cadd(er, tl)
-        w = cdiv(er, d)
-        v = cdiv(tl, d)
-    else:
-        if yrh <= -600.0:
-            x = (-_E_FAR, _E_FAR, -_E_FAR, _E_FAR)
-        else:
-            x = cexp((yrl, yrh, yil, yih))
-        tr = cmul(er, x)
-        d = cadd(el, tr)
-        w = cdiv(tr, d)
-        v = cdiv(el, d)
+    w, v = _weights(yrl, yrh, yil, yih, el, er, True)
+    if w[0] == -_INF:  # the clamped e^{∓y} too coarse next to a tiny mass: libm exp instead
+        w, v = _weights(yrl, yrh, yil, yih, el, er, False)
     one = (1.0, 1.0, 0.0, 0.0)
     mr = cmul(u, k1r)
     ml = cmul(t, csub(one, k1l))
