@@ -67,7 +67,8 @@ def _gradient_rows(b: float, repeats: int) -> list[dict]:
     w_fast = _relative_widths(r_fast[1:])
     w_fine = _relative_widths(r_fine[1:])
     w_arb = [float(e.relative_radius) * 2 for e in r_arb]
-    details = {"a": a, "b": b, "repeats": repeats, "fast_relative_widths": w_fast, "first_order_relative_widths": w_fine,
+    details = {"a": a, "b": b, "repeats": repeats, "fast_relative_widths": w_fast,
+               "first_order_relative_widths": w_fine,
                "arb_relative_widths": w_arb, "fast": r_fast.tolist(), "first_order": r_fine.tolist(),
                "arb": [str(e) for e in r_arb]}
     note = (f"relative widths of ∇L: Gauss–Legendre {max(w_fast):.1e}, first order {max(w_fine):.1e}, "
