@@ -13,7 +13,8 @@ square), and
     ∫ f dθ ∈ Σ_k [h_k]·[f_k lo, f_k hi]
 
 in outward-rounded interval arithmetic (h_k = x_{k+1} − x_k enclosed). This first-order sum
-(``method="first-order"``) is wide: the relative width at a point falls like 1/``subdivisions`` (about 10⁻² for L and 6–9·10⁻² for ∇L at 64, 4–6·10⁻³ for ∇L at 1024).
+(``method="first-order"``) is wide: the relative width at a point falls like 1/``subdivisions``
+(about 10⁻² for L and 6–9·10⁻² for ∇L at 64, 4–6·10⁻³ for ∇L at 1024).
 
 **Default, ``method="gauss-legendre"``:** on each piece the ``order``-point Gauss–Legendre rule with a
 rigorous Bernstein-ellipse remainder (:func:`stumpcheck.numerics.certified.fast.gauss_legendre.gl_piece`:
