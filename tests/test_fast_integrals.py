@@ -1,4 +1,7 @@
-"""The fast θ-integrals (stumpcheck.numerics.certified.fast.theta_integrals) against Arb's certified ones.
+"""The first-order fast θ-integrals (theta_integrals, method="first-order") against Arb's certified ones.
+
+The Gauss–Legendre default of stumpcheck.numerics.certified.fast.theta_integrals is tested in
+tests/test_fast_gauss_legendre.py.
 
 At points (a, b) from b = 0.3 to 10⁵, on and off the calibration relation, the fast enclosures of L,
 ∂L/∂a, ∂L/∂b contain the balls of :func:`stumpcheck.numerics.certified.enclosures.certified_loss` and
@@ -36,8 +39,8 @@ def _contains(row, enclosure) -> bool:
     return mpmath.mpf(row[0]) <= enclosure.lower and enclosure.upper <= mpmath.mpf(row[1])
 
 
-def _check_point(a: float, b: float, subdivisions: int = 64):
-    found = loss_gradient_enclosure(a, b, subdivisions=subdivisions)
+def _check_point(a: float, b: float, subdivisions: int = 64, method: str = "first-order"):
+    found = loss_gradient_enclosure(a, b, subdivisions=subdivisions, method=method)
     reference = _arb(a, b)
     assert all(_contains(row, ball) for row, ball in zip(found, reference)), (a, b, found, reference)
     return found
@@ -64,7 +67,7 @@ def test_fast_integrals_over_a_box_contain_arb_at_its_points(a, b, relative):
     rng = np.random.default_rng(7)
     box_a = (a, a + abs(a) * relative)
     box_b = (b, b * (1 + relative))
-    found = loss_gradient_enclosure(box_a, box_b)
+    found = loss_gradient_enclosure(box_a, box_b, method="first-order")
     for pa, pb in [(box_a[0], box_b[1]), (float(rng.uniform(*box_a)), float(rng.uniform(*box_b)))]:
         reference = _arb(pa, pb)
         assert all(_contains(row, ball) for row, ball in zip(found, reference)), (pa, pb, found, reference)
@@ -73,7 +76,7 @@ def test_fast_integrals_over_a_box_contain_arb_at_its_points(a, b, relative):
 def test_the_width_falls_like_one_over_the_subdivisions():
     """At (12, 10): 16× the sub-boxes gives at most 1/8 of the width, and 1024 a piece is within 1 % (and
     still contains Arb's balls)."""
-    coarse = loss_gradient_enclosure(12.0, 10.0, subdivisions=64)
+    coarse = loss_gradient_enclosure(12.0, 10.0, subdivisions=64, method="first-order")
     fine = _check_point(12.0, 10.0, subdivisions=1024)
     wc, wf = coarse[:, 1] - coarse[:, 0], fine[:, 1] - fine[:, 0]
     assert np.all(wf <= wc / 8), (wc, wf)

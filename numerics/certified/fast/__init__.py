@@ -11,16 +11,24 @@ which every certificate built on it copies. By concept:
 * :mod:`~stumpcheck.numerics.certified.fast.interval`: interval operations on (lo, hi) pairs;
 * :mod:`~stumpcheck.numerics.certified.fast.cumulants`: κ₁, κ₂ at a rate and over a range of rates;
 * :mod:`~stumpcheck.numerics.certified.fast.one_head`: e, ∂e/∂a, ∂e/∂b over a box of (a, b, θ);
+* :mod:`~stumpcheck.numerics.certified.fast.complex_interval`: rectangular complex intervals;
+* :mod:`~stumpcheck.numerics.certified.fast.complex_one_head`: bounds of the θ-integrands over complex θ;
+* :mod:`~stumpcheck.numerics.certified.fast.gauss_legendre`: the Gauss–Legendre rule on a piece with a
+  Bernstein-ellipse remainder (enclosed nodes and weights);
 * :mod:`~stumpcheck.numerics.certified.fast.theta_integrals`: L and ∇L over θ ∈ [0, 1] at a point or
-  over an (a, b) box;
+  over an (a, b) box (Gauss–Legendre on the breakpoint pieces, first-order fallback);
 * :mod:`~stumpcheck.numerics.certified.fast.corpus_algebra`: one task of a corpus, θ̂ − θ and ∇θ̂ over a box;
 * :mod:`~stumpcheck.numerics.certified.fast.corpus`: the corpus L̂ and ∇L̂ at a point or over an (a, b) box.
+
+sin and cos (complex exponentials of the remainder bound) are assumed within 2⁻⁴⁵ absolute
+(:data:`~stumpcheck.numerics.certified.fast.complex_interval.TRIG_ASSUMPTION`, also in :data:`ASSUMPTIONS`).
 """
 
 from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
 from stumpcheck.numerics.certified.fast.one_head import error_gradient_enclosure, jet_box, jet_boxes
-from stumpcheck.numerics.certified.fast.theta_integrals import loss_gradient_enclosure
+from stumpcheck.numerics.certified.fast.theta_integrals import (loss_gradient_enclosure,
+                                                                loss_gradient_enclosure_counted)
 from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure, task_enclosures
 
 __all__ = ["ASSUMPTIONS", "corpus_enclosure", "error_gradient_enclosure", "jet_box", "jet_boxes",
-           "loss_gradient_enclosure", "task_enclosures"]
+           "loss_gradient_enclosure", "loss_gradient_enclosure_counted", "task_enclosures"]
