@@ -22,6 +22,11 @@ which every certificate built on it copies. By concept:
 
 sin and cos (complex exponentials of the remainder bound) are assumed within 2⁻⁴⁵ absolute
 (:data:`~stumpcheck.numerics.certified.fast.complex_interval.TRIG_ASSUMPTION`, also in :data:`ASSUMPTIONS`).
+
+For developers: numba's on-disk cache (``cache=True``) checks only the file that defines a compiled
+function, not the files of the functions it calls; after editing one module of this package, delete the
+package's ``__pycache__/*.nbi`` and ``*.nbc`` files, or a caller may run its old compiled code. An
+installed package does not change, so this concerns edits only.
 """
 
 from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
