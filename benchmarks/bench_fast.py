@@ -22,9 +22,7 @@ Usage: python -m benchmarks.bench_fast [--quick]
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,18 +30,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: benchmarks/ and the repository on the path
     sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
 from benchmarks.rows import format_rows, row  # noqa: E402
-
-
-def _interleaved(functions, repeats: int):
-    """Best seconds and last result of each function, one run of each per round."""
-    best = [math.inf] * len(functions)
-    results = [None] * len(functions)
-    for _ in range(repeats):
-        for i, fn in enumerate(functions):
-            start = time.perf_counter()
-            results[i] = fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best, results
+from benchmarks.timing import interleaved  # noqa: E402
 
 
 def _relative_widths(rows) -> list[float]:
@@ -63,7 +50,7 @@ def _gradient_rows(b: float, repeats: int) -> list[dict]:
     plain = lambda: loss_and_gradient_float64(a, b)  # noqa: E731
     for fn in (fast, fine, arb, plain):  # compile, import, cache
         fn()
-    (t_fast, t_fine, t_arb, t_plain), (r_fast, r_fine, r_arb, _) = _interleaved([fast, fine, arb, plain], repeats)
+    (t_fast, t_fine, t_arb, t_plain), (r_fast, r_fine, r_arb, _) = interleaved([fast, fine, arb, plain], repeats)
     w_fast = _relative_widths(r_fast[1:])
     w_fine = _relative_widths(r_fine[1:])
     w_arb = [float(e.relative_radius) * 2 for e in r_arb]
@@ -106,7 +93,7 @@ def _jet_row(count: int, repeats: int) -> dict:
                 t = arb(theta[i])
                 one_head_jet(arb(b[i]), exp_a(arb(a[i]), arb(b[i])), t, 1 - t, False, False)
 
-    (t_fast, t_arb), _ = _interleaved([lambda: jet_boxes(boxes), with_arb], repeats)
+    (t_fast, t_arb), _ = interleaved([lambda: jet_boxes(boxes), with_arb], repeats)
     per_fast, per_arb = t_fast / count, t_arb / arb_count
     return row(f"e, ∇e over one box, fast (per box, {count} boxes)", per_fast, "Arb one_head_jet, 128 bits, per point",
                per_arb, note=f"{per_fast * 1e9:.0f} ns per box vs {per_arb * 1e6:.1f} µs per Arb point",

@@ -19,9 +19,7 @@ Usage: python -m benchmarks.bench_fast_corpus [--quick]
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -29,20 +27,9 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: benchmarks/ and the repository on the path
     sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
 from benchmarks.rows import format_rows, row  # noqa: E402
+from benchmarks.timing import interleaved  # noqa: E402
 
 A, B, HALF_WIDTH = 3.0, 10.0, 5e-7
-
-
-def _interleaved(functions, repeats: int):
-    """Best seconds and last result of each function, one run of each per round."""
-    best = [math.inf] * len(functions)
-    results = [None] * len(functions)
-    for _ in range(repeats):
-        for i, fn in enumerate(functions):
-            start = time.perf_counter()
-            results[i] = fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best, results
 
 
 def _rows(size: int, repeats: int) -> list[dict]:
@@ -60,7 +47,7 @@ def _rows(size: int, repeats: int) -> list[dict]:
     plain = lambda: loss_and_gradient(x, theta, A, B, threads=1)  # noqa: E731
     for fn in (point, boxed, refined, hess, plain):  # compile, cache
         fn()
-    (t_point, t_box, t_ref, t_hess, t_plain), (r_point, r_box, r_ref, r_hess, r_plain) = _interleaved(
+    (t_point, t_box, t_ref, t_hess, t_plain), (r_point, r_box, r_ref, r_hess, r_plain) = interleaved(
         [point, boxed, refined, hess, plain], repeats)
     values = [r_plain[0], r_plain[1][0], r_plain[1][1]]
     w_point = [float((hi - lo) / abs(v)) for (lo, hi), v in zip(r_point, values)]

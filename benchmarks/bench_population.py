@@ -33,7 +33,6 @@ import argparse
 import json
 import math
 import sys
-import time
 from pathlib import Path
 
 import mpmath
@@ -41,7 +40,7 @@ import mpmath
 if __package__ in (None, ""):  # run as a script: benchmarks/ and the repository on the path
     sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
 from benchmarks.rows import row  # noqa: E402
-from benchmarks.timing import best_of  # noqa: E402
+from benchmarks.timing import best_of, interleaved  # noqa: E402
 
 SLOW_SECONDS = 20.0
 REPEATS = 3
@@ -112,18 +111,6 @@ def flint_closed_form_loss(a: float, b: float, dps: int = 30):
         return total.real, len(ends) - 1
 
 
-def _interleaved(functions, repeats: int):
-    """Best seconds and last result of each function, the runs interleaved (one of each per round)."""
-    best = [math.inf] * len(functions)
-    results = [None] * len(functions)
-    for _ in range(repeats):
-        for i, fn in enumerate(functions):
-            start = time.perf_counter()
-            results[i] = fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best, results
-
-
 def run(quick: bool = False) -> list[dict]:
     """Rows: certified L at b = 100 and 1000 (30 digits) against flint's acb.integral on the closed form."""
     from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss
@@ -133,7 +120,7 @@ def run(quick: bool = False) -> list[dict]:
         a = b + 2 * math.log(b)
         certified_loss(a, b, dps=dps, rel_width=RADIUS_TARGET)  # first call: imports, caches
         flint_closed_form_loss(a, b, dps)
-        (ours_s, base_s), (ours, (base, pieces)) = _interleaved(
+        (ours_s, base_s), (ours, (base, pieces)) = interleaved(
             [lambda: certified_loss(a, b, dps=dps, rel_width=RADIUS_TARGET),
              lambda: flint_closed_form_loss(a, b, dps)], 3 if quick else 7)
         with mpmath.workprec(4000):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import time
 
-__all__ = ["best_of"]
+__all__ = ["best_of", "interleaved"]
 
 
 def best_of(fn, *, repeats: int = 3, slow_seconds: float = 20.0):
@@ -20,3 +21,16 @@ def best_of(fn, *, repeats: int = 3, slow_seconds: float = 20.0):
         if seconds > slow_seconds:
             break
     return best, result, runs
+
+
+def interleaved(functions, repeats: int):
+    """(best seconds of each, last result of each): ``repeats`` rounds, one run of every function per round,
+    so that a change of machine load falls on all of them alike."""
+    best = [math.inf] * len(functions)
+    results = [None] * len(functions)
+    for _ in range(repeats):
+        for i, fn in enumerate(functions):
+            start = time.perf_counter()
+            results[i] = fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best, results
