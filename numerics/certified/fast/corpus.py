@@ -68,22 +68,22 @@ ASSUMPTIONS = dict(_ROUNDING, corpus=(
 
 
 @numba.njit(**_JIT)
-def _tasks_serial(x, theta, alo, ahi, blo, bhi, out, hessian):
+def _tasks_serial(x, theta, alo, ahi, blo, bhi, slo, shi, out, hessian):
     scratch = np.empty(2 * x.shape[1])
     for j in range(x.shape[0]):
-        r = task_box(x[j], theta[j], alo, ahi, blo, bhi, scratch, hessian)
+        r = task_box(x[j], theta[j], alo, ahi, blo, bhi, slo, shi, scratch, hessian)
         for k in range(12):
             out[j, k] = r[k]
 
 
 @numba.njit(parallel=True, **_JIT)
-def _tasks_parallel(x, theta, alo, ahi, blo, bhi, out, hessian):
+def _tasks_parallel(x, theta, alo, ahi, blo, bhi, slo, shi, out, hessian):
     m = x.shape[0]
     blocks = (m + _BLOCK - 1) // _BLOCK
     for k in numba.prange(blocks):
         scratch = np.empty(2 * x.shape[1])
         for j in range(k * _BLOCK, min(m, (k + 1) * _BLOCK)):
-            r = task_box(x[j], theta[j], alo, ahi, blo, bhi, scratch, hessian)
+            r = task_box(x[j], theta[j], alo, ahi, blo, bhi, slo, shi, scratch, hessian)
             for q in range(12):
                 out[j, q] = r[q]
 
@@ -177,15 +177,16 @@ def _check_threads(threads):
     return int(threads)
 
 
-def _run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian=False) -> np.ndarray:
+def _run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian=False, shear=(0.0, 0.0)) -> np.ndarray:
     out = np.empty((x.shape[0], 12))
+    slo, shi = shear
     if x.size < _PARALLEL_POINTS or threads == 1:
-        _tasks_serial(x, theta, alo, ahi, blo, bhi, out, hessian)
+        _tasks_serial(x, theta, alo, ahi, blo, bhi, slo, shi, out, hessian)
         return out
     before = numba.get_num_threads()
     numba.set_num_threads(before if threads is None else threads)
     try:
-        _tasks_parallel(x, theta, alo, ahi, blo, bhi, out, hessian)
+        _tasks_parallel(x, theta, alo, ahi, blo, bhi, slo, shi, out, hessian)
     finally:
         numba.set_num_threads(before)
     return out
@@ -218,7 +219,7 @@ def task_enclosures(x, theta, a, b, *, hessian: bool = False, threads: int | Non
 
 
 def corpus_enclosure(x, theta, a, b, *, hessian: bool = False, refine: bool = False,
-                     threads: int | None = None) -> np.ndarray:
+                     threads: int | None = None, shear=0.0) -> np.ndarray:
     """Enclosures [[L̂ lo, hi], [∂L̂/∂a lo, hi], [∂L̂/∂b lo, hi]] valid at every (a, b) of the box (module docstring);
     with ``hessian`` shape (6, 2), rows [∂²L̂/∂a²], [∂²L̂/∂a∂b], [∂²L̂/∂b²] added.
 
@@ -226,13 +227,19 @@ def corpus_enclosure(x, theta, a, b, *, hessian: bool = False, refine: bool = Fa
     ``refine``: intersect L̂ (and, with ``hessian``, ∇L̂) with its mean-value form about the box's
     midpoint (one more point evaluation; no effect at a point; off by default, see the module
     docstring). ``threads``: numba threads from m·n ≥ 2¹⁸ on (default numba's); the result does not
-    depend on it.
+    depend on it. ``shear``: a slope s (a float, or a pair lo <= hi containing it); then the set is the
+    parallelogram {(a′ + s·b, b) : a′ ∈ ``a``, b ∈ ``b``} and ``a`` gives the intercepts a′
+    (:mod:`~stumpcheck.numerics.certified.fast.corpus_algebra`, "Sheared boxes"); the derivatives are
+    still ∂/∂a and ∂/∂b. ``refine`` needs an axis box (shear 0).
     """
     x, theta = _check_corpus(x, theta)
     alo, ahi, blo, bhi = _box(a, b)
     threads = _check_threads(threads)
     hessian = bool(hessian)
-    box = _sums(_run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian))
+    shear = _pair("shear", shear)
+    if refine and shear != (0.0, 0.0):
+        raise InputError("refine=True needs an axis box (shear 0)")
+    box = _sums(_run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian, shear))
     if refine and (alo < ahi or blo < bhi):
         ca = min(max(0.5 * alo + 0.5 * ahi, alo), ahi)
         cb = min(max(0.5 * blo + 0.5 * bhi, blo), bhi)

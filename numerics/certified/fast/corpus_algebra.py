@@ -52,6 +52,13 @@ chosen by the sign of t), so neither cancels nor overflows.
 * A_P, B_N, Δ, e and the derivatives are then interval expressions of enclosures: each contains its
   value at every (a, b) of the box (inclusion again).
 
+**Sheared boxes.** Only t depends on a. On the parallelogram P = {(a′ + s·b, b) : a′ ∈ [a′], b ∈ [b]}
+(a band along a line of slope s in the (b, a) plane, such as a strip around a curve a = A(b)),
+t = b·D − a = b·(D − s) − a′, so t over P is enclosed by [b]·([D] − [s]) − [a′] (s itself may be an
+interval containing the exact slope); every other quantity depends on b alone and keeps its range over
+[b]. The result contains the values at every point of P, and is much narrower than over P's bounding
+box when |D − s| ≪ s: along a = A(b) with A′ ≈ 1, t varies by (1 − D)·Δb instead of (1 + D)·Δb + Δa.
+
 **Floating point.** Two kinds of arithmetic, both resting on
 :data:`~stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS` (binary64, round to nearest (RN),
 no fused operations, libm's exp within 2 ulp). (1) Everything after the sums, the centred squares
@@ -201,9 +208,12 @@ def _weights(t, zp, zn):
 
 
 @numba.njit(**_JIT)
-def task_box(row, theta, alo, ahi, blo, bhi, scratch, hessian):
+def task_box(row, theta, alo, ahi, blo, bhi, slo, shi, scratch, hessian):
     """(e lo, e hi, ∂θ̂/∂a lo, hi, ∂θ̂/∂b lo, hi, ∂²θ̂/∂a² lo, hi, ∂²θ̂/∂a∂b lo, hi, ∂²θ̂/∂b² lo, hi) of one
     task over the box (module docstring); the last six are zeros unless ``hessian``.
+
+    With a shear s ∈ [slo, shi] the set is the parallelogram {(a′ + s·b, b) : a′ ∈ [alo, ahi],
+    b ∈ [blo, bhi]} (module docstring, "Sheared boxes"); slo = shi = 0 is the axis box.
 
     ``row``: the task's n points; ``scratch``: at least 2n doubles, overwritten.
     """
@@ -359,7 +369,11 @@ def task_box(row, theta, alo, ahi, blo, bhi, scratch, hessian):
     aplo = max(aplo, 0.0)
     # t = b·D − a over the box; w, v at the two corners of (t, Z_P, Z_N)
     dlo, dhi = _diff(xp, xn)
-    tlo, thi = mul_pos(blo, bhi, dlo, dhi)
+    if slo == 0.0 and shi == 0.0:
+        tlo, thi = mul_pos(blo, bhi, dlo, dhi)
+    else:       # t = b·(D − s) − a′ on the parallelogram a = a′ + s·b
+        dlo, dhi = sub(dlo, dhi, slo, shi)
+        tlo, thi = mul(blo, bhi, dlo, dhi)
     tlo, thi = sub(tlo, thi, alo, ahi)
     wlo, _, _, vhi = _weights(thi, zplo, znhi)
     _, whi, vlo, _ = _weights(tlo, zphi, znlo)
