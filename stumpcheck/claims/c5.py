@@ -42,7 +42,7 @@ from stumpcheck.numerics.generated import asymptotics_numpy as derived
 from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["gradient_error_by_scale", "certified_k", "ladder_k_max", "scale_verdict", "along_rms_on_relation",
+__all__ = ["along_for_corpus", "gradient_error_by_scale", "certified_k", "ladder_k_max", "scale_verdict", "along_rms_on_relation",
            "clear_corpus_cache", "check_c5", "ALONG_LIMIT", "RATIO_LIMIT", "SLOPE_MIN", "LADDER_B0", "PLOT_NAME",
            "C5_SETTINGS"]
 
@@ -225,6 +225,17 @@ def along_rms_on_relation(n: int, b: float, *, seeds, m: int | None = None) -> f
         _, grad = loss_and_gradient(_sorted_corpus(m, int(n), _seed_of(s, m, n)), None, a, b, method="pruned")
         values.append(_components(grad, population)[0])
     return float(_rms(np.array(values)))
+
+
+def along_for_corpus(x, theta, b_values) -> list[float]:
+    """along (module doc) of one corpus at (a_cal(b), b) for each b of ``b_values`` (float64, sampled)."""
+    values = []
+    for b in b_values:
+        a = float(derived.calibration_a(float(b)))
+        _, population = loss_and_gradient_float64(a, float(b))
+        _, grad = loss_and_gradient(x, theta, a, float(b))
+        values.append(_components(grad, population)[0])
+    return values
 
 
 # ---------------------------------------------------------------------------------------------

@@ -239,6 +239,7 @@ COMMAND_MODULES = (
     "stumpcheck.cli.verify:verify",
     "stumpcheck.cli.recheck:recheck",
     "stumpcheck.cli.region:region",
+    "stumpcheck.cli.interval:interval",
     "stumpcheck.cli.corpus:corpus",
     "stumpcheck.cli.corpus:grad",
     "stumpcheck.cli.train:train",

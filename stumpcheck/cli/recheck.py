@@ -76,7 +76,12 @@ def _interval_text(item) -> str:
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Processes for a flow certificate's interval integrals (a tube to 10^6 re-checks in about "
                    "as much CPU as it took to compute).")
-def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
+@click.option("--corpus", "corpus_file", default=None, type=click.Path(dir_okay=False),
+              help="The corpus (.npz) of an interval certificate (stumpcheck interval); required for one.")
+@click.option("--arb", "arb_all", is_flag=True,
+              help="Interval certificate: check the fast layer against Arb at every leaf's centre (default: at "
+                   "the leaves with the smallest margins).")
+def recheck(certificate_file, dps_text, points, allow_python, workers, corpus_file, arb_all) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
 
     Exit status 0 (PASS: the statement printed is derived from what was re-proved), 1 (FAIL: the first fault
@@ -93,6 +98,15 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
     from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
 
     document = read_certificate(certificate_file)
+    from stumpcheck.numerics.corpus.interval.certificate import is_interval_certificate
+
+    if is_interval_certificate(document):
+        from stumpcheck.cli.interval import recheck_interval_file
+
+        recheck_interval_file(certificate_file, document, corpus_file, arb_all)
+        return
+    if corpus_file is not None:
+        raise InputError(f"{certificate_file}: --corpus goes with an interval certificate (stumpcheck interval)")
     recorded = document.get("dps")
     if dps_text is None:
         if isinstance(recorded, bool) or not isinstance(recorded, int):

@@ -1,0 +1,163 @@
+"""The largest corpus interval the obligations prove: columns from b_start up, bisection, the step bound.
+
+S = {b_start ≤ b ≤ b_end, A(b) − c₋ ≤ a ≤ A(b) + c₊} (:mod:`~stumpcheck.numerics.corpus.interval.centre`).
+Columns of the grid are proved one after another, upwards from b_start; a column is first cut into
+μ-boxes of height ≤ :data:`START_HEIGHT`, and a box whose margins are not all positive
+(:mod:`~stumpcheck.numerics.corpus.interval.obligations`) is halved, alternately in μ and in b, up to
+``max_depth`` times. A column is proved when every box of it is; the interval then ends below the
+first column that is not: its failing box is examined at its centre (and at its edge midpoint on an
+edge of the band), where an obligation may be *certainly false* (a rigorous point enclosure on the
+wrong side) or the box stays *undecided*. Nothing of that column enters the statement.
+
+**Step bound.** On an elementary b-interval I_j = [p_j, p_{j+1}] of the leaves' b-ends, every leaf
+over I_j has drift ≥ κ_j > 0, so one GD step from a point with b ∈ I_j raises b by at least
+δ_j = η·κ_j; the iterates with b in [p_j, p_{j+1}) are at most ⌊(p_{j+1} − p_j)/δ_j⌋ + 1, and GD from any
+start in S has b ≥ b_end after at most K = Σ_j (⌊(p_{j+1} − p_j)/δ_j⌋ + 1) steps (and stays in S
+until then, by the gd obligation). Exact rationals throughout.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, columns
+from stumpcheck.numerics.corpus.interval.obligations import (certainly_false, enclosures, evaluate_box,
+                                                                to_interval)
+from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
+
+__all__ = ["START_HEIGHT", "MAX_DEPTH", "prove_column", "step_bound", "examine_failure", "leaf_record"]
+
+START_HEIGHT = Fraction(1, 8)
+MAX_DEPTH = 8
+
+
+def _start_boxes(b0, b1, band):
+    c_minus, c_plus = band
+    count = max(1, math.ceil((c_minus + c_plus) / START_HEIGHT))
+    height = (c_minus + c_plus) / count
+    return [(b0, b1, -c_minus + k * height, -c_minus + (k + 1) * height) for k in range(count)]
+
+
+def leaf_record(box, result) -> dict:
+    b0, b1, mu0, mu1 = box
+    return {"b": [str(b0), str(b1)], "mu": [str(mu0), str(mu1)],
+            "box_enclosure": result.box_enclosure, "centre_enclosure": result.centre_enclosure,
+            "drift": str(result.drift), "inward": None if result.inward is None else str(result.inward),
+            "gd": str(result.gd)}
+
+
+def prove_column(x, theta, centre: Centre, column, band, eta, *, max_depth=MAX_DEPTH, threads=None):
+    """(leaves, failure): the proved boxes of one column, or the first box that failed at ``max_depth``
+    (with its margins) and None leaves."""
+    b0, b1 = column
+    piece = centre.piece(b0)
+    sigma = centre.slopes_over
+    stack = [(box, 0) for box in reversed(_start_boxes(b0, b1, band))]
+    leaves = []
+    while stack:
+        box, depth = stack.pop()
+        G, P = enclosures(x, theta, piece, box, threads=threads)
+        result = evaluate_box(G, P, piece, box, band, eta, sigma)
+        if result.proved:
+            leaves.append((box, result))
+            continue
+        if depth >= max_depth:
+            return None, {"box": box, "result": result, "piece": piece}
+        bb0, bb1, mu0, mu1 = box
+        if depth % 2 == 0:
+            mid = (mu0 + mu1) / 2
+            halves = [(bb0, bb1, mu0, mid), (bb0, bb1, mid, mu1)]
+        else:
+            mid = (bb0 + bb1) / 2
+            halves = [(bb0, mid, mu0, mu1), (mid, bb1, mu0, mu1)]
+        stack.extend((h, depth + 1) for h in reversed(halves))
+    return leaves, None
+
+
+def examine_failure(x, theta, centre: Centre, failure, band, eta, *, threads=None) -> dict:
+    """Is an obligation certainly false at the failed box's centre or edge midpoint? (a rigorous point check)"""
+    box, piece = failure["box"], failure["piece"]
+    b0, b1, mu0, mu1 = box
+    c_minus, c_plus = band
+    b_i, a_i, s = piece
+    sigma = centre.slopes_over
+    bc = (b0 + b1) / 2
+    points = [(bc, (mu0 + mu1) / 2)]
+    if mu1 == c_plus:
+        points.append((bc, c_plus))
+    if mu0 == -c_minus:
+        points.append((bc, -c_minus))
+    result = failure["result"]
+    out = {"b": [str(b0), str(b1)], "mu": [str(mu0), str(mu1)],
+           "margins": {"drift": float(result.drift), "gd": float(result.gd),
+                       "inward": None if result.inward is None else float(result.inward)},
+           "status": "undecided"}
+    for b, mu in points:
+        a = a_i + s * (b - b_i) + mu
+        P = corpus_enclosure(x, theta, to_interval(a), to_interval(b), threads=threads).tolist()
+        false = certainly_false(P, piece, (b, mu), band, eta, sigma)
+        if false is not None:
+            out.update(status="false", point={"b": str(b), "mu": str(mu)}, **false)
+            break
+    return out
+
+
+def step_bound(leaves, eta: Fraction) -> tuple[int, list]:
+    """(K, rows): the step bound of the module docstring from the leaves' b-ranges and drift lower bounds.
+    ``leaves`` are (b0, b1, drift) with exact rationals; rows are (p_j, p_{j+1}, κ_j, count_j)."""
+    ends = sorted({b for b0, b1, _ in leaves for b in (b0, b1)})
+    rows, total = [], 0
+    for p, q in zip(ends, ends[1:]):
+        kappa = min(d for b0, b1, d in leaves if b0 < q and b1 > p)
+        if kappa <= 0:
+            raise ValueError("a leaf with drift <= 0 cannot enter the step bound")
+        count = int((q - p) // (eta * kappa)) + 1
+        rows.append((p, q, kappa, count))
+        total += count
+    return total, rows
+
+
+class IntervalRun:
+    """The state of an interval proof: proved columns so far, in order (resumable from its records)."""
+
+    def __init__(self, x, theta, *, b_start, b_max, band, eta, centre, threads=None, max_depth=MAX_DEPTH):
+        self.x, self.theta = x, theta
+        self.b_start, self.b_max = Fraction(b_start), Fraction(b_max)
+        self.band, self.eta, self.centre = band, Fraction(eta), centre
+        self.threads, self.max_depth = threads, max_depth
+        self.columns: list[dict] = []      # {"b": [b0, b1], "leaves": [...], "seconds": s}
+        self.failure: dict | None = None
+        self.b_end = self.b_start
+
+    def run(self, *, progress=None, on_column=None, deadline: float | None = None) -> None:
+        todo = columns(self.b_end, self.b_max)
+        for k, column in enumerate(todo):
+            if deadline is not None and time.monotonic() > deadline:
+                self.failure = {"status": "stopped", "reason": "time limit", "b": [str(column[0]), str(column[1])]}
+                return
+            started = time.process_time()
+            leaves, failure = prove_column(self.x, self.theta, self.centre, column, self.band, self.eta,
+                                           max_depth=self.max_depth, threads=self.threads)
+            if failure is not None:
+                self.failure = examine_failure(self.x, self.theta, self.centre, failure, self.band, self.eta,
+                                               threads=self.threads)
+                return
+            self.columns.append({"b": [str(column[0]), str(column[1])],
+                                 "leaves": [leaf_record(box, r) for box, r in leaves],
+                                 "cpu_seconds": round(time.process_time() - started, 3)})
+            self.b_end = column[1]
+            if on_column is not None:
+                on_column(self)
+            if progress is not None:
+                progress(math.log(float(self.b_end / self.b_start)) / math.log(float(self.b_max / self.b_start)))
+        self.failure = None
+
+    def leaves(self):
+        for col in self.columns:
+            yield from col["leaves"]
+
+
+def next_column_end(b: Fraction) -> Fraction:
+    return column_after(b)
