@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -183,7 +186,11 @@ def test_no_positive_split():
     assert split["mean_along_with"] == pytest.approx(0.7) and split["mean_along_without"] == pytest.approx(-0.1)
 
 
-def test_check_c5_quick_reports_its_rule_figures_and_plots(tmp_path):
+def test_check_c5_quick_reports_its_rule_figures_and_plots(tmp_path, monkeypatch):
+    from stumpcheck.claims import c5_interval
+
+    # the certified intervals on two small sizes, two corpora each (quick runs 64 and 128, three each)
+    monkeypatch.setitem(c5_interval.INTERVAL_SETTINGS, "quick", {"sizes": (48, 64), "corpora": 2})
     result = check_c5(quick=True, seed=0, out_dir=tmp_path)
     details = result.details
     assert result.id == "C5" and result.evidence == "sampled" and details["precision"] == "float64"
@@ -202,3 +209,17 @@ def test_check_c5_quick_reports_its_rule_figures_and_plots(tmp_path):
     trajectory = details["trajectory"]
     assert trajectory["b0"] == c5.C5_SETTINGS["quick"]["trajectory"]["size"] / 4
     assert trajectory["stopped_because"] == "steps"
+    intervals = details["certified_intervals"]
+    assert [r["m"] for r in intervals["rows"]] == [48, 48, 64, 64]
+    for r in intervals["rows"]:   # each b₂ comes with a certificate that re-checks against its corpus
+        if r["b2"] is None:
+            continue
+        assert 8 < r["b2"] <= 4 * r["m"] and r["capped"] == (r["b2"] == 4 * r["m"])
+        from stumpcheck.numerics.corpus.corpora import load_corpus
+        from stumpcheck.numerics.corpus.interval.certificate import recheck_interval
+        document = json.loads((tmp_path / "c5_intervals" / r["certificate"]).read_text())
+        corpus = load_corpus(tmp_path / "c5_intervals" / document["corpus"]["file"])
+        ok, reason, derived = recheck_interval(document, corpus.x, corpus.theta, arb="none")
+        assert ok, reason
+        assert float(Fraction(derived["b_end"])) == r["b2"]
+    assert "certified b₂" in result.figure and intervals["slope"] is not None

@@ -291,9 +291,11 @@ def test_plot_error_profile_draws_the_float64_error():
         api.plot_error_profile(25.0, -1.0)
 
 
-def test_plot_claim_draws_what_check_c5_wrote(tmp_path):
+def test_plot_claim_draws_what_check_c5_wrote(tmp_path, monkeypatch):
+    from stumpcheck.claims import c5_interval
     from stumpcheck.claims.c5 import check_c5
 
+    monkeypatch.setitem(c5_interval.INTERVAL_SETTINGS, "quick", {"sizes": (64,), "corpora": 1})
     result = check_c5(quick=True, seed=0, out_dir=tmp_path)
     figures = api.plot_claim(result)
     assert list(figures) == result.details["plots"] == ["c5_gradient_error.png", "c5_certified_scale.png",

@@ -287,6 +287,7 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
     R and the full-norm criterion's k* (control), the deep-layer figures, and the b-rate ratio and
     margin along a corpus's own GD trajectory.
     """
+    from stumpcheck.claims.c5_interval import certified_intervals, interval_text
     from stumpcheck.claims.c5_layer import deep_layer_figures
     from stumpcheck.claims.c5_report import explanation, plot_c5
     from stumpcheck.claims.c5_trajectory import trajectory_figures
@@ -330,6 +331,9 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
         "extra_sizes": extra, "deep_layer": layer, "trajectory": trajectory,
         "rows": rows, "plots": [],
     }
+    intervals = certified_intervals(quick=quick, seed=seed, seed_of=_seed_of, out_dir=out_dir)
+    details["certified_intervals"] = intervals
+    figure += "; " + interval_text(intervals)
     details["explanation"] = explanation(details)
     if out_dir is not None:
         details["plots"] = [p.name for p in plot_c5(rows, details, out_dir, along_limit=ALONG_LIMIT)]

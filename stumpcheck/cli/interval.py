@@ -132,61 +132,43 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
 
 def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, threads, out: Path, quiet) -> None:
     from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
-    from stumpcheck.numerics.corpus.interval.centre import Centre, eta_half_curvature
-    from stumpcheck.numerics.corpus.interval.certificate import interval_certificate
+    from stumpcheck.numerics.corpus.corpora import save_corpus
     from stumpcheck.numerics.corpus.interval.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
     from stumpcheck.numerics.corpus.interval.plot import plot_interval
-    from stumpcheck.numerics.corpus.interval.prover import IntervalRun
-    from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
-    from stumpcheck.numerics.corpus.corpora import save_corpus
-    from stumpcheck.numerics.provenance import provenance
+    from stumpcheck.numerics.corpus.interval.run import prove_interval, settings_of
     from stumpcheck.progress import fraction_bar
 
     out.mkdir(parents=True, exist_ok=True)
+    (out / "interval_certificate.json").unlink(missing_ok=True)   # a stale one must not survive a failed run
     x, theta = corpus.x, corpus.theta
-    sha = corpus_fingerprint(x, theta)
-    corpus_path = None
-    if corpus_file is None:
-        corpus_path = save_corpus(corpus, out / "corpus.npz")
-    wall, cpu = time.perf_counter(), time.process_time()
-    settings = {"corpus_sha256": sha, "b_start": str(b_start), "b_max": str(b_max), "c_minus": str(band[0]),
-                "c_plus": str(band[1]), "eta": None if eta is None else str(eta), "eta_rule": eta_rule,
-                "max_depth": max_depth}
-    resumed = load_checkpoint(out, settings, x, theta, threads=threads)
-    if resumed is not None:
-        centre, done_columns, b_end = resumed
-        click.echo(f"resuming from {out / CHECKPOINT_NAME}: {len(done_columns)} columns proved, b = {float(b_end):g}",
+    corpus_path = None if corpus_file is not None else save_corpus(corpus, out / "corpus.npz")
+    settings = settings_of(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, max_depth=max_depth)
+    resume = load_checkpoint(out, settings, x, theta, threads=threads)
+    if resume is not None:
+        click.echo(f"resuming from {out / CHECKPOINT_NAME}: {len(resume[1])} columns proved, b = {float(resume[2]):g}",
                    err=True)
-    else:
-        centre, done_columns, b_end = Centre(x, theta, b_start, threads=threads), [], b_start
-    rule = f"given: --eta {eta}" if eta is not None else None
-    if eta is None:
-        eta = eta_half_curvature(x, theta, centre, band[0], band[1], threads=threads)
-        rule = "half-curvature: 1/2 / max lambda_max(Hess L_hat) on 27 points of S's first octave, 2 digits, down"
-    run = IntervalRun(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, centre=centre,
-                      threads=threads, max_depth=max_depth)
-    run.columns, run.b_end = list(done_columns), b_end
     last = [time.monotonic()]
+    state = {}
 
-    def on_column(r):
+    def on_column(run):
+        state["run"] = run
         if time.monotonic() - last[0] > 5.0:
-            save_checkpoint(r, settings, out)
+            save_checkpoint(run, settings, out)
             last[0] = time.monotonic()
 
+    info = {"seed": corpus.seed, "file": str(corpus_file) if corpus_file is not None else "corpus.npz"}
     try:
         with fraction_bar(f"proving S up to b = {float(b_max):g}", quiet=quiet) as progress:
-            run.run(progress=progress, on_column=on_column)
+            run, document = prove_interval(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta,
+                                           threads=threads, max_depth=max_depth, corpus_info=info,
+                                           progress=progress, on_column=on_column, resume=resume)
     except KeyboardInterrupt:
-        save_checkpoint(run, settings, out)
+        if "run" in state:
+            save_checkpoint(state["run"], settings, out)
         raise
-    corpus_info = {"sha256": sha, "m": corpus.m, "n": corpus.n, "seed": corpus.seed,
-                   "file": str(corpus_file) if corpus_file is not None else "corpus.npz"}
-    seconds = {"wall": round(time.perf_counter() - wall, 2), "cpu": round(time.process_time() - cpu, 2)}
-    document = interval_certificate(run, corpus_info, eta_rule=rule, seconds=seconds, versions=provenance())
     _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate)
     (out / CHECKPOINT_NAME).unlink(missing_ok=True)
-    reached = run.b_end >= b_max
-    click.get_current_context().exit(0 if reached else 1)
+    click.get_current_context().exit(0 if run.b_end >= b_max else 1)
 
 
 def _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate) -> None:

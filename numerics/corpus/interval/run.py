@@ -1,0 +1,56 @@
+"""One call from a corpus to its interval certificate: the centre, the step, the proof, the document.
+
+:func:`prove_interval` is what ``stumpcheck interval`` and claim C5 run; the CLI adds checkpoints
+(``on_column``, ``resume``) and the plot.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
+from stumpcheck.numerics.corpus.interval.centre import Centre, eta_half_curvature
+from stumpcheck.numerics.corpus.interval.certificate import interval_certificate
+from stumpcheck.numerics.corpus.interval.prover import MAX_DEPTH, IntervalRun
+from stumpcheck.numerics.provenance import provenance
+
+__all__ = ["DEFAULT_BAND", "DEFAULT_B_START", "HALF_CURVATURE_RULE", "prove_interval", "settings_of"]
+
+DEFAULT_BAND = (Fraction(1, 20), Fraction(1, 2))
+DEFAULT_B_START = Fraction(8)
+HALF_CURVATURE_RULE = ("half-curvature: 1/2 / max lambda_max(Hess L_hat) on 27 points of S's first octave, "
+                       "2 significant digits, rounded down")
+
+
+def settings_of(x, theta, *, b_start, b_max, band, eta, max_depth) -> dict:
+    """The settings a checkpoint must match (the corpus by its sha256)."""
+    return {"corpus_sha256": corpus_fingerprint(x, theta), "b_start": str(b_start), "b_max": str(b_max),
+            "c_minus": str(band[0]), "c_plus": str(band[1]), "eta": None if eta is None else str(eta),
+            "max_depth": max_depth}
+
+
+def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAND, eta=None, threads=None,
+                   max_depth: int = MAX_DEPTH, corpus_info: dict | None = None, progress=None, on_column=None,
+                   resume=None):
+    """(run, document): prove S from ``b_start`` up to at most ``b_max`` (grid points, exact rationals) and
+    write the certificate of what was proved. ``eta`` None: the half-curvature rule. ``resume``: (centre,
+    columns, b_end) from :func:`~stumpcheck.numerics.corpus.interval.checkpoint.load_checkpoint`."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    b_start, b_max = Fraction(b_start), Fraction(b_max)
+    band = (Fraction(band[0]), Fraction(band[1]))
+    if resume is not None:
+        centre, done, b_end = resume
+    else:
+        centre, done, b_end = Centre(x, theta, b_start, threads=threads), [], b_start
+    if eta is None:
+        eta, rule = eta_half_curvature(x, theta, centre, band[0], band[1], threads=threads), HALF_CURVATURE_RULE
+    else:
+        eta, rule = Fraction(eta), f"given: {eta}"
+    run = IntervalRun(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, centre=centre, threads=threads,
+                      max_depth=max_depth)
+    run.columns, run.b_end = list(done), b_end
+    run.run(progress=progress, on_column=on_column)
+    info = {"sha256": corpus_fingerprint(x, theta), "m": int(x.shape[0]), "n": int(x.shape[1]), **(corpus_info or {})}
+    seconds = {"wall": round(time.perf_counter() - wall, 2), "cpu": round(time.process_time() - cpu, 2)}
+    return run, interval_certificate(run, info, eta_rule=rule, seconds=seconds, versions=provenance())
