@@ -159,7 +159,7 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
              estimator: str = "one-head", checkpoint_dir=None, checkpoint_every: int = 1000, resume: bool = False,
              progress=None, record_every: int = 1, max_steps_this_run: int | None = None,
              method: str = "dense", keep_b_positive: bool = True, step_rule: str = "corpus",
-             chosen_eta: tuple[float, str] | None = None) -> TrainResult:
+             chosen_eta: tuple[float, str] | None = None, stop_rule=None) -> TrainResult:
     """Run constant-step GD on L̂ of the corpus (x, θ) from (a₀, b₀); see the module docstring.
 
     ``eta=None`` uses :func:`default_eta`. At least one stop rule (``steps``,
@@ -175,7 +175,8 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
     leave the model ends with ``stopped_because`` naming the step and the rule.
     ``chosen_eta`` is the (η, rule sentence) that ``choose_eta`` already returned
     for this start, estimator and ``step_rule`` (so a caller that checked it
-    first need not compute it twice). A run longer than :data:`MAX_STEPS`
+    first need not compute it twice). ``stop_rule(k, a, b)``, if given, is asked at every iterate and
+    ends the run with the sentence it returns (None: go on). A run longer than :data:`MAX_STEPS`
     steps is refused (:func:`step_budget`). Invalid input raises InputError.
     """
     from stumpcheck.numerics.corpus.empirical import loss_and_gradient
@@ -276,6 +277,8 @@ def train_gd(x, theta, *, a0: float = DEFAULT_A0, b0: float = DEFAULT_B0, eta: f
         elif budget is None and k >= cap:
             stopped = (f"step cap: b = {b:.6g} < b_target = {b_target:g} after {k} steps (at most {MAX_STEPS:.0e} "
                        f"steps a run, {MAX_RECORDS:.0e} recorded rows)")
+        elif stop_rule is not None:
+            stopped = stop_rule(k, a, b)
         if stopped is not None or k % record_every == 0:
             record(loss)
         if progress is not None:

@@ -87,6 +87,26 @@ def _check_size(m: int, n: int, init) -> None:
     require_memory(GD_BYTES_PER_TOKEN * m * n, f"gradient descent on m·n = {m * n} tokens")
 
 
+def _interval_rule(path, corpus):
+    """(stop rule, start (a, b), eta) of an interval certificate of this corpus."""
+    from fractions import Fraction
+
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
+    from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
+    from stumpcheck.numerics.corpus.interval.certificate import membership
+
+    document = read_certificate(path)
+    try:
+        stop = membership(document)
+        start = tuple(float(Fraction(v)) for v in document["statement"]["start"])
+        eta = float(Fraction(document["statement"]["eta"]))
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+        raise InputError(f"--within-interval {path}: {exc}") from None
+    if document.get("corpus", {}).get("sha256") != corpus_fingerprint(corpus.x, corpus.theta):
+        raise InputError(f"--within-interval {path}: the certificate is of another corpus (sha256 differs)")
+    return stop, start, eta
+
+
 def _remove_created(folder: Path | None) -> None:
     """Remove ``folder`` (created by this run: everything in it is this run's), if given."""
     if folder is not None:
@@ -132,9 +152,13 @@ def _remove_created(folder: Path | None) -> None:
 @click.option("--method", default="dense", show_default=True, type=click.Choice(["dense", "pruned"]),
               help="How L̂ and its gradient are summed (stumpcheck.numerics.corpus.empirical).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--within-interval", "interval_file", default=None, type=click.Path(dir_okay=False),
+              help="An interval certificate of this corpus (stumpcheck interval): start at its start point with "
+                   "its eta unless --a0/--b0/--eta are given, and stop with a note when an iterate leaves its S "
+                   "or passes its b_end (the certificate is taken as written; re-check it with stumpcheck recheck).")
 def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_target_text, eta_text, eta_rule, init,
           a0_text, b0_text, out_dir, resume, estimator, checkpoint_every_text, record_every_text, method,
-          quiet) -> None:
+          quiet, interval_file) -> None:
     """Constant-step gradient descent z ← z − η ∇L̂(z) on a corpus, z = (a, b).
 
     Prints η and its rule and a table of the trajectory, and writes
@@ -175,6 +199,13 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     if resume and not (checkpoint_dir / CHECKPOINT_NAME).is_file():
         raise InputError(f"no checkpoint to resume from: {checkpoint_dir / CHECKPOINT_NAME} does not exist")
     corpus, source = _load_corpus(corpus_file, m_text, n_text, seed_text, init)
+    stop_rule = None
+    if interval_file is not None:
+        stop_rule, start, certified_eta = _interval_rule(interval_file, corpus)
+        if init is None and a0_text is None and b0_text is None:
+            a0, b0 = start
+        if eta is None and eta_rule is None:
+            eta = certified_eta
     if init == "large-resolution":
         a0, b0 = large_resolution_start(corpus.m, corpus.n)
         if b_target is None:
@@ -214,7 +245,8 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         result = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, eta=eta, steps=steps, b_target=b_target,
                           t_max=t_max, estimator=estimator, checkpoint_dir=checkpoint_dir,
                           checkpoint_every=checkpoint_every, resume=resume, progress=progress,
-                          record_every=record_every, method=method, step_rule=step_rule, chosen_eta=chosen_eta)
+                          record_every=record_every, method=method, step_rule=step_rule, chosen_eta=chosen_eta,
+                          stop_rule=stop_rule)
     except KeyboardInterrupt:
         bar.close()
         try:

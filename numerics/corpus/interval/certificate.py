@@ -31,7 +31,7 @@ from stumpcheck.numerics.corpus.interval.obligations import PREC, enclosures, ev
 from stumpcheck.numerics.corpus.interval.prover import step_bound
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
 
-__all__ = ["FORMAT", "ARITHMETIC", "interval_certificate", "recheck_interval", "is_interval_certificate",
+__all__ = ["membership", "FORMAT", "ARITHMETIC", "interval_certificate", "recheck_interval", "is_interval_certificate",
            "statement_text", "MAX_LEAVES"]
 
 FORMAT = "stumpcheck-interval-certificate/1"
@@ -220,3 +220,27 @@ def _arb_check(leaves, boxes, centre, x, theta, mode: str) -> str | None:
                 return f"leaf {k}: Arb's {name} at the centre is not resolved inside the fast enclosure"
     return None
 
+
+
+def membership(document):
+    """``stop(k, a, b)`` for :func:`~stumpcheck.numerics.corpus.gd.train_gd`: None while the iterate (a, b)
+    (doubles, taken exactly) lies in the certificate's S, else the sentence that ends the run (left S
+    through the band or below b_start; passed b_end, where the statement ends). The certificate is taken
+    as written: only its digest is checked here (``stumpcheck recheck`` re-proves it)."""
+    if not is_interval_certificate(document) or document.get("digest") != digest(document):
+        raise ValueError("not an interval certificate, or edited after it was written (digest)")
+    st, b_start, b_end, eta, band, nodes = _parse(document)
+    centre = Centre.from_nodes(nodes)
+
+    def stop(k, a, b):
+        qa, qb = Fraction(a), Fraction(b)
+        if qb > b_end:
+            return f"passed b_end = {st['b_end']} of the certified interval at step {k} (b = {b:.8g})"
+        if qb < b_start:
+            return f"left the certified interval S at step {k}: b = {b:.8g} < b_start = {st['b_start']}"
+        mu = qa - centre.value(qb)
+        if not -band[0] <= mu <= band[1]:
+            return (f"left the certified interval S at step {k}: a - A(b) = {float(mu):.6g} outside "
+                    f"[-{st['band']['c_minus']}, {st['band']['c_plus']}] at b = {b:.8g}")
+        return None
+    return stop
