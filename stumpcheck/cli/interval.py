@@ -200,7 +200,8 @@ def _end_text(end: dict) -> str:
         return f"reached --b-max {end['b_max']}"
     if status == "false":
         return (f"stopped: {end['obligation']} certainly false at b = {float(Fraction(end['point']['b'])):.6g}, "
-                f"mu = {float(Fraction(end['point']['mu'])):.4g} (margin <= {end['margin_upper']:.3g})")
+                f"mu = {float(Fraction(end['point']['mu'])):.4g} (margin <= {end['margin_upper']:.3g}"
+                + ("; confirmed in Arb)" if end.get("arb_confirmed") else "; NOT confirmed in Arb)"))
     if status == "undecided":
         m = end["margins"]
         return (f"stopped: undecided at the finest box b in [{float(Fraction(end['b'][0])):.6g}, "

@@ -25,6 +25,7 @@ from fractions import Fraction
 from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, columns
 from stumpcheck.numerics.corpus.interval.obligations import (certainly_false, enclosures, evaluate_box,
                                                                 to_interval)
+from stumpcheck.numerics.certified.enclosures.corpus_arb import corpus_gradient_arb
 from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
 
 __all__ = ["START_HEIGHT", "MAX_DEPTH", "prove_column", "step_bound", "examine_failure", "leaf_record"]
@@ -100,6 +101,11 @@ def examine_failure(x, theta, centre: Centre, failure, band, eta, *, threads=Non
         false = certainly_false(P, piece, (b, mu), band, eta, sigma)
         if false is not None:
             out.update(status="false", point={"b": str(b), "mu": str(mu)}, **false)
+            # confirmed in Arb at the same exact point (another arithmetic and algebra)
+            values = corpus_gradient_arb(x, theta, a, b)
+            arb_p = [[math.nextafter(float(v.lower()), -math.inf), math.nextafter(float(v.upper()), math.inf)]
+                     for v in values]
+            out["arb_confirmed"] = certainly_false(arb_p, piece, (b, mu), band, eta, sigma) is not None
             break
     return out
 
