@@ -36,7 +36,7 @@ def column_margins(document: dict) -> dict:
 
 
 def plot_interval(document: dict, path, *, along=None) -> None:
-    """Draw the certificate's margins (and ``along`` = (b values, |along| values), if given) to ``path``."""
+    """Draw the certificate's margins (and ``along`` = (b values, along values), if given) to ``path``."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     st = document["statement"]
