@@ -293,3 +293,29 @@ def test_an_unreadable_checkpoint_is_refused(tmp_path, capsys):
     assert status == 2 and stderr.count("\n") == 1
     assert stderr.startswith(f"stumpcheck: error: {out / CHECKPOINT_NAME}: unreadable checkpoint (")
     assert stderr.endswith("); remove it to start again\n")
+
+
+# ---------------------------------------------------------------- longer runs (-m slow)
+
+@pytest.mark.slow
+def test_issue_target_256(tmp_path, capsys):
+    """The issue's check: m = n = 256, seed 0, defaults: an interval with b_end ≥ 0.15·(m∧n) is proved and
+    re-checks (about 1 min each on 2 shared cores)."""
+    out = tmp_path / "out"
+    status, stdout, _ = _run(["interval", "--m", "256", "--n", "256", "--seed", "0", "--out", str(out), "--quiet"],
+                             capsys)
+    assert status in (0, 1) and stdout.splitlines()[-1].startswith("PROVED b in [8, ")
+    document = read_certificate(out / CERT)
+    assert F(document["statement"]["b_end"]) >= F(15, 100) * 256
+    status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz")], capsys)
+    assert status == 0 and stdout.startswith(f"PASS {out / CERT}: ")
+
+
+@pytest.mark.slow
+def test_arb_at_every_leaf_64(tmp_path, capsys):
+    """m = n = 64, seed 1, defaults (--b-max 256): the re-check with Arb at every leaf's centre passes."""
+    out = tmp_path / "out"
+    status, _, _ = _run(["interval", "--m", "64", "--n", "64", "--seed", "1", "--out", str(out), "--quiet"], capsys)
+    assert status in (0, 1) and (out / CERT).exists()
+    status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz"), "--arb"], capsys)
+    assert status == 0 and "Arb checked the fast layer at every leaf" in stdout
