@@ -162,7 +162,7 @@ def test_too_large_eta_is_certainly_false_and_leaves_no_certificate(tmp_path, ca
                               "--out", str(out), "--quiet"], capsys)
     assert status == 1
     assert re.fullmatch(r"NOT PROVED: no column of S above b = 8 could be proved; stopped: gd certainly false at "
-                        r"b = 8\.00391, mu = [-0-9.e]+ \(margin <= -[0-9.e+]+\); no certificate", stdout.splitlines()[-1])
+                        r"b = 8\.00391, mu = [-0-9.e]+ \(margin <= -[0-9.e+]+; confirmed in Arb\); no certificate", stdout.splitlines()[-1])
     assert not (out / CERT).exists() and not (out / CHECKPOINT_NAME).exists()
 
 
@@ -174,7 +174,7 @@ def test_a_corpus_far_too_small_for_b_max(tmp_path, capsys):
                               "--out", str(out), "--quiet"], capsys)
     assert status == 1
     assert re.fullmatch(r"NOT PROVED: no column of S above b = 8 could be proved; stopped: drift certainly false at "
-                        r"b = 8\.00391, mu = [-0-9.e]+ \(margin <= -[0-9.e+]+\); no certificate", stdout.splitlines()[-1])
+                        r"b = 8\.00391, mu = [-0-9.e]+ \(margin <= -[0-9.e+]+; confirmed in Arb\); no certificate", stdout.splitlines()[-1])
     assert not (out / CERT).exists()
 
 
@@ -200,8 +200,13 @@ def test_a_proof_that_stops_below_b_max_certifies_only_the_proved_part(tmp_path,
 
 def _settings(x, theta, **changes) -> dict:
     """The CLI's settings of ``SMALL`` with its defaults (stumpcheck/cli/interval.py)."""
-    settings = {"corpus_sha256": corpus_fingerprint(x, theta), "b_start": "8", "b_max": "10", "c_minus": "1/20",
-                "c_plus": "1/2", "eta": None, "eta_rule": "half-curvature", "max_depth": 8}
+    from fractions import Fraction
+
+    from stumpcheck.numerics.corpus.interval.run import settings_of
+
+    settings = settings_of(x, theta, b_start=Fraction(8), b_max=Fraction(10), band=(Fraction(1, 20), Fraction(1, 2)),
+                           eta=None, max_depth=8)
+    assert settings["corpus_sha256"] == corpus_fingerprint(x, theta)
     settings.update(changes)
     return settings
 
@@ -269,8 +274,9 @@ def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch,
     _same_proof(read_certificate(out / CERT), proved[2])
 
 
-@pytest.mark.parametrize("change", [{"c_plus": "3/5"}, {"b_max": "12"}, {"eta": "300"}, {"corpus_sha256": "0" * 64}],
-                         ids=["band", "b_max", "eta", "corpus"])
+@pytest.mark.parametrize("change", [{"c_plus": "3/5"}, {"b_max": "12"}, {"eta": "300"}, {"corpus_sha256": "0" * 64},
+                                    {"code": "0" * 64}],
+                         ids=["band", "b_max", "eta", "corpus", "code"])
 def test_a_checkpoint_of_other_settings_is_refused(tmp_path, capsys, change):
     out = tmp_path / "out"
     out.mkdir()
@@ -319,3 +325,12 @@ def test_arb_at_every_leaf_64(tmp_path, capsys):
     assert status in (0, 1) and (out / CERT).exists()
     status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz"), "--arb"], capsys)
     assert status == 0 and "Arb checked the fast layer at every leaf" in stdout
+
+
+def test_no_positive_curvature_is_a_result_not_bad_input(tmp_path, capsys):
+    """m = n = 32, seed 0: the corpus Hessian is not positive anywhere sampled on S's first octave, so the
+    half-curvature rule has no step: exit 1 with that reason and no certificate (an explicit --eta proceeds)."""
+    status, stdout, _ = _run(["interval", "--m", "32", "--n", "32", "--seed", "0", "--out", str(tmp_path / "o"),
+                              "--quiet"], capsys)
+    assert status == 1 and not (tmp_path / "o" / CERT).exists()
+    assert stdout.splitlines()[-1].startswith("NOT PROVED: the corpus Hessian has no positive curvature")

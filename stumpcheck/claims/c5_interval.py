@@ -31,6 +31,7 @@ def certified_intervals(*, quick: bool, seed: int, seed_of, out_dir=None) -> dic
     and the log-log slope of b₂ against m ∧ n with its 95 % interval."""
     from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
     from stumpcheck.numerics.corpus.corpora import save_corpus
+    from stumpcheck.numerics.corpus.interval.centre import NoPositiveCurvature
     from stumpcheck.numerics.corpus.interval.run import prove_interval
     from stumpcheck.numerics.fits import fit_power_law
 
@@ -43,8 +44,13 @@ def certified_intervals(*, quick: bool, seed: int, seed_of, out_dir=None) -> dic
             started = time.perf_counter()
             b_max = Fraction(4 * size)
             stem = f"m{size}_n{size}_seed{corpus_seed}"
-            run, document = prove_interval(corpus.x, corpus.theta, b_max=b_max,
-                                           corpus_info={"seed": corpus_seed, "file": f"{stem}.npz"})
+            try:
+                run, document = prove_interval(corpus.x, corpus.theta, b_max=b_max,
+                                               corpus_info={"seed": corpus_seed, "file": f"{stem}.npz"})
+            except NoPositiveCurvature as exc:
+                rows.append({"m": size, "n": size, "corpus_seed": corpus_seed, "b2": None, "capped": False,
+                             "end": f"no step: {exc}", "seconds": round(time.perf_counter() - started, 1)})
+                continue
             b2 = float(run.b_end)
             end = document["end"]
             row = {"m": size, "n": size, "corpus_seed": corpus_seed, "b2": b2 if run.b_end > run.b_start else None,

@@ -157,11 +157,17 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, th
             last[0] = time.monotonic()
 
     info = {"seed": corpus.seed, "file": str(corpus_file) if corpus_file is not None else "corpus.npz"}
+    from stumpcheck.numerics.corpus.interval.centre import NoPositiveCurvature
+
     try:
         with fraction_bar(f"proving S up to b = {float(b_max):g}", quiet=quiet) as progress:
             run, document = prove_interval(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta,
                                            threads=threads, max_depth=max_depth, corpus_info=info,
                                            progress=progress, on_column=on_column, resume=resume)
+    except NoPositiveCurvature as exc:
+        click.echo(f"NOT PROVED: {exc}; no certificate")
+        click.get_current_context().exit(1)
+        return
     except KeyboardInterrupt:
         if "run" in state:
             save_checkpoint(state["run"], settings, out)

@@ -35,7 +35,7 @@ from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
 from stumpcheck.numerics.generated.asymptotics_numpy import RHO1, calibration_a
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["NODE_COLUMNS", "COLUMNS_PER_OCTAVE", "SLOPE_GRAIN", "Centre", "column_after", "column_width", "columns", "on_grid",
+__all__ = ["NoPositiveCurvature", "NODE_COLUMNS", "COLUMNS_PER_OCTAVE", "SLOPE_GRAIN", "Centre", "column_after", "column_width", "columns", "on_grid",
            "fit_node", "eta_half_curvature", "corpus_point"]
 
 COLUMNS_PER_OCTAVE = 64
@@ -117,6 +117,10 @@ def fit_node(x, theta, b: float, offset_guess: float, *, threads=None) -> tuple[
     return offset_guess, False
 
 
+class NoPositiveCurvature(ArithmeticError):
+    """The half-curvature step rule finds no positive curvature: a fact of the corpus, not bad input."""
+
+
 class Centre:
     """The piecewise linear centre a = A(b) through exact nodes, fitted lazily as far as it is asked."""
 
@@ -196,7 +200,7 @@ class Centre:
 def eta_half_curvature(x, theta, centre: Centre, c_minus: Fraction, c_plus: Fraction, *, threads=None) -> Fraction:
     """½ / max λ_max(∇²L̂) over S's first octave (9 b-values × 3 band offsets), two significant digits, down."""
     b0 = centre.b_start
-    worst = 0.0
+    worst = -math.inf
     for k in range(9):
         b = b0 * (1 + Fraction(k, 8))
         for mu in (-c_minus, Fraction(0), c_plus):
@@ -204,7 +208,8 @@ def eta_half_curvature(x, theta, centre: Centre, c_minus: Fraction, c_plus: Frac
             _, _, haa, hab, hbb = corpus_point(x, theta, a, float(b), threads=threads)
             worst = max(worst, float(np.max(np.linalg.eigvalsh(np.array([[haa, hab], [hab, hbb]])))))
     if not worst > 0:
-        raise InputError("the corpus Hessian has no positive curvature at the start of S; give --eta")
+        raise NoPositiveCurvature("the corpus Hessian has no positive curvature on S's first octave (largest "
+                                  f"eigenvalue {worst:.3g}), so the half-curvature rule gives no step; give --eta")
     eta = 0.5 / worst
     scale = 10 ** (math.floor(math.log10(eta)) - 1)
     return Fraction(math.floor(eta / scale)) * Fraction(scale) if scale >= 1 else \

@@ -23,11 +23,26 @@ HALF_CURVATURE_RULE = ("half-curvature: 1/2 / max lambda_max(Hess L_hat) on 27 p
                        "2 significant digits, rounded down")
 
 
+def code_identity() -> str:
+    """sha256 of the source of the modules that decide a proof (this package and the fast corpus
+    enclosures): a checkpoint written by other code is not resumed."""
+    import hashlib
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified import fast
+
+    digest = hashlib.sha256()
+    folders = [Path(__file__).parent, Path(fast.__file__).parent]
+    for path in sorted(p for folder in folders for p in folder.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def settings_of(x, theta, *, b_start, b_max, band, eta, max_depth) -> dict:
-    """The settings a checkpoint must match (the corpus by its sha256)."""
+    """The settings a checkpoint must match (the corpus by its sha256, the code by :func:`code_identity`)."""
     return {"corpus_sha256": corpus_fingerprint(x, theta), "b_start": str(b_start), "b_max": str(b_max),
             "c_minus": str(band[0]), "c_plus": str(band[1]), "eta": None if eta is None else str(eta),
-            "max_depth": max_depth}
+            "max_depth": max_depth, "code": code_identity()}
 
 
 def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAND, eta=None, threads=None,
