@@ -1,0 +1,323 @@
+"""Where independent units of certified work run: in this process, in local worker processes, or on Dask.
+
+A :class:`Scheduler` maps a function over jobs and hands back the results **in the order of the jobs**,
+whatever order they finish in (:meth:`Scheduler.imap`). The provers (the margin prover's boxes, the tube's
+intervals) take every decision in that order in the calling process and only send the evaluations out,
+so what they record does not depend on where the evaluations ran: a proof on a Dask cluster writes the
+same certificate, byte for byte, as the same proof in this process.
+
+Three kinds, all with the same :meth:`~Scheduler.imap`:
+
+* :class:`InProcess` (``workers = 1``): each job runs here when its result is asked for, so a consumer that
+  stops early (a failed proof) has computed nothing more than it read;
+* :class:`LocalProcesses` (``workers = N > 1``): N spawned processes of a parent-watching pool
+  (:func:`stumpcheck.numerics.processes.parent_watching_pool`): they end with this process, SIGKILL
+  included, and ignore Ctrl-C, which reaches the parent only and ends them at once;
+* :class:`DaskScheduler`: dask.distributed futures, on the scheduler at an address (``tcp://host:8786``)
+  or on a LocalCluster of N single-threaded worker processes started here (address ``"local"``).
+  Dask is the optional extra ``stumpcheck[dask]``; :func:`connect` checks, before any work, that it is
+  installed, that the scheduler answers within :data:`CONNECT_SECONDS`, that it has workers, and that
+  they run the same versions of stumpcheck and python-flint as this process (else one-line
+  :class:`~stumpcheck.numerics.precision.InputError`).
+
+A task holds a process-wide lock while it runs (:func:`run_task`): Arb's working precision is global to a
+process, so two tasks in threads of one Dask worker would change each other's precision; with the lock a
+multi-threaded worker runs its tasks one at a time, and is as correct as a single-threaded one.
+
+A command chooses one scheduler for all of its work (:func:`using`); a prover asks :func:`for_workers`
+with its own ``workers`` argument and gets the command's scheduler if one was chosen, else
+:func:`local` (``workers``). Inside a task the choice is cleared (a task that calls a prover runs it in
+its own process, never submitting from a worker). In a forked child (a user lemma checked under a time
+limit) the chosen scheduler is opened anew: a new pool, or a new client of the same Dask scheduler.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from contextlib import contextmanager
+
+from stumpcheck.numerics.precision import InputError
+
+__all__ = ["CONNECT_SECONDS", "LOCAL_CLUSTER", "Scheduler", "InProcess", "LocalProcesses", "DaskScheduler",
+           "local", "connect", "using", "chosen", "for_workers", "run_task"]
+
+#: seconds :func:`connect` waits for a Dask scheduler to answer
+CONNECT_SECONDS = 10
+#: the address that asks :func:`connect` for a Dask LocalCluster started in this process
+LOCAL_CLUSTER = "local"
+
+_TASK_LOCK = threading.Lock()
+_in_task = threading.local()
+
+
+def run_task(fn, args: tuple):
+    """Run ``fn(*args)`` as one task: alone in its process (the lock), with no scheduler chosen inside it."""
+    with _TASK_LOCK:
+        _in_task.active = True
+        try:
+            return fn(*args)
+        finally:
+            _in_task.active = False
+
+
+class Scheduler:
+    """Runs jobs and yields their results in job order; ``workers`` is how many run at once."""
+
+    workers: int = 1
+    kind: str = ""
+
+    def imap(self, fn, jobs, *, window: int | None = None):
+        """Yield ``fn(*job)`` for each argument tuple of ``jobs``, in the order of ``jobs``.
+
+        At most ``window`` jobs (default ``2·workers``) are in flight ahead of the one being read; ``jobs``
+        may be a lazy iterable (it is read only as far as the window reaches). A job that raises raises
+        here, at its place in the order; leaving the iteration early cancels the jobs not yet started."""
+        raise NotImplementedError
+
+    def map(self, fn, jobs, *, window: int | None = None) -> list:
+        """``list(imap(fn, jobs))``: every result, in the order of ``jobs``."""
+        return list(self.imap(fn, jobs, window=window))
+
+    def describe(self) -> str:
+        """Where the work runs, in a few words (for progress lines; never recorded in a certificate)."""
+        raise NotImplementedError
+
+    def reopened(self) -> "Scheduler":
+        """The same choice opened in this process (after a fork: a new pool or client)."""
+        return self
+
+    def close(self) -> None:
+        """Release the pool or the client (and a cluster started here)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+
+class InProcess(Scheduler):
+    """Every job in this process, when its result is read."""
+
+    kind = "in-process"
+
+    def imap(self, fn, jobs, *, window=None):
+        for args in jobs:
+            yield run_task(fn, tuple(args))
+
+    def describe(self) -> str:
+        return "1 process"
+
+
+def _window(window, workers: int) -> int:
+    return max(1, int(window) if window is not None else 2 * workers)
+
+
+class LocalProcesses(Scheduler):
+    """A parent-watching pool of ``workers`` spawned processes, started at the first job and kept until closed."""
+
+    kind = "local processes"
+
+    def __init__(self, workers: int):
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 2:
+            raise InputError(f"local processes need workers >= 2, got {workers!r}")
+        self.workers = workers
+        self._pool = None
+
+    def _open(self):
+        if self._pool is None:
+            import multiprocessing
+
+            from stumpcheck.numerics.processes import parent_watching_pool
+
+            self._pool = parent_watching_pool(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                              ignore_interrupt=True)
+        return self._pool
+
+    def imap(self, fn, jobs, *, window=None):
+        from stumpcheck.numerics.processes import terminate_workers
+
+        pool, limit = self._open(), _window(window, self.workers)
+        queue, pending = iter(jobs), deque()
+        try:
+            while True:
+                while len(pending) < limit:
+                    args = next(queue, None)
+                    if args is None:
+                        break
+                    pending.append(pool.submit(run_task, fn, tuple(args)))
+                if not pending:
+                    return
+                yield pending.popleft().result()
+        except KeyboardInterrupt:  # at once: the running jobs are abandoned with their processes
+            terminate_workers(pool)
+            pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            raise
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def describe(self) -> str:
+        return f"{self.workers} local processes"
+
+    def reopened(self) -> "Scheduler":
+        return LocalProcesses(self.workers)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _identity() -> dict:
+    """What a Dask worker must share with this process for its results to be this process's results."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in ("stumpcheck", "python-flint"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _dask_error(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:160] or type(exc).__name__
+
+
+class DaskScheduler(Scheduler):
+    """Jobs as dask.distributed futures on ``client`` (made by :func:`connect`)."""
+
+    kind = "dask"
+
+    def __init__(self, client, address: str, *, cluster=None):
+        self.client, self.address, self._cluster = client, address, cluster
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+
+    def imap(self, fn, jobs, *, window=None):
+        limit = _window(window, self.workers)
+        queue, pending = iter(jobs), deque()
+        try:
+            while True:
+                while len(pending) < limit:
+                    args = next(queue, None)
+                    if args is None:
+                        break
+                    pending.append(self.client.submit(run_task, fn, tuple(args), pure=False))
+                if not pending:
+                    return
+                yield pending.popleft().result()
+        finally:
+            if pending:
+                self.client.cancel(list(pending))
+
+    def describe(self) -> str:
+        where = "a local Dask cluster" if self._cluster is not None else f"the Dask scheduler at {self.address}"
+        return f"{self.workers} workers of {where}"
+
+    def reopened(self) -> "Scheduler":
+        return connect(self.address, check=False)
+
+    def close(self) -> None:
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def local(workers: int = 1) -> Scheduler:
+    """This process (``workers = 1``) or a pool of ``workers`` local processes."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a positive int, got {workers!r}")
+    return InProcess() if workers == 1 else LocalProcesses(workers)
+
+
+def connect(address: str, workers: int | None = None, *, check: bool = True) -> DaskScheduler:
+    """A :class:`DaskScheduler` on the scheduler at ``address``, or on a LocalCluster of ``workers``
+    single-threaded processes (default 2) when ``address`` is ``"local"``.
+
+    InputError (one line) when dask.distributed is not installed (naming the ``dask`` extra), when the
+    scheduler does not answer within :data:`CONNECT_SECONDS`, has no workers, or (``check``) when its
+    workers cannot import stumpcheck or run other versions of it or of python-flint than this process."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--scheduler needs dask.distributed, which is not installed: "
+                         "pip install 'stumpcheck[dask]'") from None
+    if not isinstance(address, str) or not address.strip():
+        raise InputError(f"a Dask scheduler address looks like tcp://host:8786 (or {LOCAL_CLUSTER!r}), got {address!r}")
+    address, cluster = address.strip(), None
+    try:
+        if address == LOCAL_CLUSTER:
+            import logging
+
+            cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster, timeout=f"{CONNECT_SECONDS}s")
+            address = cluster.scheduler_address
+        else:
+            client = Client(address, timeout=f"{CONNECT_SECONDS}s")
+    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError, dask's own: all one line
+        if cluster is not None:
+            cluster.close()
+        raise InputError(f"--scheduler {address[:80]}: no Dask scheduler answered ({_dask_error(exc)})") from None
+    scheduler = DaskScheduler(client, address, cluster=cluster)
+    if not client.scheduler_info().get("workers"):
+        scheduler.close()
+        raise InputError(f"--scheduler {address[:80]}: the Dask scheduler has no workers")
+    if check:
+        try:
+            seen = client.run(_identity)
+        except Exception as exc:  # noqa: BLE001 - a worker that cannot import stumpcheck, or died
+            scheduler.close()
+            raise InputError(f"--scheduler {address[:80]}: its workers cannot run stumpcheck "
+                             f"({_dask_error(exc)})") from None
+        here = _identity()
+        other = sorted({str(v) for v in seen.values() if v != here})
+        if other:
+            scheduler.close()
+            raise InputError(f"--scheduler {address[:80]}: its workers run {other[0][:100]}, this process {here}")
+    return scheduler
+
+
+_chosen: list = []  # [(scheduler, pid, {pid: reopened})] while a command's choice is in force
+
+
+@contextmanager
+def using(scheduler: Scheduler):
+    """Within the block, every prover that asks :func:`for_workers` runs on ``scheduler``."""
+    if not isinstance(scheduler, Scheduler):
+        raise InputError(f"expected a Scheduler, got {scheduler!r}")
+    _chosen.append((scheduler, os.getpid(), {}))
+    try:
+        yield scheduler
+    finally:
+        _chosen.pop()
+
+
+def chosen() -> Scheduler | None:
+    """The scheduler a command chose (:func:`using`), or None: also None inside a task."""
+    if not _chosen or getattr(_in_task, "active", False):
+        return None
+    scheduler, pid, copies = _chosen[-1]
+    if os.getpid() == pid:
+        return scheduler
+    if os.getpid() not in copies:  # a forked child: the parent's pool and client are not its own
+        copies[os.getpid()] = scheduler.reopened()
+    return copies[os.getpid()]
+
+
+@contextmanager
+def for_workers(workers: int = 1):
+    """The scheduler a prover runs on: the command's choice if any (:func:`chosen`), else :func:`local`
+    (``workers``), which is closed when the block ends."""
+    scheduler = chosen()
+    if scheduler is not None:
+        yield scheduler
+        return
+    with local(workers) as own:
+        yield own
