@@ -138,6 +138,8 @@ class LocalProcesses(Scheduler):
         return self._pool
 
     def imap(self, fn, jobs, *, window=None):
+        from concurrent.futures.process import BrokenProcessPool
+
         from stumpcheck.numerics.processes import terminate_workers
 
         pool, limit = self._open(), _window(window, self.workers)
@@ -155,6 +157,9 @@ class LocalProcesses(Scheduler):
         except KeyboardInterrupt:  # at once: the running jobs are abandoned with their processes
             terminate_workers(pool)
             pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            raise
+        except BrokenProcessPool:  # a worker died: the next imap starts a new pool
             self._pool = None
             raise
         finally:
