@@ -170,7 +170,7 @@ class LocalProcesses(Scheduler):
         return f"{self.workers} local processes"
 
     def reopened(self) -> "Scheduler":
-        return LocalProcesses(self.workers)
+        return local(self.workers)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -235,10 +235,13 @@ class DaskScheduler(Scheduler):
 
 
 def local(workers: int = 1) -> Scheduler:
-    """This process (``workers = 1``) or a pool of ``workers`` local processes."""
+    """This process (``workers = 1``) or a pool of ``workers`` local processes; this process also when it is a
+    daemonic one (a user lemma's checking child), which may not start processes of its own."""
+    import multiprocessing
+
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a positive int, got {workers!r}")
-    return InProcess() if workers == 1 else LocalProcesses(workers)
+    return InProcess() if workers == 1 or multiprocessing.current_process().daemon else LocalProcesses(workers)
 
 
 def connect(address: str, workers: int | None = None, *, check: bool = True) -> DaskScheduler:

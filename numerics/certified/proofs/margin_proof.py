@@ -157,7 +157,8 @@ def _evaluate(margin, items: list, context: dict) -> tuple[list, float]:
     return out, time.process_time() - started
 
 
-#: boxes per task sent to another process (an enclosure takes milliseconds to a second)
+#: boxes per task sent to another process, at least (an enclosure takes a millisecond to a second): a batch
+#: of boxes goes out in about 4 tasks per worker, so that cheap boxes do not drown in the tasks' overhead
 BOXES_PER_TASK = 4
 
 
@@ -214,7 +215,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
         def ahead(first, budget):
             """The outcomes of ``first`` and of the next ``budget`` boxes to be taken, as they arrive."""
             batch = [first] + [(o, b, d) for _, o, b, d in heapq.nsmallest(budget, pending)] if remote else [first]
-            size = BOXES_PER_TASK if remote else 1
+            size = max(BOXES_PER_TASK, -(-len(batch) // (4 * scheduler.workers))) if remote else 1
             chunks = [batch[k:k + size] for k in range(0, len(batch), size)]
             for chunk, (results, seconds) in zip(chunks, scheduler.imap(
                     _evaluate, ((sent, [(b, d) for _, b, d in c], context) for c in chunks))):
