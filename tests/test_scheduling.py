@@ -224,3 +224,31 @@ def test_scheduler_without_dask_names_the_dask_extra(monkeypatch):
     with pytest.raises(InputError, match=r"stumpcheck\[dask\]") as caught:
         connect("tcp://127.0.0.1:8786")
     assert "\n" not in str(caught.value)
+
+
+def test_a_lemma_recheck_finds_the_same_first_fault_on_every_scheduler(cluster_address):
+    """The leaves are re-enclosed as tasks and read in order: the first fault is the same leaf, same words."""
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import certificate, digest
+    from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
+    from stumpcheck.numerics.certified.proofs.domains import Domain
+    from stumpcheck.numerics.certified.proofs.margin_proof import prove
+    from stumpcheck.numerics.certified.proofs.margins import Margin
+    from stumpcheck.numerics.scheduling import connect, local, using
+
+    margin = Margin.from_sympy("-b**2*e_b - 1/2", coordinates="calibration")
+    domain = Domain({"b": ("20", "22"), "lam": ("-1", "1"), "theta": ("0.2", "0.8")}, coordinates="calibration")
+    document = certificate("slope", margin, domain, prove(margin, domain), strict=False)
+    tampered = json.loads(json.dumps(document))
+    tampered["leaves"][100]["lower"] = "1000"  # more than the margin is anywhere on that leaf
+    tampered["digest"] = digest(tampered)
+    bits = document["prec_bits"] + 30
+
+    def verdicts(scheduler):
+        with scheduler, using(scheduler):
+            return [(r.passed, r.message, r.leaf_index, r.leaves_checked)
+                    for r in (recheck(document, prec_bits=bits), recheck(tampered, prec_bits=bits))]
+
+    here = verdicts(local(1))
+    assert here[0][0] and not here[1][0] and here[1][2] == 100 and here[1][3] == 100
+    assert verdicts(local(2)) == here
+    assert verdicts(connect(cluster_address)) == here
