@@ -35,18 +35,21 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from contextlib import contextmanager
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["CONNECT_SECONDS", "LOCAL_CLUSTER", "Scheduler", "InProcess", "LocalProcesses", "DaskScheduler",
-           "local", "connect", "using", "chosen", "for_workers", "run_task"]
+__all__ = ["CONNECT_SECONDS", "LOCAL_CLUSTER", "MIN_CHUNK", "Scheduler", "InProcess", "LocalProcesses",
+           "DaskScheduler", "Lookahead", "local", "connect", "using", "chosen", "for_workers", "run_task"]
 
 #: seconds :func:`connect` waits for a Dask scheduler to answer
 CONNECT_SECONDS = 10
 #: the address that asks :func:`connect` for a Dask LocalCluster started in this process
 LOCAL_CLUSTER = "local"
+#: items per task of a :class:`Lookahead`, at least (a box's enclosure takes a millisecond to a second)
+MIN_CHUNK = 4
 
 _TASK_LOCK = threading.Lock()
 _in_task = threading.local()
@@ -232,6 +235,60 @@ class DaskScheduler(Scheduler):
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _chunk(fn, args: tuple, payloads: list):
+    started = time.process_time()
+    return fn(*args, payloads), time.process_time() - started
+
+
+class Lookahead:
+    """The results of items that a sequential search takes one at a time, computed ahead of their turn.
+
+    A prover (a bisection) decides everything in the order it takes its items; :meth:`get` hands it the
+    result ``fn(*args, [payload])[0]`` of the item it takes now. With ``ahead``, that item goes out with the
+    items the search will take next (``upcoming()``, in order), in chunks of at least :data:`MIN_CHUNK`
+    (about 4 per worker) on ``scheduler``, and the results are kept until their turn; without it each item
+    is computed in this process, when taken. Either way the search sees the same
+    results in the same order. ``cpu_seconds``: the CPU time of the chunks run elsewhere."""
+
+    def __init__(self, scheduler: Scheduler, fn, args: tuple, *, ahead: bool):
+        self.scheduler, self.fn, self.args, self.ahead = scheduler, fn, tuple(args), bool(ahead)
+        self.cpu_seconds = 0.0
+        self._done, self._stream = {}, None
+
+    def get(self, key, payload, upcoming=None):
+        """The result of item ``key`` (its payload ``payload``); ``upcoming()``: [(key, payload), …] of the
+        items to be taken next, in order (asked only when a new batch goes out)."""
+        while key not in self._done:
+            item = None if self._stream is None else next(self._stream, None)
+            if item is None:
+                batch = [(key, payload)] + (list(upcoming()) if self.ahead and upcoming is not None else [])
+                self._stream = self._batch(batch)
+                continue
+            self._done[item[0]] = item[1]
+        return self._done.pop(key)
+
+    def _batch(self, items: list):
+        size = max(MIN_CHUNK, -(-len(items) // (4 * self.scheduler.workers))) if self.ahead else 1
+        chunks = [items[k:k + size] for k in range(0, len(items), size)]
+        jobs = ((self.fn, self.args, [p for _, p in chunk]) for chunk in chunks)
+        where = self.scheduler if self.ahead else InProcess()
+        for chunk, (results, seconds) in zip(chunks, where.imap(_chunk, jobs)):
+            self.cpu_seconds += seconds if self.ahead else 0.0
+            yield from zip((k for k, _ in chunk), results)
+
+    def close(self) -> None:
+        """Cancel what was sent ahead and is not needed (the search stopped early)."""
+        if self._stream is not None:
+            self._stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
 
 
 def local(workers: int = 1) -> Scheduler:

@@ -164,14 +164,14 @@ def _leaf_faults(margin, leaves: list, **options):
     """Why each leaf fails, or None, in the order of the leaves; on the command's scheduler
     (:func:`stumpcheck.numerics.scheduling.for_workers`) for a SymPy margin, in about 4 tasks per worker,
     else in this process. A consumer that stops at the first fault cancels the tasks not yet started."""
-    from stumpcheck.numerics.scheduling import InProcess, for_workers
+    from stumpcheck.numerics.scheduling import MIN_CHUNK, InProcess, for_workers
 
     with for_workers(1) as scheduler:
         if isinstance(scheduler, InProcess) or "sympy_srepr" not in margin.source:
             for index, leaf in enumerate(leaves):
                 yield _leaf_fault(margin, leaf, index, **options)
             return
-        size = max(4, -(-len(leaves) // (4 * scheduler.workers)))
+        size = max(MIN_CHUNK, -(-len(leaves) // (4 * scheduler.workers)))
         jobs = ((margin.to_json(), leaves[k:k + size], k, options) for k in range(0, len(leaves), size))
         for faults in scheduler.imap(_leaf_faults_task, jobs):
             yield from faults

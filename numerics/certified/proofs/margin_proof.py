@@ -126,14 +126,13 @@ def _split_variable(box: dict, gradient, min_width: float):
     return max(scores, key=scores.get)
 
 
-def _evaluate(margin, items: list, context: dict) -> tuple[list, float]:
-    """Task: the outcome of each (box, depth) of ``items``, and the CPU seconds it took (see :func:`prove`).
+def _evaluate(margin, context: dict, items: list) -> list:
+    """Task: the outcome of each (box, depth) of ``items`` (see :func:`prove`).
 
     An outcome is ``(ok, bad, lower, upper, form, var, point)``: the box's enclosure certainly ≥ 0 (> 0
     strict) or certainly < 0 (≤ 0 strict), its outward decimal ends and form; when neither, the variable to
     halve (:func:`_split_variable`, None at ``max_depth``), and when that is None too, the centre's
     ``(bad, lower, upper, form)``. ``margin`` is a :class:`Margin` or its JSON (rebuilt exactly)."""
-    started = time.process_time()
     if not isinstance(margin, Margin):
         margin = Margin.from_json(margin)
     bits, dps, strict = context["prec_bits"], context["dps"], context["strict"]
@@ -154,12 +153,7 @@ def _evaluate(margin, items: list, context: dict) -> tuple[list, float]:
                 point_ball, point_form, _ = margin.enclose_with_gradient(centre, bits)
                 point = (verdicts(point_ball)[1], *_bounds(point_ball, dps), point_form)
         out.append((ok, bad, *_bounds(ball, dps), form, var, point))
-    return out, time.process_time() - started
-
-
-#: boxes per task sent to another process, at least (an enclosure takes a millisecond to a second): a batch
-#: of boxes goes out in about 4 tasks per worker, so that cheap boxes do not drown in the tasks' overhead
-BOXES_PER_TASK = 4
+    return out
 
 
 def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
@@ -180,7 +174,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     rebuilt from its JSON: SymPy margins; a Python margin is enclosed in this process). So the proof, and
     its certificate, is the same wherever it ran.
     """
-    from stumpcheck.numerics.scheduling import InProcess, for_workers
+    from stumpcheck.numerics.scheduling import InProcess, Lookahead, for_workers
 
     if not isinstance(margin, Margin):
         raise InputError(f"margin must be a Margin, got {margin!r}")
@@ -208,29 +202,12 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     total_volume = domain.volume()
     context = {"prec_bits": bits, "dps": dps, "strict": strict, "max_depth": max_depth, "min_width": min_width}
     with for_workers(workers) as scheduler:
-        remote = not isinstance(scheduler, InProcess) and "sympy_srepr" in margin.source
-        sent = margin.to_json() if remote else margin
-        outcomes, stream, task_cpu = {}, (x for x in ()), [0.0]
+        # a SymPy margin is rebuilt exactly from its JSON elsewhere; a Python margin is enclosed here
+        ahead = not isinstance(scheduler, InProcess) and "sympy_srepr" in margin.source
+        outcomes = Lookahead(scheduler, _evaluate, (margin.to_json() if ahead else margin, context), ahead=ahead)
 
-        def ahead(first, budget):
-            """The outcomes of ``first`` and of the next ``budget`` boxes to be taken, as they arrive."""
-            batch = [first] + [(o, b, d) for _, o, b, d in heapq.nsmallest(budget, pending)] if remote else [first]
-            size = max(BOXES_PER_TASK, -(-len(batch) // (4 * scheduler.workers))) if remote else 1
-            chunks = [batch[k:k + size] for k in range(0, len(batch), size)]
-            for chunk, (results, seconds) in zip(chunks, scheduler.imap(
-                    _evaluate, ((sent, [(b, d) for _, b, d in c], context) for c in chunks))):
-                task_cpu[0] += seconds if remote else 0.0
-                yield from zip((o for o, _, _ in chunk), results)
-
-        def outcome(key, box, depth):
-            nonlocal stream
-            while key not in outcomes:
-                item = next(stream, None)
-                if item is None:
-                    stream = ahead((key, box, depth), max_boxes - proof.boxes)
-                    continue
-                outcomes[item[0]] = item[1]
-            return outcomes.pop(key)
+        def upcoming():  # the boxes to be taken next, in order: breadth first, at most max_boxes in all
+            return [(o, (b, d)) for _, o, b, d in heapq.nsmallest(max_boxes - proof.boxes, pending)]
 
         try:
             while pending:
@@ -240,7 +217,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
                 _, key, box, depth = heapq.heappop(pending)
                 proof.boxes += 1
                 proof.max_depth_reached = max(proof.max_depth_reached, depth)
-                ok, bad, lower, upper, form, var, point = outcome(key, box, depth)
+                ok, bad, lower, upper, form, var, point = outcomes.get(key, (box, depth), upcoming)
                 here = Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form)
                 if ok:
                     proof.leaves.append(here)
@@ -262,7 +239,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
                 for part in ((lo, middle), (middle, hi)):
                     heapq.heappush(pending, (depth + 1, next(order), {**box, var: part}, depth + 1))
         finally:
-            stream.close()  # the enclosures sent ahead and not needed (after a failure) are cancelled
+            outcomes.close()  # the enclosures sent ahead and not needed (after a failure) are cancelled
     # whatever is still pending is undecided (not evaluated to a verdict)
     for _, _, box, depth in pending:
         undecided = Leaf(box=dict(box), lower="-inf", upper="inf", depth=depth, form="pending")
@@ -275,7 +252,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
     proof.undecided_fraction = float(volume / total_volume) if total_volume else float(bool(proof.undecided))
     proof.seconds = round(time.perf_counter() - started, 3)
-    proof.cpu_seconds = round(time.process_time() - cpu + task_cpu[0], 3)  # this process's and the tasks'
+    proof.cpu_seconds = round(time.process_time() - cpu + outcomes.cpu_seconds, 3)  # this process's and the tasks'
     return proof
 
 
