@@ -252,3 +252,25 @@ def test_a_lemma_recheck_finds_the_same_first_fault_on_every_scheduler(cluster_a
     assert here[0][0] and not here[1][0] and here[1][2] == 100 and here[1][3] == 100
     assert verdicts(local(2)) == here
     assert verdicts(connect(cluster_address)) == here
+
+
+def test_a_box_certificate_is_the_same_in_this_process_and_on_dask(cluster_address):
+    """`certify`'s search takes the widest box first (children may come before boxes sent ahead): proved with
+    801 boxes, stopped at max_boxes, and failed on a θ-integral predicate, byte for byte but the seconds."""
+    from stumpcheck.numerics.certified.proofs.box_prover import Box, certify
+    from stumpcheck.numerics.scheduling import connect, using
+
+    cases = [("error_abs_le_c_over_b", {"c": "1.02"}, Box(a=("100", "115"), b=("100", "101"), theta=("0.05", "0.95")),
+              10_000),
+             ("error_abs_le_c_over_b", {"c": "1.02"}, Box(a=("100", "115"), b=("100", "101"), theta=("0.05", "0.95")),
+              300),
+             ("dLdb_negative", {}, Box(a=("10", "11"), b=("10", "11"), theta=("0", "1")), 40)]
+
+    def texts():
+        return [_masked(certify(p, box, params=params, max_boxes=m).to_json()) for p, params, box, m in cases]
+
+    here = texts()
+    assert ['"status": "proved"' in here[0], '"status": "undecided"' in here[1], '"status": "failed"' in here[2]] == [
+        True, True, True]
+    with connect(cluster_address) as scheduler, using(scheduler):
+        assert texts() == here
