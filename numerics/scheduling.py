@@ -321,7 +321,7 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
             import logging
 
             cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=":0", silence_logs=logging.ERROR)
             client = Client(cluster, timeout=f"{CONNECT_SECONDS}s")
             address = cluster.scheduler_address
         else:

@@ -39,7 +39,7 @@ def cluster_address():
     distributed = pytest.importorskip("dask.distributed")
     import logging
 
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        silence_logs=logging.ERROR)
     try:
         yield cluster.scheduler_address
