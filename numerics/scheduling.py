@@ -91,14 +91,15 @@ class Scheduler:
         """The same choice opened in this process (after a fork: a new pool or client)."""
         return self
 
-    def close(self) -> None:
-        """Release the pool or the client (and a cluster started here)."""
+    def close(self, abandon: bool = False) -> None:
+        """Release the pool or the client (and a cluster started here); ``abandon``: without waiting for the
+        jobs still running (the block was left by an exception, Ctrl-C included)."""
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc) -> bool:
-        self.close()
+    def __exit__(self, exc_type, exc, traceback) -> bool:
+        self.close(abandon=exc_type is not None)
         return False
 
 
@@ -175,9 +176,13 @@ class LocalProcesses(Scheduler):
     def reopened(self) -> "Scheduler":
         return local(self.workers)
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            if abandon:
+                from stumpcheck.numerics.processes import terminate_workers
+
+                terminate_workers(self._pool)
+            self._pool.shutdown(wait=not abandon, cancel_futures=True)
             self._pool = None
 
 
@@ -231,8 +236,8 @@ class DaskScheduler(Scheduler):
     def reopened(self) -> "Scheduler":
         return connect(self.address, check=False)
 
-    def close(self) -> None:
-        self.client.close()
+    def close(self, abandon: bool = False) -> None:
+        self.client.close()  # its futures are released: the scheduler forgets the tasks not yet run
         if self._cluster is not None:
             self._cluster.close()
 
