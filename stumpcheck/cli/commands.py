@@ -200,7 +200,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
 
 #: Options of ``flow`` that only one of its paths reads: (option, parameter, what it needs).
 _FLOW_DPS_ONLY = (("--rhs", "rhs", "--dps (the integrand of a high-precision solve)"),)
-_FLOW_CERTIFIED_ONLY = (("--rel-goal", "rel_goal_text"), ("--time-limit", "time_limit_text"), ("--scheduler", "scheduler"))
+_FLOW_CERTIFIED_ONLY = (("--rel-goal", "rel_goal_text"), ("--time-limit", "time_limit_text"),
+                        ("--scheduler", "scheduler"))
 _FLOW_PLAIN_ONLY = (("--rtol", "rtol_text"), ("--solver", "solver"), ("--rhs", "rhs"), ("--delta", "delta_text"),
                     ("--no-check", "no_check"))
 
