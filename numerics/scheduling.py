@@ -1,9 +1,10 @@
 """Where independent units of certified work run: in this process, in local worker processes, or on Dask.
 
 A :class:`Scheduler` maps a function over jobs and hands back the results **in the order of the jobs**,
-whatever order they finish in (:meth:`Scheduler.imap`). The provers (the margin prover's boxes, the tube's
-intervals) take every decision in that order in the calling process and only send the evaluations out,
-so what they record does not depend on where the evaluations ran: a proof on a Dask cluster writes the
+whatever order they finish in (:meth:`Scheduler.imap`). The provers (the boxes of the margin prover and of
+``certify``, the tube's intervals, a re-check's leaves) take every decision in that order in the calling
+process and only send the evaluations out, a bisection's ahead of their turn (:class:`Lookahead`), so
+what they record does not depend on where the evaluations ran: a proof on a Dask cluster writes the
 same certificate, byte for byte, as the same proof in this process.
 
 Three kinds, all with the same :meth:`~Scheduler.imap`:
@@ -28,7 +29,8 @@ A command chooses one scheduler for all of its work (:func:`using`); a prover as
 with its own ``workers`` argument and gets the command's scheduler if one was chosen, else
 :func:`local` (``workers``). Inside a task the choice is cleared (a task that calls a prover runs it in
 its own process, never submitting from a worker). In a forked child (a user lemma checked under a time
-limit) the chosen scheduler is opened anew: a new pool, or a new client of the same Dask scheduler.
+limit) the chosen scheduler is opened anew: a new client of the same Dask scheduler, or, for local
+processes, the child itself (a daemonic process may not start processes).
 """
 
 from __future__ import annotations
