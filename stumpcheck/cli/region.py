@@ -115,11 +115,13 @@ def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_
     entry = _entry(entry_t, entry_box)
     if entry is not None:
         check_entry_shape(entry)
-    given = click.get_current_context().get_parameter_source("workers") is not ParameterSource.DEFAULT
+    context = click.get_current_context()  # where the boxes run, until the command ends (or exit 2: no scheduler)
+    given = context.get_parameter_source("workers") is not ParameterSource.DEFAULT
+    context.with_resource(scheduled(scheduler, workers, workers_given=given,
+                                    echo=lambda text: click.echo(f"  {text}", err=True)))
     if recheck_file is not None:
         asked = click.get_current_context().get_parameter_source("b_max_text") is not ParameterSource.DEFAULT
-        with scheduled(scheduler, workers, workers_given=given, echo=lambda text: click.echo(f"  {text}", err=True)):
-            _recheck(recheck_file, points, b_max if asked else None, entry)
+        _recheck(recheck_file, points, b_max if asked else None, entry)
         return
     from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
     from stumpcheck.numerics.resources import check_writable_dir
@@ -129,9 +131,8 @@ def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_
         entry_record(region_, entry)  # its check by Arb, cheap: a malformed box is refused before the proof
     check_writable_dir(out_dir, "--out")
     started = time.perf_counter()
-    with scheduled(scheduler, workers, workers_given=given, echo=lambda text: click.echo(f"  {text}", err=True)) as on:
-        document = region_certificate(region_, entry=entry, workers=on.workers,
-                                      progress=lambda name: click.echo(f"  proving {name} ...", err=True))
+    document = region_certificate(region_, entry=entry, workers=int(workers),
+                                  progress=lambda name: click.echo(f"  proving {name} ...", err=True))
     path = write_certificate(document, Path(out_dir) / "region_certificate.json", one_per_line=())
     click.echo(f"{document['status'].upper()}: {document['statement']}")
     for name, row in document["summary"].items():
