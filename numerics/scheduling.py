@@ -308,6 +308,22 @@ def local(workers: int = 1) -> Scheduler:
     return InProcess() if workers == 1 or multiprocessing.current_process().daemon else LocalProcesses(workers)
 
 
+def _local_cluster(cluster_class, workers: int):
+    """A LocalCluster of ``workers`` single-threaded processes that ignore Ctrl-C (they inherit SIGINT
+    ignored, as the local pool's do): the parent alone is interrupted, and closes them."""
+    import logging
+    import signal
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return cluster_class(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                             silence_logs=logging.ERROR)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
 def connect(address: str, workers: int | None = None, *, check: bool = True) -> DaskScheduler:
     """A :class:`DaskScheduler` on the scheduler at ``address``, or on a LocalCluster of ``workers``
     single-threaded processes (default 2) when ``address`` is ``"local"``.
@@ -325,10 +341,7 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
     address, cluster = address.strip(), None
     try:
         if address == LOCAL_CLUSTER:
-            import logging
-
-            cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=logging.ERROR)
+            cluster = _local_cluster(LocalCluster, workers or 2)
             client = Client(cluster, timeout=f"{CONNECT_SECONDS}s")
             address = cluster.scheduler_address
         else:
