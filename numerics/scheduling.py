@@ -270,7 +270,8 @@ class Lookahead:
         while key not in self._done:
             item = None if self._stream is None else next(self._stream, None)
             if item is None:
-                batch = [(key, payload)] + (list(upcoming()) if self.ahead and upcoming is not None else [])
+                later = upcoming() if self.ahead and upcoming is not None else ()
+                batch = [(key, payload)] + [item for item in later if item[0] not in self._done and item[0] != key]
                 self._stream = self._batch(batch)
                 continue
             self._done[item[0]] = item[1]
