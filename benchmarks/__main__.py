@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmarks.rows import format_rows
 
-MODULES = ("bench_empirical", "bench_fast", "bench_fast_corpus", "bench_flow", "bench_flow30", "bench_population", "bench_startup",
+MODULES = ("bench_dask", "bench_empirical", "bench_fast", "bench_fast_corpus", "bench_flow", "bench_flow30", "bench_population", "bench_startup",
            "bench_verify")
 
 

@@ -244,9 +244,12 @@ def test_an_exception_in_the_pool_block_terminates_busy_workers_at_once(tmp_path
 
 
 def test_certified_tube_runs_its_pieces_on_a_parent_watching_pool():
-    """The tube's pool (flow --certified) is the parent-watching one (the kill -9 test above covers its workers)."""
-    source = (REPO / "numerics" / "certified" / "tube" / "workers.py").read_text(encoding="utf-8")
-    assert "parent_watching_pool(" in source and "ProcessPoolExecutor(" not in source
+    """The tube's local pool (flow --certified) is the scheduler's parent-watching one (the kill -9 test above
+    covers its workers)."""
+    tube = (REPO / "numerics" / "certified" / "tube" / "workers.py").read_text(encoding="utf-8")
+    scheduling = (REPO / "numerics" / "scheduling.py").read_text(encoding="utf-8")
+    assert "for_workers(" in tube and "ProcessPoolExecutor(" not in tube
+    assert "parent_watching_pool(" in scheduling and "ProcessPoolExecutor(" not in scheduling
 
 
 # --- progress bars only on a terminal

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from stumpcheck.numerics.precision import InputError, parse_decimal
-from stumpcheck.cli.options import parse_int, shown
+from stumpcheck.cli.options import parse_int, scheduled, scheduler_option, shown
 
 __all__ = ["certify", "MAX_BOXES"]
 
@@ -63,7 +63,12 @@ def _params(items) -> dict:
               type=click.Choice(["one-head", "reflected", "averaged", "pooled"]))
 @click.option("--out", "out_file", default=None, type=click.Path(dir_okay=False),
               help="Write the certificate (JSON) to this file.")
-def certify(predicate, a_text, b_text, theta_text, param_items, dps, max_boxes, estimator, out_file) -> None:
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Local processes that evaluate the boxes (1: this process); with --scheduler local, the Dask "
+                   "cluster's processes.")
+@scheduler_option
+def certify(predicate, a_text, b_text, theta_text, param_items, dps, max_boxes, estimator, out_file, workers,
+            scheduler) -> None:
     """Prove a predicate on a box of (a, b, θ) by Arb interval evaluation and bisection.
 
     Prints the verdict and the number of boxes; exits 0 if proved, 1 if the
@@ -80,8 +85,12 @@ def certify(predicate, a_text, b_text, theta_text, param_items, dps, max_boxes, 
     boxes = parse_int(max_boxes, "max-boxes", minimum=1, maximum=MAX_BOXES)
     if out_file is not None:
         check_writable_file(out_file, "--out")
-    certificate = run_certify(predicate, box, params=_params(param_items), dps=digits, max_boxes=boxes,
-                              estimator=estimator)
+    params = _params(param_items)
+    context = click.get_current_context()  # where the boxes are evaluated, until the command ends
+    on = context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
+                                         workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
+    certificate = run_certify(predicate, box, params=params, dps=digits, max_boxes=boxes, estimator=estimator,
+                              workers=on.workers)
     click.echo(certificate.verdict())
     click.echo(f"boxes {certificate.boxes} (proved leaves {len(certificate.leaves)}), "
                f"evaluations {certificate.evaluations}, {certificate.prec_bits} bits, {certificate.seconds} s")

@@ -3,7 +3,8 @@
 Called by the ``flow`` command of :mod:`stumpcheck.cli.commands` when ``--certified`` is given. Writes tube.csv,
 tube.json, flow_certificate.json and tube_width.png to ``--out`` (default ``stumpcheck-tube/``); prints the
 relative width in b at t = 10, 10², … as far as the tube reaches and the enclosure of b(T). The intervals'
-integrals run in ``--workers`` processes (default 2 on a machine with 2 cores) and are kept in
+integrals run in ``--workers`` processes (default 2 on a machine with 2 cores), or as Dask tasks with
+``--scheduler`` (:func:`stumpcheck.cli.options.scheduled`; the same certificate), and are kept in
 ``tube_checkpoint.jsonl`` in the output directory, so an interrupted run with the same ``--out`` continues
 from the finished intervals. Exit 0 when the tube reaches T; 1 (after writing the files, which say
 ``"complete": false`` and up to which t the tube is valid) when validation stopped, with where and why on
@@ -110,13 +111,11 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool)
 
 def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
                    time_limit: float | None = None, texts=None, workers=None, region: bool = False,
-                   region_file=None, region_b_max=None) -> None:
+                   region_file=None, region_b_max=None, scheduler=None) -> None:
     import os
-    from pathlib import Path
 
-    from stumpcheck.numerics.certified.tube.build import certified_tube, check_tube_arguments
-    from stumpcheck.numerics.certified.tube.report import tube_summary, write_tube_outputs
-    from stumpcheck.numerics.provenance import provenance
+    from stumpcheck.cli.options import scheduled
+    from stumpcheck.numerics.certified.tube.build import check_tube_arguments
     from stumpcheck.numerics.resources import check_writable_dir
 
     from stumpcheck.numerics.certified.tube.statement import MAX_TUBE_DPS, MIN_TUBE_DPS
@@ -131,10 +130,26 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     region_, region_document = _region_request(region, region_file, region_b_max)
     out_dir = out_dir or "stumpcheck-tube"
     check_writable_dir(out_dir, "--out")
+    given = workers is not None
+    workers = int(workers) if workers is not None else (2 if (os.cpu_count() or 1) >= 2 else 1)
+    echo = None if quiet else (lambda text: click.echo(text, err=True))
+    with scheduled(scheduler, workers, workers_given=given, echo=echo) as on:  # a Dask scheduler answers, or exit 2
+        _tube_and_region(a0, b0, t_max, out_dir=out_dir, dps=dps, rel_goal=rel_goal, quiet=quiet,
+                         time_limit=time_limit, texts=texts, workers=on.workers, region_=region_,
+                         region_document=region_document)
+
+
+def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
+                     region_document) -> None:
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.tube.build import certified_tube
+    from stumpcheck.numerics.certified.tube.report import tube_summary, write_tube_outputs
+    from stumpcheck.numerics.provenance import provenance
+
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     from stumpcheck.progress import fraction_bar
 
-    workers = int(workers) if workers is not None else (2 if (os.cpu_count() or 1) >= 2 else 1)
     try:
         with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
             tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,

@@ -8,12 +8,14 @@ shortened (:func:`shown`) so that a huge argument cannot flood the error line.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from pathlib import Path
 
 from stumpcheck.numerics.precision import InputError, parse_decimal
 
 __all__ = ["SEED_MAX", "MAX_MAGNITUDE", "shown", "parse_int", "parse_int_list", "parse_float", "parse_seed",
-           "parse_score", "parse_scale", "parse_scheduler", "first_missing_folder", "make_out_dir"]
+           "parse_score", "parse_scale", "parse_scheduler", "first_missing_folder", "make_out_dir",
+           "SCHEDULER_HELP", "scheduler_option", "scheduled"]
 
 #: seeds are non-negative integers below 2⁶³ (stored as int64 in corpora and checkpoints)
 SEED_MAX = 2 ** 63 - 1
@@ -91,6 +93,53 @@ def parse_scheduler(text, name: str = "scheduler") -> str | None:
     if text is not None and not text.strip():
         raise InputError(f"--{name} must be a non-empty address such as tcp://127.0.0.1:8786")
     return text
+
+
+#: the help of ``--scheduler`` on the commands that prove or re-check (see docs/cluster.md)
+SCHEDULER_HELP = ("Run the boxes or tube intervals as Dask tasks: a scheduler address tcp://host:port, or 'local' for "
+                  "a Dask cluster of --workers processes started here (needs the 'dask' extra); the certificate is "
+                  "byte for byte the one a local run writes.")
+
+
+def scheduler_option(function):
+    """The ``--scheduler ADDR`` option (:data:`SCHEDULER_HELP`), as a click decorator."""
+    import click
+
+    return click.option("--scheduler", default=None, metavar="ADDR", help=SCHEDULER_HELP)(function)
+
+
+@contextmanager
+def scheduled(scheduler_text, workers: int | None, *, workers_given: bool, echo=None):
+    """Where a command's certified work runs, chosen for the block
+    (:func:`stumpcheck.numerics.scheduling.using`); yields the scheduler, or None when nothing is chosen.
+
+    * no ``--scheduler``: ``--workers`` local processes (1: this process), as before; ``workers`` None (a
+      command whose parts keep their own defaults) chooses nothing;
+    * ``--scheduler local``: a Dask LocalCluster of ``--workers`` processes (2 when not given);
+    * ``--scheduler ADDR``: the Dask scheduler there, with its own workers; ``--workers`` given too is
+      bad input (it would not be used).
+
+    Connecting is checked here, before any work (:func:`stumpcheck.numerics.scheduling.connect`: an
+    unreachable address, or no dask installed, is one-line InputError). ``echo(text)`` reports where the
+    work runs when it is a Dask cluster."""
+    from stumpcheck.numerics import scheduling
+
+    address = parse_scheduler(scheduler_text)
+    if address is None:
+        chosen = None if workers is None else scheduling.local(workers)
+    else:
+        address = address.strip()
+        if workers_given and address != scheduling.LOCAL_CLUSTER:
+            raise InputError(f"--workers is the size of a local pool or of --scheduler {scheduling.LOCAL_CLUSTER}'s "
+                             f"cluster; the workers of {shown(address)} are that scheduler's own (drop --workers)")
+        chosen = scheduling.connect(address, workers if workers_given else None)
+        if echo is not None:
+            echo(f"certified work on {chosen.describe()}")
+    if chosen is None:
+        yield None
+        return
+    with chosen, scheduling.using(chosen):
+        yield chosen
 
 
 def make_out_dir(text, name: str = "out") -> tuple[Path, bool]:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import click
 
 from stumpcheck.numerics.precision import InputError
+from stumpcheck.cli.options import scheduled, scheduler_option
 
 __all__ = ["recheck"]
 
@@ -75,13 +76,15 @@ def _interval_text(item) -> str:
               help="Run a margin recorded as Python source (it is code: read it first).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Processes for a flow certificate's interval integrals (a tube to 10^6 re-checks in about "
-                   "as much CPU as it took to compute).")
+                   "as much CPU as it took to compute), or a lemma or region certificate's leaves; with "
+                   "--scheduler local, the Dask cluster's processes.")
+@scheduler_option
 @click.option("--corpus", "corpus_file", default=None, type=click.Path(dir_okay=False),
               help="The corpus (.npz) of an interval certificate (stumpcheck interval); required for one.")
 @click.option("--arb", "arb_all", is_flag=True,
               help="Interval certificate: check the fast layer against Arb at every leaf's centre (default: at "
                    "the leaves with the smallest margins).")
-def recheck(certificate_file, dps_text, points, allow_python, workers, corpus_file, arb_all) -> None:
+def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler, corpus_file, arb_all) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
 
     Exit status 0 (PASS: the statement printed is derived from what was re-proved), 1 (FAIL: the first fault
@@ -123,6 +126,9 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, corpus_fi
             raise InputError(f"{certificate_file}: --dps {dps} is the certificate's own precision; the re-check "
                              "must run at another (default: the certificate's + 10)")
 
+    context = click.get_current_context()  # where the re-check runs, until the command ends
+    context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
+                                    workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
     try:
         if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
             from stumpcheck.numerics.certified.region.flow_certificate import check_region_structure

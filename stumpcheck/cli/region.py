@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 from stumpcheck.numerics.precision import InputError, parse_decimal
-from stumpcheck.cli.options import shown
+from stumpcheck.cli.options import scheduled, scheduler_option, shown
 
 __all__ = ["region"]
 
@@ -87,8 +87,10 @@ def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
 @click.command("region")
 @click.option("--b-max", "b_max_text", default="1000", show_default=True,
               help="Upper end B of the certified b range, b_start < B <= 10000 (time grows about like B).")
-@click.option("--workers", default="1", show_default=True, type=click.Choice(["1", "2"]),
-              help="Processes per obligation (the b range is cut into groups).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Local processes that enclose the boxes (1: this process); with --scheduler local, the Dask "
+                   "cluster's processes.")
+@scheduler_option
 @click.option("--entry-t", "entry_t", default=None, help="Time T of an entry box (e.g. the tube's end).")
 @click.option("--entry-box", "entry_box", default=None,
               help="The state's box at T: A_LO,A_HI,B_LO,B_HI; checked to lie in the region, with bands of b(t)⁴/t.")
@@ -98,7 +100,7 @@ def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
               help="Re-check this region certificate instead (fresh enclosures of every leaf).")
 @click.option("--points", default="midpoint", show_default=True, type=click.Choice(["midpoint", "corners"]),
               help="With --recheck: where each recorded enclosure is tested against the margin's value.")
-def region(b_max_text, workers, entry_t, entry_box, out_dir, recheck_file, points) -> None:
+def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_file, points) -> None:
     """Certify R = {b_start <= b <= B, |a − calibration_a(b)| <= c/b}: forward invariant, with drift bounds.
 
     The region's constants are the defaults of stumpcheck.numerics.certified.region.invariant_region (b_start = 30, c = 1/2,
@@ -113,6 +115,10 @@ def region(b_max_text, workers, entry_t, entry_box, out_dir, recheck_file, point
     entry = _entry(entry_t, entry_box)
     if entry is not None:
         check_entry_shape(entry)
+    context = click.get_current_context()  # where the boxes run, until the command ends (or exit 2: no scheduler)
+    given = context.get_parameter_source("workers") is not ParameterSource.DEFAULT
+    context.with_resource(scheduled(scheduler, workers, workers_given=given,
+                                    echo=lambda text: click.echo(f"  {text}", err=True)))
     if recheck_file is not None:
         asked = click.get_current_context().get_parameter_source("b_max_text") is not ParameterSource.DEFAULT
         _recheck(recheck_file, points, b_max if asked else None, entry)

@@ -68,7 +68,7 @@ import click
 
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.lemmas.process import DEFAULT_TIMEOUT
-from stumpcheck.cli.options import make_out_dir, parse_float, parse_int, parse_scheduler, parse_seed
+from stumpcheck.cli.options import make_out_dir, parse_float, parse_int, parse_scheduler, parse_seed, scheduled
 
 __all__ = ["verify"]
 
@@ -107,7 +107,13 @@ def select(only: str | None, lemma_specs, timeout: float = DEFAULT_TIMEOUT) -> l
               help="Check a user lemma from a Python file (repeatable); runs alone unless --only is given too.")
 @click.option("--out", "out_dir", default="stumpcheck-report", show_default=True,
               type=click.Path(file_okay=False), help="Folder for results.json, report.md and the PNG plots.")
-@click.option("--scheduler", default=None, metavar="ADDR", help="Dask scheduler address, passed to C6-C8.")
+@click.option("--scheduler", default=None, metavar="ADDR",
+              help="Dask scheduler for C6-C8's cells and for certified work (boxes and tube intervals as Dask "
+                   "tasks): tcp://host:port, or 'local' for a Dask cluster of --workers processes started here "
+                   "(needs the 'dask' extra); certificates are byte for byte a local run's.")
+@click.option("--workers", "workers_text", default=None, metavar="N",
+              help="Local processes for all certified work (the tube, the region, lemma proofs; default: each "
+                   "part's own); with --scheduler local, the Dask cluster's processes.")
 @click.option("--seed", "seed_text", default="0", show_default=True, help="Seed of every random experiment.")
 @click.option("--level", default="auto", show_default=True, type=click.Choice(_LEVELS),
               help="Evidence level for lemmas (auto: each lemma's first level). A --lemma or --only entry without "
@@ -121,8 +127,8 @@ def select(only: str | None, lemma_specs, timeout: float = DEFAULT_TIMEOUT) -> l
 @click.option("--timeout", "timeout_text", default=None, metavar="SECONDS",
               help=f"Time limit per --lemma check (default {DEFAULT_TIMEOUT:g} s); a user lemma runs in a child "
                    "process and one without a verdict by then is an error.")
-def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, seed_text, level, max_examples_text,
-           certified, timeout_text) -> None:
+def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers_text, seed_text, level,
+           max_examples_text, certified, timeout_text) -> None:
     """Check the claims C1-C9 and the lemmas; print the table, write the report.
 
     Exit status 0 when every entry passes, 1 when any fails, 2 on bad input.
@@ -161,6 +167,11 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, seed_te
 
                 raise InputError(f"{named}: {python_only_refusal(entry.name, chosen_level)}")
             raise InputError(f"{named}: supports {', '.join(entry.evidence)}, not {flag}")
+    workers = None if workers_text is None else parse_int(workers_text, "workers", minimum=1, maximum=64)
+    on = click.get_current_context().with_resource(scheduled(  # where certified work runs, until verify ends
+        scheduler, workers, workers_given=workers is not None, echo=lambda text: click.echo(text, err=True)))
+    if on is not None and on.kind == "dask":
+        scheduler = on.address  # C6-C8's cells on the same Dask scheduler (a local cluster's address)
     out, created = make_out_dir(out_dir)
     # Hypothesis keeps its caches under --out, not in the current directory
     set_hypothesis_home_dir(out / ".hypothesis")

@@ -152,6 +152,31 @@ def _sample_points(box: dict, points: str):
             yield "corner", {v: (x, x) for v, x in zip(box, corner)}
 
 
+def _leaf_faults_task(margin_json: dict, leaves: list, start: int, options: dict) -> list:
+    """Task: :func:`_leaf_fault` of leaves ``start``, ``start + 1``, … on the margin rebuilt from its JSON."""
+    from stumpcheck.numerics.certified.proofs.margins import Margin
+
+    margin = Margin.from_json(margin_json)
+    return [_leaf_fault(margin, leaf, start + k, **options) for k, leaf in enumerate(leaves)]
+
+
+def _leaf_faults(margin, leaves: list, **options):
+    """Why each leaf fails, or None, in the order of the leaves; on the command's scheduler
+    (:func:`stumpcheck.numerics.scheduling.for_workers`) for a SymPy margin, in about 4 tasks per worker,
+    else in this process. A consumer that stops at the first fault cancels the tasks not yet started."""
+    from stumpcheck.numerics.scheduling import MIN_CHUNK, InProcess, for_workers
+
+    with for_workers(1) as scheduler:
+        if isinstance(scheduler, InProcess) or "sympy_srepr" not in margin.source:
+            for index, leaf in enumerate(leaves):
+                yield _leaf_fault(margin, leaf, index, **options)
+            return
+        size = max(MIN_CHUNK, -(-len(leaves) // (4 * scheduler.workers)))
+        jobs = ((margin.to_json(), leaves[k:k + size], k, options) for k in range(0, len(leaves), size))
+        for faults in scheduler.imap(_leaf_faults_task, jobs):
+            yield from faults
+
+
 def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int, points: str) -> str | None:
     """Why leaf ``index`` fails the re-check, or None."""
     box = parse_box(leaf.get("box"), f"leaf {index}")
@@ -258,8 +283,7 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     fault = form_fault(document)
     if fault is not None:
         return result(False, fault, None, notes)
-    for index, leaf in enumerate(leaves):
-        reason = _leaf_fault(margin, leaf, index, strict=strict, prec_bits=prec_bits, points=points)
+    for index, reason in enumerate(_leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points)):
         if reason is not None:
             return result(False, f"leaf {index} fails: {reason}", index, notes)
         checked += 1

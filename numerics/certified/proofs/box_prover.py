@@ -42,7 +42,7 @@ import math
 import time
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from flint import arb, ctx
+from flint import arb, arf, ctx
 
 from stumpcheck.numerics.certified.enclosures.balls import ESTIMATORS, working_bits
 from stumpcheck.numerics.certified.proofs.boxes import _DIMS, Box, _decimal, _outward
@@ -63,14 +63,39 @@ def _positive_int(value, name: str) -> int:
     return value
 
 
+def _exact(ends: dict) -> dict:
+    """Exact arb ends as (mantissa, exponent) pairs, which pickle (arb balls do not)."""
+    return {d: tuple(tuple(int(v) for v in x.man_exp()) for x in pair) for d, pair in ends.items()}
+
+
+def _evaluate(predicate: str, params: dict, estimator: str, bits: int, options: dict, items: list) -> list:
+    """Task: (verdict, bounds, evaluations) of the predicate on each box of ``items`` (ends as by :func:`_exact`)."""
+    spec = PREDICATES[predicate]
+    out = []
+    with ctx.workprec(bits):
+        c_params = {k: arb(v) for k, v in params.items()}
+        for exact in items:
+            ends = {d: tuple(arb(arf(x)) for x in pair) for d, pair in exact.items()}
+            counter = _Counter()
+            verdict, bounds = spec.evaluate(ends, c_params, estimator, counter, options)
+            out.append((verdict, bounds, counter.evaluations))
+    return out
+
+
 def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: int = 10_000,
             min_width: float = DEFAULT_MIN_WIDTH, estimator: str = "one-head",
-            theta_pieces: int = DEFAULT_THETA_PIECES) -> Certificate:
+            theta_pieces: int = DEFAULT_THETA_PIECES, workers: int = 1) -> Certificate:
     """Prove ``predicate`` (a name in :data:`PREDICATES`) on ``box`` by bisection; see the module doc.
 
     ``max_boxes`` caps the number of boxes examined, ``min_width`` is the
     relative width (of ``max(1, |mid|)``) below which a side is not split.
+    The boxes are evaluated on :func:`stumpcheck.numerics.scheduling.for_workers` (``workers``): the
+    command's scheduler (a Dask cluster), else this process or ``workers`` local processes; they are taken
+    in the order of the search (widest first), every decision is taken here in that order and only the
+    evaluations run elsewhere, ahead of their turn, so the certificate is the same wherever it ran.
     """
+    from stumpcheck.numerics.scheduling import InProcess, Lookahead, for_workers
+
     if predicate not in PREDICATES:
         raise InputError(f"unknown predicate {predicate!r}; expected one of {', '.join(PREDICATES)}")
     spec = PREDICATES[predicate]
@@ -82,6 +107,7 @@ def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: 
     dps = validate_dps(dps)
     max_boxes = _positive_int(max_boxes, "max_boxes")
     theta_pieces = _positive_int(theta_pieces, "theta_pieces")
+    workers = _positive_int(workers, "workers")
     try:
         min_width = float(min_width)
     except (TypeError, ValueError):
@@ -102,7 +128,9 @@ def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: 
                               min_width=min_width, versions=_versions(),
                               generated_code=generated_code_identity())
 
-    with ctx.workprec(bits):
+    with ctx.workprec(bits), for_workers(workers) as scheduler:
+        ahead = not isinstance(scheduler, InProcess)
+        results = Lookahead(scheduler, _evaluate, (predicate, params, estimator, bits, options), ahead=ahead)
         c_params = {k: arb(v) for k, v in params.items()}
         root = {d: _outward(*getattr(box, d)) for d in _DIMS}
 
@@ -127,15 +155,20 @@ def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: 
         order = itertools.count()
         pending = [(0.0, next(order), root)]  # widest (scaled) box first
         examined = 0
+
+        def upcoming():  # the boxes to be taken next, in order (children pushed later may come first)
+            return [(o, _exact(e)) for _, o, e in heapq.nsmallest(max_boxes - examined, pending)]
+
         while pending:
             if examined >= max_boxes:
                 _, _, ends = pending[0]
                 certificate.undecided_box = describe(ends, {})
                 certificate.reason = f"max_boxes={max_boxes} reached with {len(pending)} boxes pending"
                 break
-            _, _, ends = heapq.heappop(pending)
+            _, key, ends = heapq.heappop(pending)
             examined += 1
-            verdict, bounds = spec.evaluate(ends, c_params, estimator, counter, options)
+            verdict, bounds, evaluations = results.get(key, _exact(ends), upcoming)
+            counter.evaluations += evaluations
             if verdict is True:
                 certificate.leaves.append(describe(ends, bounds))
                 continue
@@ -167,6 +200,7 @@ def certify(predicate: str, box: Box, *, params=None, dps: int = 30, max_boxes: 
                 heapq.heappush(pending, (-width, next(order), child))
         else:
             certificate.status = "proved"
+        results.close()  # the evaluations sent ahead and not needed (the search stopped) are cancelled
         certificate.boxes = examined
     certificate.evaluations = counter.evaluations
     certificate.seconds = round(time.perf_counter() - started, 3)

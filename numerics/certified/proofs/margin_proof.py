@@ -126,6 +126,36 @@ def _split_variable(box: dict, gradient, min_width: float):
     return max(scores, key=scores.get)
 
 
+def _evaluate(margin, context: dict, items: list) -> list:
+    """Task: the outcome of each (box, depth) of ``items`` (see :func:`prove`).
+
+    An outcome is ``(ok, bad, lower, upper, form, var, point)``: the box's enclosure certainly ≥ 0 (> 0
+    strict) or certainly < 0 (≤ 0 strict), its outward decimal ends and form; when neither, the variable to
+    halve (:func:`_split_variable`, None at ``max_depth``), and when that is None too, the centre's
+    ``(bad, lower, upper, form)``. ``margin`` is a :class:`Margin` or its JSON (rebuilt exactly)."""
+    if not isinstance(margin, Margin):
+        margin = Margin.from_json(margin)
+    bits, dps, strict = context["prec_bits"], context["dps"], context["strict"]
+
+    def verdicts(ball):
+        finite = ball.is_finite()
+        return (finite and bool(ball > 0 if strict else ball >= 0), finite and bool(ball <= 0 if strict else ball < 0))
+
+    out = []
+    for box, depth in items:
+        ball, form, gradient = margin.enclose_with_gradient(box, bits)
+        ok, bad = verdicts(ball)
+        var = point = None
+        if not (ok or bad):
+            var = _split_variable(box, gradient, context["min_width"]) if depth < context["max_depth"] else None
+            if var is None:
+                centre = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
+                point_ball, point_form, _ = margin.enclose_with_gradient(centre, bits)
+                point = (verdicts(point_ball)[1], *_bounds(point_ball, dps), point_form)
+        out.append((ok, bad, *_bounds(ball, dps), form, var, point))
+    return out
+
+
 def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
           max_depth: int = 40, min_width: float = 1e-12, pieces=None, b_ratio: float | None = 2.0,
           prec_bits: int | None = None, workers: int = 1) -> Proof:
@@ -135,10 +165,17 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     longer than a factor ``b_ratio`` is first cut geometrically (:func:`geometric_split`, b_lo·ratio^k
     rounded to 4 digits), so that bisection starts from pieces of equal relative width.
     ``prec_bits`` overrides the working precision (default from ``dps`` and the domain's size).
-    ``workers`` > 1 proves contiguous groups of the start pieces in that many fresh (spawned) processes
-    (:func:`_prove_in_processes`; SymPy margins only, which rebuild exactly from their JSON): the same boxes
-    are bisected the same way, each group with a share of ``max_boxes`` in proportion to its pieces.
+
+    Where the boxes are enclosed: :func:`stumpcheck.numerics.scheduling.for_workers` (``workers``): the
+    scheduler a command chose (a Dask cluster), else this process (``workers`` = 1) or ``workers`` local
+    processes. Boxes are taken in the order of the search (breadth first: by depth, then as they were
+    made); every verdict, split and the stop at ``max_boxes`` or at a failure is decided here in that
+    order, and only the enclosures run elsewhere, ahead of their turn (:func:`_evaluate`, on the margin
+    rebuilt from its JSON: SymPy margins; a Python margin is enclosed in this process). So the proof, and
+    its certificate, is the same wherever it ran.
     """
+    from stumpcheck.numerics.scheduling import InProcess, Lookahead, for_workers
+
     if not isinstance(margin, Margin):
         raise InputError(f"margin must be a Margin, got {margin!r}")
     if not isinstance(domain, Domain):
@@ -158,56 +195,51 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     magnitude = max(float(max(abs(lo), abs(hi))) for lo, hi in domain.variables.values())
     bits = prec_bits or working_bits(dps, magnitude, 2 * float(domain.variables["b"][1]))
     workers = _positive_int(workers, "workers")
-    if workers > 1 and len(starts) > 1 and "sympy_srepr" in margin.source:
-        return _prove_in_processes(margin, domain, starts, workers, strict=strict, dps=dps, max_boxes=max_boxes,
-                                   max_depth=max_depth, min_width=min_width, prec_bits=bits)
     proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict)
     started, cpu = time.perf_counter(), time.process_time()
     order = itertools.count()
     pending = [(0, next(order), p.box, 0) for p in starts]
     total_volume = domain.volume()
+    context = {"prec_bits": bits, "dps": dps, "strict": strict, "max_depth": max_depth, "min_width": min_width}
+    with for_workers(workers) as scheduler:
+        # a SymPy margin is rebuilt exactly from its JSON elsewhere; a Python margin is enclosed here
+        ahead = not isinstance(scheduler, InProcess) and "sympy_srepr" in margin.source
+        outcomes = Lookahead(scheduler, _evaluate, (margin.to_json() if ahead else margin, context), ahead=ahead)
 
-    def leaf(box, ball, depth, form):
-        lower, upper = _bounds(ball, dps)
-        return Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form)
+        def upcoming():  # the boxes to be taken next, in order: breadth first, at most max_boxes in all
+            return [(o, (b, d)) for _, o, b, d in heapq.nsmallest(max_boxes - proof.boxes, pending)]
 
-    def certainly_ok(ball):
-        return ball.is_finite() and (ball > 0 if strict else ball >= 0)
-
-    def certainly_bad(ball):
-        return ball.is_finite() and (ball <= 0 if strict else ball < 0)
-
-    while pending:
-        if proof.boxes >= max_boxes:
-            proof.notes.append(f"max_boxes={max_boxes} reached with {len(pending)} boxes pending")
-            break
-        _, _, box, depth = heapq.heappop(pending)
-        proof.boxes += 1
-        proof.max_depth_reached = max(proof.max_depth_reached, depth)
-        ball, form, gradient = margin.enclose_with_gradient(box, bits)
-        if certainly_ok(ball):
-            proof.leaves.append(leaf(box, ball, depth, form))
-            continue
-        if certainly_bad(ball):
-            proof.failure = leaf(box, ball, depth, form)
-            proof.leaves.append(proof.failure)
-            break
-        var = _split_variable(box, gradient, min_width) if depth < max_depth else None
-        if var is None:
-            point = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
-            point_ball, point_form, _ = margin.enclose_with_gradient(point, bits)
-            if certainly_bad(point_ball):
-                proof.failure = leaf(point, point_ball, depth, point_form)
-                proof.leaves.append(leaf(box, ball, depth, form))
-                proof.undecided.append(proof.leaves[-1])
-                break
-            proof.leaves.append(leaf(box, ball, depth, form))
-            proof.undecided.append(proof.leaves[-1])
-            continue
-        lo, hi = box[var]
-        middle = (lo + hi) / 2
-        for part in ((lo, middle), (middle, hi)):
-            heapq.heappush(pending, (depth + 1, next(order), {**box, var: part}, depth + 1))
+        try:
+            while pending:
+                if proof.boxes >= max_boxes:
+                    proof.notes.append(f"max_boxes={max_boxes} reached with {len(pending)} boxes pending")
+                    break
+                _, key, box, depth = heapq.heappop(pending)
+                proof.boxes += 1
+                proof.max_depth_reached = max(proof.max_depth_reached, depth)
+                ok, bad, lower, upper, form, var, point = outcomes.get(key, (box, depth), upcoming)
+                here = Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form)
+                if ok:
+                    proof.leaves.append(here)
+                    continue
+                if bad:
+                    proof.failure = here
+                    proof.leaves.append(proof.failure)
+                    break
+                if var is None:
+                    proof.leaves.append(here)
+                    proof.undecided.append(here)
+                    if point[0]:  # certainly negative at the centre: a counterexample
+                        centre = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
+                        proof.failure = Leaf(box=centre, lower=point[1], upper=point[2], depth=depth, form=point[3])
+                        break
+                    continue
+                lo, hi = box[var]
+                middle = (lo + hi) / 2
+                for part in ((lo, middle), (middle, hi)):
+                    heapq.heappush(pending, (depth + 1, next(order), {**box, var: part}, depth + 1))
+        finally:
+            outcomes.close()  # the enclosures sent ahead and not needed (after a failure) are cancelled
     # whatever is still pending is undecided (not evaluated to a verdict)
     for _, _, box, depth in pending:
         undecided = Leaf(box=dict(box), lower="-inf", upper="inf", depth=depth, form="pending")
@@ -220,7 +252,7 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
     proof.undecided_fraction = float(volume / total_volume) if total_volume else float(bool(proof.undecided))
     proof.seconds = round(time.perf_counter() - started, 3)
-    proof.cpu_seconds = round(time.process_time() - cpu, 3)
+    proof.cpu_seconds = round(time.process_time() - cpu + outcomes.cpu_seconds, 3)  # this process's and the tasks'
     return proof
 
 
@@ -230,56 +262,3 @@ def _volume(box: dict) -> Fraction:
         if hi > lo:
             out *= hi - lo
     return out
-
-
-def _group_domain(domain: Domain, group: list) -> Domain:
-    """The sub-domain tiled by ``group``, consecutive pieces of a geometric split in b."""
-    b_lo, b_hi = group[0].variables["b"][0], group[-1].variables["b"][1]
-    return Domain({**group[0].variables, "b": (b_lo, b_hi)}, domain.coordinates)
-
-
-def _prove_group(margin_json: dict, domain_json: dict, pieces_json: list, options: dict) -> Proof:
-    pieces = [Domain.from_json(p) for p in pieces_json]
-    return prove(Margin.from_json(margin_json), Domain.from_json(domain_json), pieces=pieces, **options)
-
-
-def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: int, *, max_boxes: int,
-                        prec_bits: int, **options) -> Proof:
-    """:func:`prove` on contiguous groups of ``starts`` in ``workers`` spawned processes, merged into one Proof.
-
-    Groups are consecutive in b (so each is a sub-domain); there are up to 4·workers of them, so that a slow
-    range does not leave a process idle. Each group gets ``max_boxes``·(its pieces)/(all pieces) boxes. The
-    merged status is "failed" if any group failed, "proved" if no leaf is undecided, else "undecided"; the
-    leaves are the groups' leaves in order of b, so they tile the domain as the groups do.
-    """
-    import multiprocessing
-    from stumpcheck.numerics.processes import parent_watching_pool
-
-    pieces = sorted(starts, key=lambda p: p.variables["b"][0])
-    count = min(len(pieces), 4 * workers)
-    groups = [pieces[len(pieces) * k // count:len(pieces) * (k + 1) // count] for k in range(count)]
-    if any(g[k].variables["b"][1] != g[k + 1].variables["b"][0] for g in groups for k in range(len(g) - 1)):
-        return prove(margin, domain, pieces=starts, max_boxes=max_boxes, prec_bits=prec_bits, **options)
-    started, cpu = time.perf_counter(), time.process_time()
-    jobs = [(margin.to_json(), _group_domain(domain, g).to_json(), [p.to_json() for p in g],
-             {**options, "max_boxes": max(1, max_boxes * len(g) // len(pieces)), "prec_bits": prec_bits,
-              "b_ratio": None}) for g in groups]
-    with parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = list(pool.map(_prove_group, *zip(*jobs)))
-    proof = Proof(status="undecided", prec_bits=prec_bits, dps=options["dps"], strict=options["strict"])
-    for part in parts:
-        proof.leaves += part.leaves
-        proof.undecided += part.undecided
-        proof.boxes += part.boxes
-        proof.cpu_seconds += part.cpu_seconds
-        proof.max_depth_reached = max(proof.max_depth_reached, part.max_depth_reached)
-        proof.notes += part.notes
-        if part.failure is not None and proof.failure is None:
-            proof.failure = part.failure
-    proof.status = "failed" if proof.failure is not None else "proved" if not proof.undecided else "undecided"
-    volume = sum((_volume(u.box) for u in proof.undecided), Fraction(0))
-    proof.undecided_fraction = float(volume / domain.volume()) if domain.volume() else float(bool(proof.undecided))
-    proof.notes.append(f"proved in {len(groups)} groups of the b range on {workers} processes")
-    proof.seconds = round(time.perf_counter() - started, 3)
-    proof.cpu_seconds = round(proof.cpu_seconds + time.process_time() - cpu, 3)  # the processes' and this one's
-    return proof

@@ -228,28 +228,19 @@ def _recompute_job(job):
 
 
 def _recomputed(parsed, settings: Settings, bits: int, workers: int):
-    """(k, reason or None) for the intervals in order; in ``workers`` spawned processes when more than one
-    (the intervals' integrals are independent; the first failure in interval order is the one reported)."""
-    jobs = [(piece, item, settings, bits) for piece, item in parsed]
-    if workers <= 1 or len(jobs) <= 1:
-        for k, job in enumerate(jobs):
-            yield k, _recompute_job(job)
-        return
-    from stumpcheck.numerics.certified.tube.workers import spawn_pool, stop_pool
+    """(k, reason or None) for the intervals in order, on :func:`stumpcheck.numerics.scheduling.for_workers`
+    (``workers``): the intervals' integrals are independent; the first failure in interval order is reported."""
+    from stumpcheck.numerics.scheduling import for_workers
 
-    with spawn_pool(workers) as pool:
-        try:
-            yield from enumerate(pool.map(_recompute_job, jobs))
-        except KeyboardInterrupt:
-            stop_pool(pool)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+    jobs = [(piece, item, settings, bits) for piece, item in parsed]
+    with for_workers(workers if len(jobs) > 1 else 1) as scheduler:
+        yield from enumerate(scheduler.imap(_recompute_job, ((job,) for job in jobs)))
 
 
 def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers: int = 1) -> RecheckResult:
     """Re-check a flow certificate at ``dps`` digits (must differ from the certificate's); see the module doc.
-    ``workers`` > 1 recomputes the intervals' integrals in that many spawned processes (same checks)."""
+    ``workers`` > 1 recomputes the intervals' integrals in that many local processes, unless the command chose a
+    scheduler (:func:`stumpcheck.numerics.scheduling.using`; same checks, same order)."""
     started = time.perf_counter()
     if not is_flow_certificate(document):
         raise InputError(f"not a flow certificate: format {str(document.get('format'))[:60]!r}, expected {FORMAT!r}")

@@ -1,6 +1,6 @@
-"""The tube's interval bounds in worker processes: a piece serialised exactly, the parent-watching pool that
-computes the bounds of many intervals at once, and the checkpoint of finished intervals (one JSON line each,
-keyed by piece and settings) that lets an interrupted tube resume.
+"""The tube's interval bounds in worker processes: a piece serialised exactly, the bounds of many intervals
+computed at once (on local processes or a Dask cluster), and the checkpoint of finished intervals (one JSON
+line each, keyed by piece and settings) that lets an interrupted tube resume.
 
 The bounds themselves are :func:`stumpcheck.numerics.certified.tube.piece.interval_bounds` (rigorous, in Arb);
 nothing here decides a bound, only where and in which order it is computed.
@@ -19,7 +19,7 @@ from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece
 from stumpcheck.numerics.certified.tube.piece import Settings, ball_to_json, interval_bounds
 
 __all__ = ["piece_json", "piece_from_json", "interval_key", "bound_bits", "compute_bounds", "BoundsCheckpoint",
-           "spawn_pool", "stop_pool", "run_bounds"]
+           "run_bounds"]
 
 
 def piece_json(piece: ChebyshevPiece) -> dict:
@@ -82,28 +82,17 @@ class BoundsCheckpoint:
                 handle.write(json.dumps({"key": key, "bounds": bounds}) + "\n")
 
 
-def spawn_pool(workers: int):
-    """A pool of ``workers`` spawned processes for the intervals' integrals: they ignore Ctrl-C (the parent stops
-    them at once, :func:`stop_pool`) and end with their parent, SIGKILL included
-    (:func:`stumpcheck.numerics.processes.parent_watching_pool`)."""
-    import multiprocessing
-
-    from stumpcheck.numerics.processes import parent_watching_pool
-
-    return parent_watching_pool(workers, mp_context=multiprocessing.get_context("spawn"), ignore_interrupt=True)
-
-
-def stop_pool(pool) -> None:
-    """End the pool's workers now, without waiting for the intervals they are computing (an interval takes
-    seconds; its integrals are recomputed by the next run)."""
-    from stumpcheck.numerics.processes import terminate_workers
-
-    terminate_workers(pool)
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
 def run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end):
-    """Bounds for every piece (in order; stops launching at the deadline), with the checkpoint."""
+    """Bounds for every piece not in the checkpoint, each added to it as its turn comes (in the order of the
+    pieces; no new piece is sent out after the deadline), on
+    :func:`stumpcheck.numerics.scheduling.for_workers` (``workers``): the command's scheduler (a Dask
+    cluster), else this process or ``workers`` local processes. Ctrl-C ends local workers at once; the
+    intervals already added stay in the checkpoint. A local worker that dies (memory?) leaves the rest to
+    this process."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from stumpcheck.numerics.scheduling import InProcess, for_workers
+
     todo = [p for p in pieces if interval_key(p, settings) not in checkpoint.done]
     done_s = [0.0]
 
@@ -115,36 +104,22 @@ def run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end)
     for p in pieces:
         if interval_key(p, settings) in checkpoint.done:
             report(p)
-    if workers > 1 and len(todo) > 1:
-        from concurrent.futures import as_completed
-        from concurrent.futures.process import BrokenProcessPool
 
-        try:
-            with spawn_pool(workers) as pool:
-                futures = {}
-                queue = list(todo)
-                while queue or futures:
-                    while queue and len(futures) < 2 * workers and time.perf_counter() < deadline:
-                        piece = queue.pop(0)
-                        futures[pool.submit(compute_bounds, piece_json(piece), settings.as_json())] = piece
-                    if not futures:
-                        break
-                    try:
-                        future = next(as_completed(futures))
-                    except KeyboardInterrupt:  # at once: the finished intervals are in the checkpoint
-                        stop_pool(pool)
-                        raise
-                    piece = futures.pop(future)
-                    checkpoint.add(interval_key(piece, settings), future.result())
-                    report(piece)
-        except BrokenProcessPool:  # a worker died (memory?): the rest in this process
-            todo = [p for p in todo if interval_key(p, settings) not in checkpoint.done]
-            workers = 1
-    if workers <= 1 or len(todo) <= 1:
-        for piece in todo:
-            if interval_key(piece, settings) in checkpoint.done:
-                continue
-            if time.perf_counter() >= deadline:
-                break
-            checkpoint.add(interval_key(piece, settings), compute_bounds(piece_json(piece), settings.as_json()))
+    def fill(scheduler) -> None:
+        left = [p for p in todo if interval_key(p, settings) not in checkpoint.done]
+
+        def jobs():
+            for piece in left:
+                if time.perf_counter() >= deadline:
+                    return
+                yield piece_json(piece), settings.as_json()
+
+        for piece, bounds in zip(left, scheduler.imap(compute_bounds, jobs())):
+            checkpoint.add(interval_key(piece, settings), bounds)
             report(piece)
+
+    try:
+        with for_workers(workers if len(todo) > 1 else 1) as scheduler:
+            fill(scheduler)
+    except BrokenProcessPool:
+        fill(InProcess())
