@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from stumpcheck.cli.options import parse_int, parse_seed, shown
+from stumpcheck.cli.options import parse_int, parse_seed, scheduled, scheduler_option, shown
 from stumpcheck.numerics.precision import InputError, parse_decimal
 
 __all__ = ["interval", "recheck_interval_file"]
@@ -94,19 +94,19 @@ def _grid_down(b: Fraction) -> Fraction:
                    "octave, two significant digits, rounded down.")
 @click.option("--max-depth", "max_depth_text", default="8", show_default=True,
               help="Halvings of a box before it counts as undecided (1..20).")
-@click.option("--workers", "workers_text", default=None,
-              help="Threads of the compiled corpus enclosures (default: numba's; the result does not depend on it).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Local processes that prove the columns (1: this process); with --scheduler local, the Dask "
+                   "cluster's processes. The certificate does not depend on it.")
+@scheduler_option
 @click.option("--out", "out_dir", default="stumpcheck-interval", show_default=True, type=click.Path(file_okay=False),
               help="Folder for interval_certificate.json, interval.png (and corpus.npz for a sampled corpus).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c_text, eta_text, eta_rule,
-             max_depth_text, workers_text, out_dir, quiet) -> None:
+             max_depth_text, workers, scheduler, out_dir, quiet) -> None:
     """Prove, for one corpus and one constant step eta, that GD started anywhere in
     S = {b_start <= b <= b_end, A(b) - c_minus <= a <= A(b) + c_plus} stays in S and raises b until b >= b_end,
     within a stated number of steps; b_end as large as the obligations can be proved (docs/corpus_interval.md).
     """
-    import numba
-
     from stumpcheck.numerics.resources import check_writable_dir
 
     band = _band(c_text)
@@ -117,8 +117,6 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
     if eta is not None and not 0 < eta <= 10 ** 30:
         raise InputError(f"--eta must be > 0 and <= 1e30, got {shown(eta_text)}")
     max_depth = parse_int(max_depth_text, "max-depth", minimum=1, maximum=20)
-    threads = None if workers_text is None else parse_int(workers_text, "workers", minimum=1,
-                                                           maximum=numba.config.NUMBA_NUM_THREADS)
     corpus = _corpus(corpus_file, m_text, n_text, seed_text)
     b_max = Fraction(4 * min(corpus.m, corpus.n)) if b_max_text is None else _fraction(b_max_text, "--b-max")
     if not b_max <= MAX_B:
@@ -127,10 +125,13 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
     if not b_max > b_start:
         raise InputError(f"--b-max ({b_max}) must exceed --b-start ({b_start}) on the grid")
     check_writable_dir(out_dir, "--out")
-    _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, threads, Path(out_dir), quiet)
+    context = click.get_current_context()  # where the columns are proved (exit 2 before work: no scheduler)
+    context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
+                                    workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
+    _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, workers, Path(out_dir), quiet)
 
 
-def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, threads, out: Path, quiet) -> None:
+def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, workers, out: Path, quiet) -> None:
     from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
     from stumpcheck.numerics.corpus.corpora import save_corpus
     from stumpcheck.numerics.corpus.interval.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
@@ -143,7 +144,7 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, th
     x, theta = corpus.x, corpus.theta
     corpus_path = None if corpus_file is not None else save_corpus(corpus, out / "corpus.npz")
     settings = settings_of(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, max_depth=max_depth)
-    resume = load_checkpoint(out, settings, x, theta, threads=threads)
+    resume = load_checkpoint(out, settings, x, theta)
     if resume is not None:
         click.echo(f"resuming from {out / CHECKPOINT_NAME}: {len(resume[1])} columns proved, b = {float(resume[2]):g}",
                    err=True)
@@ -162,8 +163,9 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, th
     try:
         with fraction_bar(f"proving S up to b = {float(b_max):g}", quiet=quiet) as progress:
             run, document = prove_interval(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta,
-                                           threads=threads, max_depth=max_depth, corpus_info=info,
-                                           progress=progress, on_column=on_column, resume=resume)
+                                           max_depth=max_depth, corpus_info=info, progress=progress,
+                                           on_column=on_column, resume=resume, workers=workers,
+                                           corpus_path=corpus_file if corpus_file is not None else corpus_path)
     except NoPositiveCurvature as exc:
         click.echo(f"NOT PROVED: {exc}; no certificate")
         click.get_current_context().exit(1)

@@ -125,39 +125,100 @@ def step_bound(leaves, eta: Fraction) -> tuple[int, list]:
     return total, rows
 
 
-class IntervalRun:
-    """The state of an interval proof: proved columns so far, in order (resumable from its records)."""
+_CORPORA: dict = {}
 
-    def __init__(self, x, theta, *, b_start, b_max, band, eta, centre, threads=None, max_depth=MAX_DEPTH):
+
+def _corpus(ref):
+    """The corpus of a task: ("arrays", x, θ) as given, or ("file", path, sha256) loaded once per process."""
+    if ref[0] == "arrays":
+        return ref[1], ref[2]
+    key = (ref[1], ref[2])
+    if key not in _CORPORA:
+        from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
+        from stumpcheck.numerics.corpus.corpora import load_corpus
+
+        corpus = load_corpus(ref[1])
+        if corpus_fingerprint(corpus.x, corpus.theta) != ref[2]:
+            raise ValueError(f"{ref[1]} is not the corpus of this proof (sha256 differs)")
+        _CORPORA.clear()
+        _CORPORA[key] = (corpus.x, corpus.theta)
+    return _CORPORA[key]
+
+
+def column_task(ref, nodes, column, band, eta, max_depth, threads):
+    """One column as a unit of work (in this process or a worker): (leaf records, examined failure or
+    None, CPU seconds). The centre is rebuilt from ``nodes`` (exact strings), which reach past every
+    GD step from the column, so the result does not depend on where it runs."""
+    started = time.process_time()
+    x, theta = _corpus(ref)
+    centre = Centre.from_nodes([(Fraction(b), Fraction(a)) for b, a in nodes])
+    leaves, failure = prove_column(x, theta, centre, column, band, eta, max_depth=max_depth, threads=threads)
+    if failure is not None:
+        return None, examine_failure(x, theta, centre, failure, band, eta, threads=threads), 0.0
+    return [leaf_record(box, r) for box, r in leaves], None, round(time.process_time() - started, 3)
+
+
+class IntervalRun:
+    """The state of an interval proof: proved columns so far, in order (resumable from its records).
+
+    ``workers``/the command's scheduler (:func:`stumpcheck.numerics.scheduling.for_workers`) decide where
+    the columns are proved; they are read back in order and the first unproved one ends the run, so the
+    result is the same wherever they ran. Outside this process the corpus travels as ``corpus_path``
+    (its sha256 checked by each worker; on a Dask cluster the path must be readable by the workers)."""
+
+    def __init__(self, x, theta, *, b_start, b_max, band, eta, centre, threads=None, max_depth=MAX_DEPTH,
+                 workers: int = 1, corpus_path=None):
         self.x, self.theta = x, theta
         self.b_start, self.b_max = Fraction(b_start), Fraction(b_max)
         self.band, self.eta, self.centre = band, Fraction(eta), centre
         self.threads, self.max_depth = threads, max_depth
-        self.columns: list[dict] = []      # {"b": [b0, b1], "leaves": [...], "seconds": s}
+        self.workers, self.corpus_path = workers, corpus_path
+        self.columns: list[dict] = []      # {"b": [b0, b1], "leaves": [...], "cpu_seconds": s}
         self.failure: dict | None = None
         self.b_end = self.b_start
 
+    def _reference(self, scheduler):
+        from stumpcheck.numerics.scheduling import InProcess
+
+        if isinstance(scheduler, InProcess):
+            return ("arrays", self.x, self.theta)
+        from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
+
+        if self.corpus_path is None:
+            import tempfile
+            from pathlib import Path
+
+            from stumpcheck.numerics.corpus.corpora import Corpus, save_corpus
+            folder = Path(tempfile.mkdtemp(prefix="stumpcheck-interval-"))
+            self.corpus_path = save_corpus(Corpus(self.x, self.theta, None, None, "unknown"), folder / "corpus.npz")
+        return ("file", str(self.corpus_path), corpus_fingerprint(self.x, self.theta))
+
+    def _jobs(self, ref, todo):
+        for column in todo:
+            nodes = self.centre.nodes_up_to(2 * column[1])
+            yield (ref, [(str(b), str(a)) for b, a in nodes], column, self.band, self.eta, self.max_depth,
+                   self.threads)
+
     def run(self, *, progress=None, on_column=None, deadline: float | None = None) -> None:
+        from stumpcheck.numerics.scheduling import for_workers
+
         todo = columns(self.b_end, self.b_max)
-        for k, column in enumerate(todo):
-            if deadline is not None and time.monotonic() > deadline:
-                self.failure = {"status": "stopped", "reason": "time limit", "b": [str(column[0]), str(column[1])]}
-                return
-            started = time.process_time()
-            leaves, failure = prove_column(self.x, self.theta, self.centre, column, self.band, self.eta,
-                                           max_depth=self.max_depth, threads=self.threads)
-            if failure is not None:
-                self.failure = examine_failure(self.x, self.theta, self.centre, failure, self.band, self.eta,
-                                               threads=self.threads)
-                return
-            self.columns.append({"b": [str(column[0]), str(column[1])],
-                                 "leaves": [leaf_record(box, r) for box, r in leaves],
-                                 "cpu_seconds": round(time.process_time() - started, 3)})
-            self.b_end = column[1]
-            if on_column is not None:
-                on_column(self)
-            if progress is not None:
-                progress(math.log(float(self.b_end / self.b_start)) / math.log(float(self.b_max / self.b_start)))
+        with for_workers(self.workers) as scheduler:
+            results = scheduler.imap(column_task, self._jobs(self._reference(scheduler), todo))
+            for column, (leaves, failure, cpu) in zip(todo, results):
+                if deadline is not None and time.monotonic() > deadline:
+                    self.failure = {"status": "stopped", "reason": "time limit",
+                                    "b": [str(column[0]), str(column[1])]}
+                    return
+                if failure is not None:
+                    self.failure = failure
+                    return
+                self.columns.append({"b": [str(column[0]), str(column[1])], "leaves": leaves, "cpu_seconds": cpu})
+                self.b_end = column[1]
+                if on_column is not None:
+                    on_column(self)
+                if progress is not None:
+                    progress(math.log(float(self.b_end / self.b_start)) / math.log(float(self.b_max / self.b_start)))
         self.failure = None
 
     def leaves(self):

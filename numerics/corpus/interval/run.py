@@ -47,10 +47,12 @@ def settings_of(x, theta, *, b_start, b_max, band, eta, max_depth) -> dict:
 
 def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAND, eta=None, threads=None,
                    max_depth: int = MAX_DEPTH, corpus_info: dict | None = None, progress=None, on_column=None,
-                   resume=None):
+                   resume=None, workers: int = 1, corpus_path=None):
     """(run, document): prove S from ``b_start`` up to at most ``b_max`` (grid points, exact rationals) and
     write the certificate of what was proved. ``eta`` None: the half-curvature rule. ``resume``: (centre,
-    columns, b_end) from :func:`~stumpcheck.numerics.corpus.interval.checkpoint.load_checkpoint`."""
+    columns, b_end) from :func:`~stumpcheck.numerics.corpus.interval.checkpoint.load_checkpoint`. ``workers``
+    and the command's scheduler decide where the columns are proved (:class:`~stumpcheck.numerics.corpus.
+    interval.prover.IntervalRun`); the certificate does not depend on it."""
     wall, cpu = time.perf_counter(), time.process_time()
     b_start, b_max = Fraction(b_start), Fraction(b_max)
     band = (Fraction(band[0]), Fraction(band[1]))
@@ -63,7 +65,7 @@ def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAN
     else:
         eta, rule = Fraction(eta), f"given: {eta}"
     run = IntervalRun(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, centre=centre, threads=threads,
-                      max_depth=max_depth)
+                      max_depth=max_depth, workers=workers, corpus_path=corpus_path)
     run.columns, run.b_end = list(done), b_end
     run.run(progress=progress, on_column=on_column)
     info = {"sha256": corpus_fingerprint(x, theta), "m": int(x.shape[0]), "n": int(x.shape[1]), **(corpus_info or {})}
