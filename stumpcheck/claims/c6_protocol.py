@@ -59,7 +59,7 @@ CELL_PROTOCOL = "c6-large-resolution-v2"
 
 HORIZON_RULE = ("large-resolution row (the verdict): b0 = (m∧n)/4, a0 = calibration_a(b0), eta = 1/lambda_max of the "
                 "population Hessian at (a0, b0); GD on the cell's corpus until b >= (m∧n)/2 (the protocol of "
-                "`train --init large-resolution`), or the step cap. Beside it: the C5 certified interval from b0 "
+                "`train --init large-resolution`), or the step cap. Beside it: the C5 progress interval (sampled) from b0 "
                 "(C5's criterion, rms over 8 corpora of the size of the error along -grad L/|grad L| <= 1/2 at every "
                 "rung b0*2^(j/4) from b0 up) and whether the trained interval lies inside it; the certified-horizon "
                 "control row trains each size only to that certified end (no step if the criterion fails at b0). "
