@@ -122,6 +122,21 @@ def _window(window, workers: int) -> int:
     return max(1, int(window) if window is not None else 2 * workers)
 
 
+def _in_order(submit, jobs, limit: int, pending: deque):
+    """Yield the results of ``submit(args)`` futures in job order, at most ``limit`` in flight; the
+    futures not yet read stay in ``pending`` (the caller cancels them)."""
+    queue = iter(jobs)
+    while True:
+        while len(pending) < limit:
+            args = next(queue, None)
+            if args is None:
+                break
+            pending.append(submit(tuple(args)))
+        if not pending:
+            return
+        yield pending.popleft().result()
+
+
 class LocalProcesses(Scheduler):
     """A parent-watching pool of ``workers`` spawned processes, started at the first job and kept until closed."""
 
@@ -148,18 +163,10 @@ class LocalProcesses(Scheduler):
 
         from stumpcheck.numerics.processes import terminate_workers
 
-        pool, limit = self._open(), _window(window, self.workers)
-        queue, pending = iter(jobs), deque()
+        pool, pending = self._open(), deque()
         try:
-            while True:
-                while len(pending) < limit:
-                    args = next(queue, None)
-                    if args is None:
-                        break
-                    pending.append(pool.submit(run_task, fn, tuple(args)))
-                if not pending:
-                    return
-                yield pending.popleft().result()
+            yield from _in_order(lambda args: pool.submit(run_task, fn, args), jobs,
+                                 _window(window, self.workers), pending)
         except KeyboardInterrupt:  # at once: the running jobs are abandoned with their processes
             terminate_workers(pool)
             pool.shutdown(wait=False, cancel_futures=True)
@@ -215,18 +222,10 @@ class DaskScheduler(Scheduler):
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
     def imap(self, fn, jobs, *, window=None):
-        limit = _window(window, self.workers)
-        queue, pending = iter(jobs), deque()
+        pending = deque()
         try:
-            while True:
-                while len(pending) < limit:
-                    args = next(queue, None)
-                    if args is None:
-                        break
-                    pending.append(self.client.submit(run_task, fn, tuple(args), pure=False))
-                if not pending:
-                    return
-                yield pending.popleft().result()
+            yield from _in_order(lambda args: self.client.submit(run_task, fn, args, pure=False), jobs,
+                                 _window(window, self.workers), pending)
         finally:
             if pending:
                 self.client.cancel(list(pending))
