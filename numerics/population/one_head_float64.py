@@ -185,6 +185,40 @@ def _feature(centre, scale, growth, near, n_near, far, n_far):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _sorted_distinct(points):
+    """The distinct values of ``points`` (finite, no −0.0) in increasing order, as ``np.unique`` returns them.
+
+    A Shell sort (gaps 4^k + 3·2^(k−1) + 1) in place, then one pass dropping repeats: a few hundred points,
+    each ladder already in order. Written out because numba's ``np.unique`` compiles its quicksort, about
+    3 s of a fresh environment's first call, for arrays this small.
+    """
+    n = points.size
+    gaps = [1]
+    k = 1
+    while True:
+        gap = 4**k + 3 * 2 ** (k - 1) + 1
+        if gap >= n:
+            break
+        gaps.append(gap)
+        k += 1
+    for index in range(len(gaps) - 1, -1, -1):
+        gap = gaps[index]
+        for i in range(gap, n):
+            value = points[i]
+            j = i
+            while j >= gap and points[j - gap] > value:
+                points[j] = points[j - gap]
+                j -= gap
+            points[j] = value
+    count = 1 if n > 0 else 0
+    for i in range(1, n):
+        if points[i] != points[count - 1]:
+            points[count] = points[i]
+            count += 1
+    return points[:count].copy()
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _pieces(a, b, growth):
     """Sorted distinct breakpoints of θ ∈ [0, ½] and of u = 1 − θ ∈ [0, ½] (both include 0 and ½)."""
     b_theta, b_rest, width = _switch_point(a, b)
@@ -205,7 +239,7 @@ def _pieces(a, b, growth):
         n_rest, n_theta = _feature(b_rest / b, width, growth, rest_points, n_rest, theta_points, n_theta)
     else:
         n_theta, n_rest = _feature(b_theta / b, width, growth, theta_points, n_theta, rest_points, n_rest)
-    return np.unique(theta_points[:n_theta]), np.unique(rest_points[:n_rest])
+    return _sorted_distinct(theta_points[:n_theta]), _sorted_distinct(rest_points[:n_rest])
 
 
 @numba.njit(cache=True, error_model="numpy")
