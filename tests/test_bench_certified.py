@@ -35,3 +35,31 @@ def test_float64_at_leaves_counts_the_points_and_times_them():
     assert count == 3 and 0 < seconds < 1
     seconds, count = _float64_at_leaves([])
     assert count == 0 and math.isnan(seconds)
+
+
+def test_full_mode_rows_carry_the_issue_targets(monkeypatch, tmp_path):
+    """run(quick=False) with every command replaced by a canned result: the rows, their targets and verdicts."""
+    import benchmarks.bench_certified as B
+
+    cpu = {"flow": 50.0, "region": 70.0, "verify": 100.0, "recheck": 40.0}
+
+    def command(argv, source, cwd):
+        seconds = cpu[argv[0]] * (10 if source is not None else 1)
+        if argv[0] == "verify" and "--full" in argv and "--only" not in argv:
+            seconds = 500.0 * (4 if source is not None else 1)
+        return {"argv": argv, "wall_seconds": seconds, "cpu_seconds": seconds, "exit_status": 0, "output_tail": ""}
+
+    monkeypatch.setattr(B, "_command", command)
+    monkeypatch.setattr(B, "reference_source", lambda revision: (tmp_path, False))
+    monkeypatch.setattr(B, "_float64_tube", lambda t_max: 0.04)
+    rows = {r["name"]: r for r in B.run(quick=False, revision="abc1234")}
+    tube = rows["tube (10, 10) -> 1e6: CPU seconds against the issue's target"]
+    assert tube["target"] == "<= 1" and tube["met"] is True
+    region = rows["region b in [30, 1000]: CPU seconds against the issue's target"]
+    assert region["met"] is False and region["ratio"] == pytest.approx(70 / 60)
+    assert rows["tube (10, 10) -> 1e6 vs the float64 flow it certifies"]["met"] is False  # 50 / 0.04 > 1e3
+    assert rows["recheck of the tube to 1e6 vs its proof"]["met"] is True
+    assert rows["verify --full: WALL seconds against the issue's target"]["met"] is True
+    assert rows["verify --full vs the same command at abc1234"]["ratio"] == pytest.approx(4.0)
+    assert rows["the six built-in lemmas certified, whole domains vs the same command at abc1234"]["ratio"] == \
+        pytest.approx(10.0)
