@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["pyplot", "backend_chosen", "save_figure"]
+__all__ = ["pyplot", "backend_chosen", "save_figure", "light_log_axes"]
 
 
 def backend_chosen() -> bool:
@@ -53,3 +53,52 @@ def save_figure(fig, path, *, dpi: int = 110, tight: bool = True) -> Path:
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
     return path
+
+
+#: Unicode superscripts of the exponent digits, for tick labels drawn without mathtext.
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_DECADE = r"^\$\\mathdefault\{(?:(-?[0-9.]+)\\times)?10\^\{(-?[0-9]+)\}\}\$$"
+_PLAIN = r"^\$\\mathdefault\{(-?[0-9.]+)\}\$$"
+
+
+def _plain_tick_text(text: str) -> str:
+    """A log axis' mathtext tick label (``$\\mathdefault{10^{-6}}$``, ``$\\mathdefault{2\\times10^{3}}$``)
+    as plain Unicode text (``10⁻⁶``, ``2×10³``); any other label unchanged."""
+    import re
+
+    decade = re.match(_DECADE, text)
+    if decade:
+        coefficient, exponent = decade.groups()
+        prefix = "" if coefficient is None else coefficient.replace("-", "−") + "×"
+        return f"{prefix}10{exponent.translate(_SUPERSCRIPT)}"
+    plain = re.match(_PLAIN, text)
+    return plain.group(1).replace("-", "−") if plain else text
+
+
+def _plain_log_formatter(**kwargs):
+    """matplotlib's :class:`~matplotlib.ticker.LogFormatterSciNotation` with its labels as plain text."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatterSciNotation):
+        def __call__(self, x, pos=None):
+            return _plain_tick_text(super().__call__(x, pos))
+
+    return PlainLogFormatter(**kwargs)
+
+
+def light_log_axes(ax, *, minor_decades: float = 3.0) -> None:
+    """Make the log axes of ``ax`` cheap to draw, after its data are plotted: tick labels as plain Unicode
+    text (``10⁶`` rather than mathtext, whose parsing was most of a flow figure's drawing time) and no minor
+    ticks on an axis whose view spans more than ``minor_decades`` decades (there they carry no label, and
+    each is an artist to draw). Linear axes are left alone."""
+    from matplotlib.ticker import NullLocator
+
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() != "log":
+            continue
+        axis.set_major_formatter(_plain_log_formatter())
+        low, high = sorted(limits)
+        if low > 0 and high / low > 10.0**minor_decades:
+            axis.set_minor_locator(NullLocator())
+        else:
+            axis.set_minor_formatter(_plain_log_formatter(labelOnlyBase=False))

@@ -251,7 +251,7 @@ def test_write_flow_outputs_saves_the_run_and_its_figures(run, tmp_path):
     assert (tmp_path / "out" / "flow.csv").read_text() == run.to_csv(tmp_path / "again.csv").read_text()
     assert json.loads((tmp_path / "out" / "flow.json").read_text()) == dict(run.to_dict(), provenance={"machine": "test"})
     for name in FLOW_PANELS:
-        again = save_figure(api.plot_flow(run, panels=(name,)), tmp_path / f"again_{name}.png")
+        again = save_figure(api.plot_flow(run, panels=(name,)), tmp_path / f"again_{name}.png", tight=False)
         assert (tmp_path / "out" / f"{name}.png").read_bytes() == again.read_bytes(), name
 
 

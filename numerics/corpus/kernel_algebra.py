@@ -54,7 +54,15 @@ def two_prod(p, q):
     return hi, lo
 
 
-@njit(cache=True)
+# set_group and mixture are compiled for these argument types only (eagerly, when this module is first
+# imported): the kernels call them with constant group indices, each of which would otherwise compile a
+# specialisation of its own (nine in all, about 3 s of a fresh environment's first call); neither is
+# in a loop over points, so the constants bought no speed.
+_SET_GROUP_SIGNATURE = "(float64[:, ::1], int64, int64, " + ", ".join(["float64"] * 8) + ", int64, int64)"
+_MIXTURE_SIGNATURE = "UniTuple(float64, 4)(float64[:, ::1], int64, int64, float64, float64[::1])"
+
+
+@njit(_SET_GROUP_SIGNATURE, cache=True)
 def set_group(G, g, count, xmin, xmax, total, near, var, beta, a, b, kappa, head):
     """Fill row g of the group table from one group's sweep (``near`` = Σ ωᵢ |xᵢ − c_g|, c_g its best point)."""
     empty = count == 0
@@ -124,7 +132,7 @@ def _one_minus_sum(G, g, h):
     return edges - (_near(G, g) + _near(G, h))
 
 
-@njit(cache=True)
+@njit(_MIXTURE_SIGNATURE, cache=True)
 def mixture(G, first, count, theta, weights):
     """(θ̂, θ̂ − θ, ∂θ̂/∂a, ∂θ̂/∂b) of one softmax over groups ``first … first + count − 1`` of ``G``.
 

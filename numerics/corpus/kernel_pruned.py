@@ -280,8 +280,14 @@ def pruned_tasks(xs, theta, split, a, b, estimator, T, out):
     return valid.all(), touched.sum()
 
 
-@njit(cache=True)
 def pruned_tasks_serial(xs, theta, split, a, b, estimator, T, out):
-    """:func:`pruned_tasks` on the calling thread alone (no parallel region is started); the same bits."""
+    """:func:`pruned_tasks` on the calling thread alone (no parallel region is started); the same bits.
+
+    A Python function calling the compiled task loop :func:`_tasks` with the argument types
+    :func:`pruned_tasks` gives it, so that one compiled loop serves both entry points (a compiled wrapper
+    passing the constant 0 would compile a second loop specialised on it: about 4 s of a fresh
+    environment's first call).
+    """
     m, n = xs.shape
-    return _tasks(xs, theta, split, a, b, estimator, T, out, 0, m, _log_counts(n))
+    return _tasks(xs, theta, split, float(a), float(b), int(estimator), float(T), out, int(0), int(m),
+                  _log_counts(int(n)))

@@ -59,6 +59,8 @@ from fractions import Fraction
 import numba
 import numpy as np
 
+from stumpcheck.numerics import precompile
+
 __all__ = ["DEFAULT_ORDER", "DEFAULT_GROWTH", "switch_point", "loss_gradient_hessian", "quadrature_size"]
 
 #: Gauss–Legendre points per piece. With :data:`DEFAULT_GROWTH` the quadrature error is at the
@@ -140,6 +142,7 @@ def _switch_point(a, b):
 
 def switch_point(a: float, b: float) -> tuple[float, float, float]:
     """(θ*, 1 − θ*, width 1/|z′(θ*)|) of the one-head switch at (a, b), b > 0, in closed form, float64."""
+    precompile.wait("population")  # a child compiling this module's kernels for an empty cache: load its work
     b_theta, b_rest, width = _switch_point(float(a), float(b))
     return b_theta / b, b_rest / b, width
 
@@ -185,6 +188,40 @@ def _feature(centre, scale, growth, near, n_near, far, n_far):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _sorted_distinct(points):
+    """The distinct values of ``points`` (finite, no −0.0) in increasing order, as ``np.unique`` returns them.
+
+    A Shell sort (gaps 4^k + 3·2^(k−1) + 1) in place, then one pass dropping repeats: a few hundred points,
+    each ladder already in order. Written out because numba's ``np.unique`` compiles its quicksort, about
+    3 s of a fresh environment's first call, for arrays this small.
+    """
+    n = points.size
+    gaps = [1]
+    k = 1
+    while True:
+        gap = 4**k + 3 * 2 ** (k - 1) + 1
+        if gap >= n:
+            break
+        gaps.append(gap)
+        k += 1
+    for index in range(len(gaps) - 1, -1, -1):
+        gap = gaps[index]
+        for i in range(gap, n):
+            value = points[i]
+            j = i
+            while j >= gap and points[j - gap] > value:
+                points[j] = points[j - gap]
+                j -= gap
+            points[j] = value
+    count = 1 if n > 0 else 0
+    for i in range(1, n):
+        if points[i] != points[count - 1]:
+            points[count] = points[i]
+            count += 1
+    return points[:count].copy()
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _pieces(a, b, growth):
     """Sorted distinct breakpoints of θ ∈ [0, ½] and of u = 1 − θ ∈ [0, ½] (both include 0 and ½)."""
     b_theta, b_rest, width = _switch_point(a, b)
@@ -205,7 +242,7 @@ def _pieces(a, b, growth):
         n_rest, n_theta = _feature(b_rest / b, width, growth, rest_points, n_rest, theta_points, n_theta)
     else:
         n_theta, n_rest = _feature(b_theta / b, width, growth, theta_points, n_theta, rest_points, n_rest)
-    return np.unique(theta_points[:n_theta]), np.unique(rest_points[:n_rest])
+    return _sorted_distinct(theta_points[:n_theta]), _sorted_distinct(rest_points[:n_rest])
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -281,6 +318,7 @@ def loss_gradient_hessian(a: float, b: float, *, order: int = DEFAULT_ORDER, gro
     No validation (the callers validate: a finite, b ≥ 1e-3); raises ArithmeticError if a result is
     not finite.
     """
+    precompile.wait("population")
     nodes, weights = _rule(order)
     out = _integrate(float(a), float(b), nodes, weights, float(growth), hessian)
     gradient = out[1:3].copy()
@@ -292,5 +330,6 @@ def loss_gradient_hessian(a: float, b: float, *, order: int = DEFAULT_ORDER, gro
 
 def quadrature_size(a: float, b: float, *, order: int = DEFAULT_ORDER, growth: float = DEFAULT_GROWTH) -> int:
     """Number of θ-nodes :func:`loss_gradient_hessian` uses at (a, b)."""
+    precompile.wait("population")
     nodes, weights = _rule(order)
     return int(_integrate(float(a), float(b), nodes, weights, float(growth), False)[6])

@@ -107,6 +107,7 @@ def _decimal_float(text: str, name: str) -> float:
               help="The interior is θ ∈ [δ, 1 − δ] for the sup error.")
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
               help="Write flow.csv, flow.json and PNG plots here.")
+@click.option("--no-plots", is_flag=True, help="With --out: write flow.csv and flow.json only (no PNG plots).")
 @click.option("--no-check", is_flag=True, help="Skip the second solve at rtol/10 (the a-posteriori check).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--certified", is_flag=True,
@@ -125,7 +126,7 @@ def _decimal_float(text: str, name: str) -> float:
 @click.option("--region-b-max", "region_b_max_text", default=None,
               help="With --region: the region's upper end B (default 1000); with --region-certificate: checked.")
 @scheduler_option
-def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_check,
+def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_plots, no_check,
          quiet, certified, rel_goal_text, time_limit_text, region, region_file, region_b_max_text, scheduler) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
@@ -139,6 +140,9 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     from stumpcheck.numerics.provenance import provenance
 
     _check_flow_option_pairs(click.get_current_context(), certified, dps)
+    if no_plots and (certified or out_dir is None):
+        raise InputError("--no-plots needs --out and a flow without --certified (it leaves out the PNG plots of "
+                         "flow --out)")
     if dps is not None:
         dps = validate_dps(dps)
     a0 = _decimal_float(a0_text, "a0")
@@ -191,7 +195,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     for caveat in sorted(caveats):
         click.echo(f"caveat on the fits above: {caveat}")
     if out_dir is not None:
-        paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64" if dps is None else f"{dps} digits"))
+        paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64" if dps is None else f"{dps} digits"),
+                                   plots=not no_plots)
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
     if not run.status.ok:  # the flow did not reach t-max: what was asked for was not computed
         click.echo(f"stumpcheck flow: the solve {run.status.message}", err=True)
