@@ -176,9 +176,6 @@ def window_sizes(sorted_corpus: SortedCorpus, b: float, *, window: float = DEFAU
     xs, split = sorted_corpus.xs, sorted_corpus.split
     m, n = xs.shape
     if a is not None:
-        from stumpcheck.numerics import precompile
-
-        precompile.wait()
         from stumpcheck.numerics.corpus import kernel, kernel_pruned
 
         a = finite_float(a, "a")
@@ -292,9 +289,6 @@ def _per_task(x, theta, a, b, estimator, method, chunk_tokens, window, progress=
 
 
 def _per_task_kernel(x, theta, sc, a, b, estimator, method, step, window, progress, threads):
-    from stumpcheck.numerics import precompile
-
-    precompile.wait()   # a child compiling these kernels for an empty cache (precompile.start): load its work
     from stumpcheck.numerics.corpus import kernel   # compiled on first use (cached on disk): keep imports light
 
     m = theta.shape[0]

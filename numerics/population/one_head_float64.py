@@ -59,8 +59,6 @@ from fractions import Fraction
 import numba
 import numpy as np
 
-from stumpcheck.numerics import precompile
-
 __all__ = ["DEFAULT_ORDER", "DEFAULT_GROWTH", "switch_point", "loss_gradient_hessian", "quadrature_size"]
 
 #: Gauss–Legendre points per piece. With :data:`DEFAULT_GROWTH` the quadrature error is at the
@@ -142,7 +140,6 @@ def _switch_point(a, b):
 
 def switch_point(a: float, b: float) -> tuple[float, float, float]:
     """(θ*, 1 − θ*, width 1/|z′(θ*)|) of the one-head switch at (a, b), b > 0, in closed form, float64."""
-    precompile.wait("population")  # a child compiling this module's kernels for an empty cache: load its work
     b_theta, b_rest, width = _switch_point(float(a), float(b))
     return b_theta / b, b_rest / b, width
 
@@ -318,7 +315,6 @@ def loss_gradient_hessian(a: float, b: float, *, order: int = DEFAULT_ORDER, gro
     No validation (the callers validate: a finite, b ≥ 1e-3); raises ArithmeticError if a result is
     not finite.
     """
-    precompile.wait("population")
     nodes, weights = _rule(order)
     out = _integrate(float(a), float(b), nodes, weights, float(growth), hessian)
     gradient = out[1:3].copy()
@@ -330,6 +326,5 @@ def loss_gradient_hessian(a: float, b: float, *, order: int = DEFAULT_ORDER, gro
 
 def quadrature_size(a: float, b: float, *, order: int = DEFAULT_ORDER, growth: float = DEFAULT_GROWTH) -> int:
     """Number of θ-nodes :func:`loss_gradient_hessian` uses at (a, b)."""
-    precompile.wait("population")
     nodes, weights = _rule(order)
     return int(_integrate(float(a), float(b), nodes, weights, float(growth), False)[6])

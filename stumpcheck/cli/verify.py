@@ -174,11 +174,6 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
     if on is not None and on.kind == "dask":
         scheduler = on.address  # C6-C8's cells on the same Dask scheduler (a local cluster's address)
     out, created = make_out_dir(out_dir)
-    names = {entry.name for _, entry in plan}
-    if names & set(_COMPILED_CLAIMS):  # an empty numba cache: the kernels compile on the other core while C1 runs
-        from stumpcheck.numerics import precompile
-
-        precompile.start(corpus=bool(names & set(_CORPUS_CLAIMS)))
     # Hypothesis keeps its caches under --out, not in the current directory
     set_hypothesis_home_dir(out / ".hypothesis")
     try:
@@ -193,11 +188,6 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
     if failed:
         # a failed check is a result, not an error of the program: the summary line is printed, status 1
         click.get_current_context().exit(1)
-
-
-#: the claims whose checks call compiled kernels (C1 none), and those of them that call the corpus kernels
-_COMPILED_CLAIMS = ("C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9")
-_CORPUS_CLAIMS = ("C5", "C6", "C7", "C8", "C9")
 
 
 def _sampled_only(entry) -> bool:
