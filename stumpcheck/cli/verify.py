@@ -36,8 +36,7 @@ Exit status 0 when all pass, 1 when any fails (a result: the last line reads
 Time (seed 0, measured on an idle 2-core machine): ``--quick`` 40 s end to
 end, 37 s of checks (C1 5 s, C6 12 s, interior_error_bound certified 3 s,
 progress_along_error 4 s); a new environment first compiles the numba kernels
-(about 12 s of CPU, once; they are cached on disk), in a second process that starts with C1
-(:mod:`stumpcheck.numerics.precompile`). ``--full`` about 12 min under load: 40 C1
+(about 12 s of CPU, once; they are cached on disk). ``--full`` about 12 min under load: 40 C1
 points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
 ``--scheduler``. ``--full`` also runs the certified tube to t = 10⁶ for the certified part of C2–C4
