@@ -47,12 +47,17 @@ class Leaf:
     upper: str
     depth: int
     form: str
+    #: "fast" (float64 θ-integrals) or "arb"; None in a proof made in Arb alone (nothing recorded)
+    arithmetic: str | None = None
 
     def to_json(self) -> dict:
         from stumpcheck.numerics.certified.proofs.domains import exact_decimal
 
-        return {"box": {n: [exact_decimal(lo), exact_decimal(hi)] for n, (lo, hi) in sorted(self.box.items())},
-                "lower": self.lower, "upper": self.upper, "depth": self.depth, "form": self.form}
+        out = {"box": {n: [exact_decimal(lo), exact_decimal(hi)] for n, (lo, hi) in sorted(self.box.items())},
+               "lower": self.lower, "upper": self.upper, "depth": self.depth, "form": self.form}
+        if self.arithmetic is not None:
+            out["arithmetic"] = self.arithmetic
+        return out
 
 
 @dataclass
@@ -72,15 +77,23 @@ class Proof:
     dps: int = 30
     strict: bool = False
     notes: list = field(default_factory=list)
+    #: "fast" (the float64 layer first, Arb where it gives no ball) or "arb"
+    arithmetic: str = "arb"
+    #: boxes the fast layer was asked for and gave no finite ball: enclosed in Arb instead
+    fallbacks: int = 0
 
     @property
     def proved(self) -> bool:
         return self.status == "proved"
 
     def summary(self) -> dict:
-        return {"status": self.status, "boxes": self.boxes, "leaves": len(self.leaves),
-                "max_depth": self.max_depth_reached, "undecided_fraction": self.undecided_fraction,
-                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "prec_bits": self.prec_bits}
+        out = {"status": self.status, "boxes": self.boxes, "leaves": len(self.leaves),
+               "max_depth": self.max_depth_reached, "undecided_fraction": self.undecided_fraction,
+               "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "prec_bits": self.prec_bits}
+        if self.arithmetic == "fast":
+            out["fast_leaves"] = sum(1 for leaf in self.leaves if leaf.arithmetic == "fast")
+            out["fallbacks"] = self.fallbacks
+        return out
 
 
 def _decimal(x, digits: int, rounding) -> str:
@@ -128,7 +141,7 @@ def _split_variable(box: dict, gradient, min_width: float):
 
 def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
           max_depth: int = 40, min_width: float = 1e-12, pieces=None, b_ratio: float | None = 2.0,
-          prec_bits: int | None = None, workers: int = 1) -> Proof:
+          prec_bits: int | None = None, workers: int = 1, arithmetic: str = "fast") -> Proof:
     """Prove margin ≥ 0 (``strict``: > 0) on ``domain`` by bisection; see the module doc.
 
     ``pieces``: sub-domains tiling ``domain`` to start from, each at depth 0; by default a b range
@@ -138,7 +151,14 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     ``workers`` > 1 proves contiguous groups of the start pieces in that many fresh (spawned) processes
     (:func:`_prove_in_processes`; SymPy margins only, which rebuild exactly from their JSON): the same boxes
     are bisected the same way, each group with a share of ``max_boxes`` in proportion to its pieces.
+    ``arithmetic`` "fast" encloses each box of a Taylor-form θ-integral margin first by
+    :meth:`~stumpcheck.numerics.certified.proofs.margins.Margin.enclose_fast` (float64 θ-integrals): a ball
+    that decides the box makes it a leaf (recorded ``arithmetic: "fast"``), an undecided one splits it as
+    an Arb ball would, and no ball (or a ball that refutes: confirmed in Arb) sends the box to Arb (a
+    *fallback*, counted); "arb" encloses every box in Arb (nothing recorded per leaf, as before).
     """
+    if arithmetic not in ("fast", "arb"):
+        raise InputError(f"arithmetic must be 'fast' or 'arb', got {arithmetic!r}")
     if not isinstance(margin, Margin):
         raise InputError(f"margin must be a Margin, got {margin!r}")
     if not isinstance(domain, Domain):
@@ -160,16 +180,19 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     workers = _positive_int(workers, "workers")
     if workers > 1 and len(starts) > 1 and "sympy_srepr" in margin.source:
         return _prove_in_processes(margin, domain, starts, workers, strict=strict, dps=dps, max_boxes=max_boxes,
-                                   max_depth=max_depth, min_width=min_width, prec_bits=bits)
-    proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict)
+                                   max_depth=max_depth, min_width=min_width, prec_bits=bits, arithmetic=arithmetic)
+    use_fast = arithmetic == "fast" and margin.theta_integral and margin.taylor_order > 1
+    proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict,
+                  arithmetic="fast" if use_fast else "arb")
     started, cpu = time.perf_counter(), time.process_time()
     order = itertools.count()
     pending = [(0, next(order), p.box, 0) for p in starts]
     total_volume = domain.volume()
 
-    def leaf(box, ball, depth, form):
+    def leaf(box, ball, depth, form, arithmetic="arb"):
         lower, upper = _bounds(ball, dps)
-        return Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form)
+        return Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form,
+                    arithmetic=arithmetic if use_fast else None)
 
     def certainly_ok(ball):
         return ball.is_finite() and (ball > 0 if strict else ball >= 0)
@@ -184,7 +207,18 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
         _, _, box, depth = heapq.heappop(pending)
         proof.boxes += 1
         proof.max_depth_reached = max(proof.max_depth_reached, depth)
-        ball, form, gradient = margin.enclose_with_gradient(box, bits)
+        ball, from_fast = None, False
+        if use_fast:
+            fast = margin.enclose_fast(box, bits)
+            if fast is None:
+                proof.fallbacks += 1
+            elif certainly_ok(fast[0]):
+                proof.leaves.append(leaf(box, fast[0], depth, fast[1], "fast"))
+                continue
+            elif not certainly_bad(fast[0]) and depth < max_depth:
+                ball, form, gradient, from_fast = fast[0], fast[1], None, True
+        if ball is None:
+            ball, form, gradient = margin.enclose_with_gradient(box, bits)
         if certainly_ok(ball):
             proof.leaves.append(leaf(box, ball, depth, form))
             continue
@@ -193,6 +227,11 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
             proof.leaves.append(proof.failure)
             break
         var = _split_variable(box, gradient, min_width) if depth < max_depth else None
+        if var is None and from_fast:  # the last word on a box that is not split is Arb's
+            ball, form, gradient = margin.enclose_with_gradient(box, bits)
+            if certainly_ok(ball):
+                proof.leaves.append(leaf(box, ball, depth, form))
+                continue
         if var is None:
             point = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
             point_ball, point_form, _ = margin.enclose_with_gradient(point, bits)
@@ -274,6 +313,8 @@ def _prove_in_processes(margin: Margin, domain: Domain, starts: list, workers: i
         proof.cpu_seconds += part.cpu_seconds
         proof.max_depth_reached = max(proof.max_depth_reached, part.max_depth_reached)
         proof.notes += part.notes
+        proof.fallbacks += part.fallbacks
+        proof.arithmetic = part.arithmetic
         if part.failure is not None and proof.failure is None:
             proof.failure = part.failure
     proof.status = "failed" if proof.failure is not None else "proved" if not proof.undecided else "undecided"
