@@ -35,7 +35,7 @@ from stumpcheck.numerics.precision import InputError
 __all__ = ["recheck"]
 
 
-def _with_region(document: dict, tube_result):
+def _with_region(document: dict, tube_result, arithmetic: str = "fast"):
     """The tube's passed result joined with the re-check of the embedded region (one verdict)."""
     import dataclasses
     import time
@@ -45,12 +45,30 @@ def _with_region(document: dict, tube_result):
     started = time.perf_counter()
 
     ok, message = recheck_flow_region(document, progress=lambda name: click.echo(f"  re-checking the region's "
-                                                                                  f"{name} ...", err=True))
+                                                                                  f"{name} ...", err=True),
+                                      arithmetic=arithmetic)
     seconds = tube_result.seconds + time.perf_counter() - started
     if not ok:
         return dataclasses.replace(tube_result, passed=False, message=message, leaf=None, leaf_index=None,
                                    seconds=seconds)
     return dataclasses.replace(tube_result, message=f"{tube_result.message}; {message}", seconds=seconds)
+
+
+def _recheck_region(path, document: dict, points: str, arithmetic: str) -> None:
+    """PASS or FAIL of a region certificate (exit 0 or 1), as ``stumpcheck region --recheck``."""
+    import time
+
+    from stumpcheck.numerics.certified.region.certificate import check_region_limits, recheck_region
+
+    started = time.perf_counter()
+    try:
+        check_region_limits(document)
+        ok, message = recheck_region(document, points=points, arithmetic=arithmetic,
+                                     progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    click.echo(f"{'PASS' if ok else 'FAIL'} {path}: {message}; {time.perf_counter() - started:.1f} s")
+    click.get_current_context().exit(0 if ok else 1)
 
 
 def _interval_text(item) -> str:
@@ -76,8 +94,13 @@ def _interval_text(item) -> str:
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Processes for a flow certificate's interval integrals (a tube to 10^6 re-checks in about "
                    "as much CPU as it took to compute).")
-def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
+@click.option("--arb", "arb_only", is_flag=True,
+              help="Enclose every leaf in Arb, whatever produced it (default: a Taylor-form θ-integral leaf "
+                   "first with the float64 θ-integrals, in Arb where they do not decide it).")
+def recheck(certificate_file, dps_text, points, allow_python, workers, arb_only) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
+
+    A region certificate (``stumpcheck region``) is re-checked as ``stumpcheck region --recheck`` does.
 
     Exit status 0 (PASS: the statement printed is derived from what was re-proved), 1 (FAIL: the first fault
     is printed), 2 (unreadable or corrupt file, a field beyond the re-check's limits, --dps equal to the
@@ -93,6 +116,12 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
     from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
 
     document = read_certificate(certificate_file)
+    arithmetic = "arb" if arb_only else "fast"
+    from stumpcheck.numerics.certified.region.certificate import is_region_certificate
+
+    if is_region_certificate(document):
+        _recheck_region(certificate_file, document, points, arithmetic)
+        return
     recorded = document.get("dps")
     if dps_text is None:
         if isinstance(recorded, bool) or not isinstance(recorded, int):
@@ -120,11 +149,12 @@ def recheck(certificate_file, dps_text, points, allow_python, workers) -> None:
                 result = recheck_flow_certificate(document, dps, lambda done, total: progress(done / total),
                                                   workers=workers)
             if result.passed and ("region" in document or "for_all_t" in document):
-                result = _with_region(document, result)
+                result = _with_region(document, result, arithmetic)
         elif is_box_certificate(document):
             result = recheck_box_certificate(document, prec_bits=recheck_bits(document, dps))
         else:
-            result = run_recheck(document, prec_bits=recheck_bits(document, dps), points=points, allow_python=allow_python)
+            result = run_recheck(document, prec_bits=recheck_bits(document, dps), points=points,
+                                 allow_python=allow_python, arithmetic=arithmetic)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
     if is_flow_certificate(document):

@@ -72,8 +72,29 @@ def _versions() -> dict:
 
 
 def _leaf_json(leaf) -> dict:
-    return {"box": {var: [exact_text(lo), exact_text(hi)] for var, (lo, hi) in leaf.box.items()},
-            "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": int(leaf.depth), "form": str(leaf.form)}
+    out = {"box": {var: [exact_text(lo), exact_text(hi)] for var, (lo, hi) in leaf.box.items()},
+           "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": int(leaf.depth), "form": str(leaf.form)}
+    if getattr(leaf, "arithmetic", None) is not None:
+        out["arithmetic"] = str(leaf.arithmetic)
+    return out
+
+
+#: how the fast layer encloses a leaf (recorded with its assumptions in each certificate it proves)
+FAST_METHOD = ("Taylor form in Arb with float64 interval θ-integrals: Gauss-Legendre with a Bernstein-ellipse "
+               "remainder for L, L_a, L_b; first-order sums of the generated integrands for the remainder "
+               "and for derivatives over parameter balls; differences with a Taylor remainder for derivatives "
+               "at a point (stumpcheck.numerics.certified.proofs.margin_taylor_fast)")
+
+
+def arithmetic_record(proof) -> dict | None:
+    """The certificate's ``arithmetic`` record of a proof made with the fast layer (None for Arb alone)."""
+    if getattr(proof, "arithmetic", "arb") != "fast":
+        return None
+    from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
+
+    named = [leaf.arithmetic for leaf in proof.leaves]
+    return {"fast_leaves": named.count("fast"), "arb_leaves": named.count("arb"),
+            "fallbacks": int(proof.fallbacks), "method": FAST_METHOD, "assumptions": dict(ASSUMPTIONS)}
 
 
 def digest(document: dict) -> str:
@@ -146,6 +167,9 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool, identity
     }
     if identity is not None:
         document["identity"] = identity
+    record = arithmetic_record(proof)
+    if record is not None:
+        document["arithmetic"] = record
     document["digest"] = digest(document)
     return document
 

@@ -38,7 +38,7 @@ from flint import arb, ctx
 
 from stumpcheck.numerics.certified.proofs.margin_taylor import assemble, sub_intervals
 
-__all__ = ["taylor_enclosure_fast", "REMAINDER_GOAL", "DERIVATIVE_GOAL"]
+__all__ = ["taylor_enclosure_fast", "point_enclosure_fast", "REMAINDER_GOAL", "DERIVATIVE_GOAL"]
 
 #: relative goal of the first-order sums of the remainder integrals (as Arb's 8 bits)
 REMAINDER_GOAL = 2.0 ** -8
@@ -120,6 +120,24 @@ def _sums(kernel, values: list, pieces, goal: float) -> list | None:
     out, _ = first_order_integrals(kernel, [_interval(v) for v in values], *pieces, goal=goal)
     balls = [_ball(lo, hi) for lo, hi in out]
     return balls if all(x.is_finite() for x in balls) else None
+
+
+def point_enclosure_fast(compiled, names, balls: dict, estimator: str, coords) -> arb | None:
+    """A ball containing the margin at a point (every variable a point or a tiny ball): Q^{(0)} by
+    Gauss–Legendre, then the kernels and the outer expression in Arb; None where this does not apply."""
+    if estimator != "one-head":
+        return None
+    bases = _bases(compiled)
+    if bases is None:
+        return None
+    on_x = [balls[k] for k in names]
+    q0 = _gl(coords, names, on_x, bases)
+    if q0 is None:
+        return None
+    ns = compiled["namespace"]
+    kernels = [k.real for k in ns["kernels_0"](*on_x, *q0)]
+    ball = ns["outer"](*on_x, *kernels)[0].real
+    return ball if ball.is_finite() else None
 
 
 def taylor_enclosure_fast(compiled, names, balls: dict, centre: dict, free: str, a_b_mid, estimator: str,

@@ -233,7 +233,7 @@ class Margin:
         """(ball, form) containing m(p) for every p of ``box`` from the Taylor form with float64 θ-integrals
         (:mod:`stumpcheck.numerics.certified.proofs.margin_taylor_fast`), or None where that does not apply or
         gives no finite ball (then :meth:`enclose_with_gradient` encloses the box in Arb)."""
-        from stumpcheck.numerics.certified.proofs.margin_taylor_fast import taylor_enclosure_fast
+        from stumpcheck.numerics.certified.proofs.margin_taylor_fast import point_enclosure_fast, taylor_enclosure_fast
 
         if self._function is not None or not self.theta_integral or self.taylor_order < 2:
             return None
@@ -242,10 +242,15 @@ class Margin:
             balls = {n: interval_ball(*box[n]) for n in names}
             centre = {n: fraction_ball((box[n][0] + box[n][1]) / 2) for n in names}
             free = [n for n in names if balls[n].rad() > centre[n].rad()]
-            if not free or not (len(free) == 1 or "b" in free):
+            if free and not (len(free) == 1 or "b" in free):
                 return None
-            along = free[0] if len(free) == 1 else "b"
+            along = free[0] if len(free) == 1 else ("b" if "b" in names else names[0])
             compiled = self.compile(names)
+            if not free:
+                taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along,
+                                        self.taylor_order, self.estimator, _namespace)
+                ball = point_enclosure_fast(taylor, names, balls, self.estimator, compiled["coords"])
+                return None if ball is None else (ball, f"taylor-{self.taylor_order}")
             expansion_centre = {n: centre[n] if n == along or n not in free else balls[n] for n in names}
             taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along, self.taylor_order,
                                     self.estimator, _namespace)
