@@ -1,7 +1,6 @@
-"""The Taylor form of a θ-integral margin (:mod:`stumpcheck.numerics.certified.proofs.margin_taylor`) with its
-θ-integrals enclosed in float64 intervals (:mod:`stumpcheck.numerics.certified.fast`) instead of Arb.
+"""The Taylor form of a θ-integral margin with its θ-integrals enclosed in float64 intervals instead of Arb.
 
-The same form, K(x) ∈ Σ_{j<n} K^{(j)}(c)(X_i − c)^j/j! + K^{(n)}(hull(c, X_i))(X_i − c)^n/n!, assembled by
+The form of :mod:`stumpcheck.numerics.certified.proofs.margin_taylor`, K(x) ∈ Σ_{j<n} K^{(j)}(c)(X_i − c)^j/j! + K^{(n)}(hull(c, X_i))(X_i − c)^n/n!, assembled by
 :func:`~stumpcheck.numerics.certified.proofs.margin_taylor.assemble` in Arb from balls that contain the
 integrals Q^{(m)} = ∫₀¹ ∂_x^m q dθ (x the free variable b; every other variable a point or a ball Y):
 
@@ -34,7 +33,7 @@ from __future__ import annotations
 
 import math
 
-from flint import arb, ctx
+from flint import arb
 
 from stumpcheck.numerics.certified.proofs.margin_taylor import assemble, sub_intervals
 
@@ -103,17 +102,22 @@ def _fast(compiled, names) -> _Fast:
     return _FAST[key]
 
 
-def _gl(coords, names, values: list, bases) -> list | None:
-    """[Q^{(0)} ball per base] at the variables' balls ``values`` (b a point or a tiny ball)."""
-    from stumpcheck.numerics.certified.fast.theta_integrals import loss_gradient_enclosure_counted
+def _gl(coords, names, rows: list, bases) -> list | None:
+    """[[Q^{(0)} ball per base] per row]: at each row of the variables' balls (b a point or a tiny ball), by
+    :func:`stumpcheck.numerics.certified.fast.theta_integrals.loss_gradient_points` (nearby rows share the
+    remainder bounds); None if any is not finite."""
+    from stumpcheck.numerics.certified.fast.theta_integrals import loss_gradient_points
 
-    a_ball, b_ball = (x.real for x in coords(*values))
-    a, b = _interval(a_ball), _interval(b_ball)
-    if not (math.isfinite(a[0]) and math.isfinite(a[1]) and b[0] > 0 and math.isfinite(b[1])):
-        return None
-    out, _ = loss_gradient_enclosure_counted(a, b)
-    balls = [_ball(*out[_BASES.index(base)]) for base in bases]
-    return balls if all(x.is_finite() for x in balls) else None
+    boxes = []
+    for values in rows:
+        a_ball, b_ball = (x.real for x in coords(*values))
+        a, b = _interval(a_ball), _interval(b_ball)
+        if not (math.isfinite(a[0]) and math.isfinite(a[1]) and b[0] > 0 and math.isfinite(b[1])):
+            return None
+        boxes.append((*a, *b))
+    out = loss_gradient_points(boxes)
+    result = [[_ball(*row[_BASES.index(base)]) for base in bases] for row in out]
+    return result if all(x.is_finite() for level in result for x in level) else None
 
 
 def _sums(kernel, values: list, pieces, goal: float, subdivisions: int) -> list | None:
@@ -134,9 +138,10 @@ def point_enclosure_fast(compiled, names, balls: dict, estimator: str, coords) -
     if bases is None:
         return None
     on_x = [balls[k] for k in names]
-    q0 = _gl(coords, names, on_x, bases)
+    q0 = _gl(coords, names, [on_x], bases)
     if q0 is None:
         return None
+    q0 = q0[0]
     ns = compiled["namespace"]
     kernels = [k.real for k in ns["kernels_0"](*on_x, *q0)]
     ball = ns["outer"](*on_x, *kernels)[0].real
@@ -164,12 +169,12 @@ def taylor_enclosure_fast(compiled, names, balls: dict, centre: dict, free: str,
     except (ValueError, OverflowError, ArithmeticError):
         return None
     c = centre[free]
-    q0 = _gl(coords, names, at_c, fast.bases)
-    if q0 is None:
-        return None
-    q_centre = [q0]
     parameter_balls = any(at_c[i].rad() > 0 for i in range(len(names)) if i != index)
     if parameter_balls:
+        q0 = _gl(coords, names, [at_c], fast.bases)
+        if q0 is None:
+            return None
+        q_centre = [q0[0]]
         for m in range(1, n):
             level = _sums(fast.kernels[m], at_c, pieces, DERIVATIVE_GOAL, DERIVATIVE_SUBDIVISIONS)
             if level is None:
@@ -179,11 +184,14 @@ def taylor_enclosure_fast(compiled, names, balls: dict, centre: dict, free: str,
         exponent = int(math.floor(math.log2(float(c.mid())))) - _DELTA_BITS[n]
         delta = arb(2) ** exponent
         with_b = lambda x: [*at_c[:index], x, *at_c[index + 1:]]  # noqa: E731
-        f_plus = _gl(coords, names, with_b(c + delta), fast.bases)
-        f_minus = _gl(coords, names, with_b(c - delta), fast.bases)
+        values = _gl(coords, names, [at_c, with_b(c + delta), with_b(c - delta)], fast.bases)
+        if values is None:
+            return None
+        q0, f_plus, f_minus = values
+        q_centre = [q0]
         z = _sums(fast.kernels[n], with_b((c - delta).union(c + delta)), pieces, REMAINDER_GOAL,
                   REMAINDER_SUBDIVISIONS)
-        if f_plus is None or f_minus is None or z is None:
+        if z is None:
             return None
         first = [(p - m) / (2 * delta) for p, m in zip(f_plus, f_minus)]
         if n == 2:
