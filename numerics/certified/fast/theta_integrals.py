@@ -55,6 +55,9 @@ DEFAULT_SUBDIVISIONS = 64
 #: Halvings of a piece on which no Bernstein ellipse gives a finite bound, before the first-order fallback.
 MAX_SPLITS = 6
 METHODS = ("gauss-legendre", "first-order")
+#: Boxes within this relative distance share the remainder bounds (:func:`loss_gradient_points`): the hull's
+#: M on the ellipse stays close to each box's.
+NEARBY = 2.0 ** -16
 
 _JIT = dict(cache=True, fastmath=False, error_model="numpy")
 
@@ -326,14 +329,18 @@ def _gl_points_pieces(boxes, theta_points, rest_points, rule, cells, offsets, fa
 def loss_gradient_points(boxes, *, order: int = DEFAULT_ORDER) -> np.ndarray:
     """(K, 3, 2): [[L lo, hi], [∂L/∂a lo, hi], [∂L/∂b lo, hi]] over each of K nearby (a, b) boxes (rows
     (a lo, a hi, b lo, b hi), b > 0), by the Gauss–Legendre rule with one remainder bound per piece for all
-    of them (module docstring); a box whose pieces fail is enclosed on its own by
-    :func:`loss_gradient_enclosure_counted` (all of them, if any piece fails)."""
+    of them (module docstring). Boxes farther apart than :data:`NEARBY` (relative, in a or b), or whose
+    pieces fail, are each enclosed on its own by :func:`loss_gradient_enclosure_counted`."""
     boxes = np.array(boxes, dtype=np.float64).reshape(-1, 4)
     for row in boxes:
         _pair("a", (row[0], row[1]))
         _pair("b", (row[2], row[3]))
         if not row[2] > 0:
             raise InputError(f"b must be > 0, got {row[2]!r}")
+    b_span = boxes[:, 3].max() - boxes[:, 2].min()
+    a_span = boxes[:, 1].max() - boxes[:, 0].min()
+    if b_span > NEARBY * boxes[:, 2].min() or a_span > NEARBY * max(1.0, abs(boxes[:, 0].min())):
+        return np.array([loss_gradient_enclosure_counted((r[0], r[1]), (r[2], r[3]), order=order)[0] for r in boxes])
     theta_points, rest_points = split_pieces(0.5 * (boxes[:, 0].min() + boxes[:, 1].max()),
                                              0.5 * (boxes[:, 2].min() + boxes[:, 3].max()))
     rule, cells, offsets, factors = rule_tables(order)
