@@ -46,7 +46,7 @@ REMAINDER_GOAL, REMAINDER_SUBDIVISIONS = 2.0 ** -4, 32
 #: the same for the centre derivatives over a parameter ball (they decide the drift obligations of the region)
 DERIVATIVE_GOAL, DERIVATIVE_SUBDIVISIONS = 2.0 ** -10, 256
 #: δ = 2^-k·c for the differences at a point, by Taylor order
-_DELTA_BITS = {2: 19, 3: 12}
+_DELTA_BITS = {2: 19, 3: 17}
 _BASES = ("L", "L_a", "L_b")
 
 
