@@ -149,10 +149,11 @@ def point_enclosure_fast(compiled, names, balls: dict, estimator: str, coords) -
 
 
 def taylor_enclosure_fast(compiled, names, balls: dict, centre: dict, free: str, a_b_mid, estimator: str,
-                          coords) -> arb | None:
+                          coords, at_centre: list | None = None) -> arb | None:
     """A ball containing the margin on the box (as :func:`~stumpcheck.numerics.certified.proofs.margin_taylor.taylor_enclosure`,
     not ``point``), its integrals in float64 intervals (module docstring); None where this does not apply.
-    ``coords``: the margin's ball function of the variables giving (a, b)."""
+    ``coords``: the margin's ball function of the variables giving (a, b). ``at_centre``, a list: when the
+    centre is a point, the margin's ball there (from the same Q^{(0)}) is appended to it."""
     from stumpcheck.numerics.certified.fast.theta_integrals import split_pieces
 
     if estimator != "one-head" or free != "b":
@@ -189,6 +190,11 @@ def taylor_enclosure_fast(compiled, names, balls: dict, centre: dict, free: str,
             return None
         q0, f_plus, f_minus = values
         q_centre = [q0]
+        if at_centre is not None:
+            ns = compiled["namespace"]
+            value = ns["outer"](*at_c, *(k.real for k in ns["kernels_0"](*at_c, *q0)))[0].real
+            if value.is_finite():
+                at_centre.append(value)
         z = _sums(fast.kernels[n], with_b((c - delta).union(c + delta)), pieces, REMAINDER_GOAL,
                   REMAINDER_SUBDIVISIONS)
         if z is None:

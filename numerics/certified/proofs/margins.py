@@ -247,6 +247,9 @@ class Margin:
             along = free[0] if len(free) == 1 else ("b" if "b" in names else names[0])
             compiled = self.compile(names)
             if not free:
+                remembered = getattr(self, "_midpoint", None)
+                if remembered is not None and remembered[0] == {n: tuple(box[n]) for n in names}:
+                    return remembered[1], f"taylor-{self.taylor_order}"
                 taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along,
                                         self.taylor_order, self.estimator, _namespace)
                 ball = point_enclosure_fast(taylor, names, balls, self.estimator, compiled["coords"])
@@ -255,8 +258,12 @@ class Margin:
             taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along, self.taylor_order,
                                     self.estimator, _namespace)
             a_c, b_c = (_real(x) for x in compiled["coords"](*(centre[n] for n in names)))
+            at_centre: list = []
             ball = taylor_enclosure_fast(taylor, names, balls, expansion_centre, along,
-                                         (float(a_c.mid()), float(b_c.mid())), self.estimator, compiled["coords"])
+                                         (float(a_c.mid()), float(b_c.mid())), self.estimator, compiled["coords"],
+                                         at_centre)
+        if at_centre:  # the box's midpoint value, from the same integrals: a re-check asks for it next
+            self._midpoint = ({n: ((box[n][0] + box[n][1]) / 2,) * 2 for n in names}, at_centre[0])
         return None if ball is None else (ball, f"taylor-{self.taylor_order}")
 
     def _enclose_integral(self, compiled, names, balls, centre):
