@@ -22,6 +22,10 @@ A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the
 * what identifies the computation: ``versions`` (python, stumpcheck, python-flint, mpmath, sympy), ``dps``,
   ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module), ``margin_code`` (sha256 of the Arb
   code the margin compiled to, and of the stored Taylor forms it uses) and ``seconds``;
+* ``arithmetic`` (only for a proof made with the fast layer, :func:`arithmetic_record`): the numbers of leaves
+  proved with float64 θ-integrals and in Arb, the Arb fallbacks, the method and the fast layer's
+  ``ASSUMPTIONS`` (:data:`stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`); each leaf then records its
+  ``arithmetic``. A re-check encloses every leaf again, in either arithmetic (``recheck --arb``: Arb);
 * ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate damaged or
   edited after it was written by someone who did not recompute it: it is integrity, not authority (anyone can
   recompute it). What a re-check establishes independently of it is the mathematics and the statement:

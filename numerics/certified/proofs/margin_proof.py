@@ -16,6 +16,12 @@ is an **undecided** leaf and the search goes on elsewhere. Running out of ``max_
 pending boxes undecided. The status is ``"proved"`` only if every leaf has lower ≥ 0 (> 0 strict);
 the leaves always tile the domain exactly (proved, undecided and, on failure, the rest pending).
 Leaf bounds are printed as decimals rounded outward (lower down, upper up) to ``dps`` digits.
+
+Arithmetic (``arithmetic="fast"``, the default): a box of a θ-integral margin with a Taylor form is enclosed
+first with float64 θ-integrals (:mod:`stumpcheck.numerics.certified.proofs.margin_taylor_fast`); Arb encloses
+the boxes where that gives no ball (*fallbacks*, counted), confirms a refutation, and has the last word on a
+box that is not split. Each leaf then records which arithmetic proved it (``"fast"`` or ``"arb"``);
+``arithmetic="arb"`` proves in Arb alone and records nothing, as earlier versions did.
 """
 
 from __future__ import annotations
