@@ -36,7 +36,7 @@ from stumpcheck.cli.options import scheduled, scheduler_option
 __all__ = ["recheck"]
 
 
-def _with_region(document: dict, tube_result):
+def _with_region(document: dict, tube_result, arithmetic: str = "fast"):
     """The tube's passed result joined with the re-check of the embedded region (one verdict)."""
     import dataclasses
     import time
@@ -46,12 +46,34 @@ def _with_region(document: dict, tube_result):
     started = time.perf_counter()
 
     ok, message = recheck_flow_region(document, progress=lambda name: click.echo(f"  re-checking the region's "
-                                                                                  f"{name} ...", err=True))
+                                                                                  f"{name} ...", err=True),
+                                      arithmetic=arithmetic)
     seconds = tube_result.seconds + time.perf_counter() - started
     if not ok:
         return dataclasses.replace(tube_result, passed=False, message=message, leaf=None, leaf_index=None,
                                    seconds=seconds)
     return dataclasses.replace(tube_result, message=f"{tube_result.message}; {message}", seconds=seconds)
+
+
+def _recheck_region(path, document: dict, points: str, arithmetic: str) -> None:
+    """PASS or FAIL of a region certificate (exit 0 or 1), as ``stumpcheck region --recheck``."""
+    from stumpcheck.numerics.certified.region.certificate import check_region_limits, recheck_region
+
+    try:
+        check_region_limits(document)
+        ok, message = recheck_region(document, points=points, arithmetic=arithmetic,
+                                     progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    click.echo(f"{'PASS' if ok else 'FAIL'} {path}: {message}")
+    click.get_current_context().exit(0 if ok else 1)
+
+
+def _schedule(scheduler, workers) -> None:
+    """Where the re-check runs (``--scheduler``/``--workers``), until the command ends."""
+    context = click.get_current_context()
+    context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
+                                    workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
 
 
 def _interval_text(item) -> str:
@@ -82,10 +104,14 @@ def _interval_text(item) -> str:
 @click.option("--corpus", "corpus_file", default=None, type=click.Path(dir_okay=False),
               help="The corpus (.npz) of an interval certificate (stumpcheck interval); required for one.")
 @click.option("--arb", "arb_all", is_flag=True,
-              help="Interval certificate: check the fast layer against Arb at every leaf's centre (default: at "
-                   "the leaves with the smallest margins).")
+              help="Arb at every leaf, whatever produced it: a lemma, region or flow certificate's leaves are all "
+                   "re-enclosed in Arb (default: a Taylor-form θ-integral leaf first with the float64 "
+                   "θ-integrals, in Arb where they do not decide it); an interval certificate's fast layer is "
+                   "checked against Arb at every leaf's centre (default: at the leaves with the smallest margins).")
 def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler, corpus_file, arb_all) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
+
+    A region certificate (``stumpcheck region``) is re-checked as ``stumpcheck region --recheck`` does.
 
     Exit status 0 (PASS: the statement printed is derived from what was re-proved), 1 (FAIL: the first fault
     is printed), 2 (unreadable or corrupt file, a field beyond the re-check's limits, --dps equal to the
@@ -110,6 +136,13 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
         return
     if corpus_file is not None:
         raise InputError(f"{certificate_file}: --corpus goes with an interval certificate (stumpcheck interval)")
+    arithmetic = "arb" if arb_all else "fast"
+    from stumpcheck.numerics.certified.region.certificate import is_region_certificate
+
+    if is_region_certificate(document):
+        _schedule(scheduler, workers)
+        _recheck_region(certificate_file, document, points, arithmetic)
+        return
     recorded = document.get("dps")
     if dps_text is None:
         if isinstance(recorded, bool) or not isinstance(recorded, int):
@@ -126,9 +159,7 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
             raise InputError(f"{certificate_file}: --dps {dps} is the certificate's own precision; the re-check "
                              "must run at another (default: the certificate's + 10)")
 
-    context = click.get_current_context()  # where the re-check runs, until the command ends
-    context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
-                                    workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
+    _schedule(scheduler, workers)
     try:
         if is_flow_certificate(document):  # a `stumpcheck flow --certified` certificate: the tube
             from stumpcheck.numerics.certified.region.flow_certificate import check_region_structure
@@ -140,11 +171,12 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
                 result = recheck_flow_certificate(document, dps, lambda done, total: progress(done / total),
                                                   workers=workers)
             if result.passed and ("region" in document or "for_all_t" in document):
-                result = _with_region(document, result)
+                result = _with_region(document, result, arithmetic)
         elif is_box_certificate(document):
             result = recheck_box_certificate(document, prec_bits=recheck_bits(document, dps))
         else:
-            result = run_recheck(document, prec_bits=recheck_bits(document, dps), points=points, allow_python=allow_python)
+            result = run_recheck(document, prec_bits=recheck_bits(document, dps), points=points,
+                                 allow_python=allow_python, arithmetic=arithmetic)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
     if is_flow_certificate(document):

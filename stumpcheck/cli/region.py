@@ -62,7 +62,7 @@ def _asked_fault(document: dict, b_max, entry) -> str | None:
     return None
 
 
-def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
+def _recheck(path: str, points: str, b_max=None, entry=None, arithmetic: str = "fast") -> None:
     from stumpcheck.numerics.certified.region.certificate import (check_region_limits, is_region_certificate,
                                                                 recheck_region)
     from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
@@ -74,7 +74,7 @@ def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
         check_region_limits(document)
         fault = _asked_fault(document, b_max, entry)
         if fault is None:
-            ok, message = recheck_region(document, points=points,
+            ok, message = recheck_region(document, points=points, arithmetic=arithmetic,
                                          progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
         else:
             ok, message = False, fault
@@ -100,7 +100,10 @@ def _recheck(path: str, points: str, b_max=None, entry=None) -> None:
               help="Re-check this region certificate instead (fresh enclosures of every leaf).")
 @click.option("--points", default="midpoint", show_default=True, type=click.Choice(["midpoint", "corners"]),
               help="With --recheck: where each recorded enclosure is tested against the margin's value.")
-def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_file, points) -> None:
+@click.option("--arb", "arb_only", is_flag=True,
+              help="Arb for every box: to prove (no float64 θ-integrals), or with --recheck to re-enclose every "
+                   "leaf whatever produced it.")
+def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_file, points, arb_only) -> None:
     """Certify R = {b_start <= b <= B, |a − calibration_a(b)| <= c/b}: forward invariant, with drift bounds.
 
     The region's constants are the defaults of stumpcheck.numerics.certified.region.invariant_region (b_start = 30, c = 1/2,
@@ -121,7 +124,7 @@ def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_
                                     echo=lambda text: click.echo(f"  {text}", err=True)))
     if recheck_file is not None:
         asked = click.get_current_context().get_parameter_source("b_max_text") is not ParameterSource.DEFAULT
-        _recheck(recheck_file, points, b_max if asked else None, entry)
+        _recheck(recheck_file, points, b_max if asked else None, entry, "arb" if arb_only else "fast")
         return
     from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
     from stumpcheck.numerics.resources import check_writable_dir
@@ -131,13 +134,15 @@ def region(b_max_text, workers, scheduler, entry_t, entry_box, out_dir, recheck_
         entry_record(region_, entry)  # its check by Arb, cheap: a malformed box is refused before the proof
     check_writable_dir(out_dir, "--out")
     started = time.perf_counter()
-    document = region_certificate(region_, entry=entry, workers=int(workers),
+    document = region_certificate(region_, entry=entry, workers=int(workers), arithmetic="arb" if arb_only else "fast",
                                   progress=lambda name: click.echo(f"  proving {name} ...", err=True))
     path = write_certificate(document, Path(out_dir) / "region_certificate.json", one_per_line=())
     click.echo(f"{document['status'].upper()}: {document['statement']}")
     for name, row in document["summary"].items():
+        arithmetic = (f", {row['fast_leaves']} by float64 θ-integrals, {row['fallbacks']} Arb fallbacks"
+                      if "fast_leaves" in row else "")
         click.echo(f"  {name}: {row['status']}, {row['leaves']} leaves ({row['boxes']} boxes, depth "
-                   f"{row['max_depth']}), {row['prec_bits']} bits, {row['seconds']} s")
+                   f"{row['max_depth']}){arithmetic}, {row['prec_bits']} bits, {row['seconds']} s")
     record = document.get("entry")
     if record is not None:
         check = record["check"]

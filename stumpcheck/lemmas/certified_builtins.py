@@ -168,8 +168,10 @@ def spec_for(name: str):
                      workers=_workers(name))
 
 
-def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = None):
-    """Prove lemma ``name`` on its domain (``quick``: on :func:`quick_domain`); returns the Proof."""
+def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = None, arithmetic: str = "fast"):
+    """Prove lemma ``name`` on its domain (``quick``: on :func:`quick_domain`); returns the Proof. ``arithmetic``:
+    "fast" (float64 θ-integrals where they apply, Arb per box where not) or "arb" (Arb alone), as for
+    :func:`stumpcheck.numerics.certified.proofs.margin_proof.prove`."""
     from stumpcheck.numerics.certified.proofs.margin_proof import prove
 
     margin, domain, strict = certified_specs()[name]
@@ -177,7 +179,7 @@ def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = N
         domain = quick_domain(name)
     options = PROOF_OPTIONS[name]
     return prove(margin, domain, strict=strict, dps=options.get("dps", 30), b_ratio=options["ratio"],
-                 max_boxes=max_boxes or options["max_boxes"], workers=_workers(name))
+                 max_boxes=max_boxes or options["max_boxes"], workers=_workers(name), arithmetic=arithmetic)
 
 
 def prove_label_encoding() -> dict:

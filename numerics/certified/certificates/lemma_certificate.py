@@ -22,6 +22,10 @@ A certificate records the statement "m(p) ≥ 0 (strict: > 0) for every p of the
 * what identifies the computation: ``versions`` (python, stumpcheck, python-flint, mpmath, sympy), ``dps``,
   ``prec_bits``, ``generated_code`` (sha256 of the generated Arb module), ``margin_code`` (sha256 of the Arb
   code the margin compiled to, and of the stored Taylor forms it uses) and ``seconds``;
+* ``arithmetic`` (only for a proof made with the fast layer, :func:`arithmetic_record`): the numbers of leaves
+  proved with float64 θ-integrals and in Arb, the Arb fallbacks, the method and the fast layer's
+  ``ASSUMPTIONS`` (:data:`stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`); each leaf then records its
+  ``arithmetic``. A re-check encloses every leaf again, in either arithmetic (``recheck --arb``: Arb);
 * ``digest``: the sha256 of the canonical JSON of every other field. It detects a certificate damaged or
   edited after it was written by someone who did not recompute it: it is integrity, not authority (anyone can
   recompute it). What a re-check establishes independently of it is the mathematics and the statement:
@@ -72,8 +76,29 @@ def _versions() -> dict:
 
 
 def _leaf_json(leaf) -> dict:
-    return {"box": {var: [exact_text(lo), exact_text(hi)] for var, (lo, hi) in leaf.box.items()},
-            "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": int(leaf.depth), "form": str(leaf.form)}
+    out = {"box": {var: [exact_text(lo), exact_text(hi)] for var, (lo, hi) in leaf.box.items()},
+           "lower": str(leaf.lower), "upper": str(leaf.upper), "depth": int(leaf.depth), "form": str(leaf.form)}
+    if getattr(leaf, "arithmetic", None) is not None:
+        out["arithmetic"] = str(leaf.arithmetic)
+    return out
+
+
+#: how the fast layer encloses a leaf (recorded with its assumptions in each certificate it proves)
+FAST_METHOD = ("Taylor form in Arb with float64 interval θ-integrals: Gauss-Legendre with a Bernstein-ellipse "
+               "remainder for L, L_a, L_b; first-order sums of the generated integrands for the remainder "
+               "and for derivatives over parameter balls; differences with a Taylor remainder for derivatives "
+               "at a point (stumpcheck.numerics.certified.proofs.margin_taylor_fast)")
+
+
+def arithmetic_record(proof) -> dict | None:
+    """The certificate's ``arithmetic`` record of a proof made with the fast layer (None for Arb alone)."""
+    if getattr(proof, "arithmetic", "arb") != "fast":
+        return None
+    from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
+
+    named = [leaf.arithmetic for leaf in proof.leaves]
+    return {"fast_leaves": named.count("fast"), "arb_leaves": named.count("arb"),
+            "fallbacks": int(proof.fallbacks), "method": FAST_METHOD, "assumptions": dict(ASSUMPTIONS)}
 
 
 def digest(document: dict) -> str:
@@ -146,6 +171,9 @@ def certificate(statement: str, margin, domain, proof, *, strict: bool, identity
     }
     if identity is not None:
         document["identity"] = identity
+    record = arithmetic_record(proof)
+    if record is not None:
+        document["arithmetic"] = record
     document["digest"] = digest(document)
     return document
 

@@ -24,13 +24,18 @@ from stumpcheck.numerics.certified.certificates.limits import (MAX_DEPTH, MAX_LE
                                                check_dps, check_int, check_number_text, check_srepr)
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["FIELDS", "check_fields", "consistency_fault", "identity_fault", "margin_fault", "form_fault",
+__all__ = ["FIELDS", "check_fields", "consistency_fault", "arithmetic_fault", "identity_fault", "margin_fault", "form_fault",
            "check_taylor_order"]
 
 #: the fields of format /2 (``identity`` only with an identity)
 FIELDS = frozenset({"format", "statement", "author_statement", "margin", "domain", "strict", "status", "leaves",
                     "undecided", "undecided_fraction", "failure", "boxes", "max_depth_reached", "notes", "dps",
-                    "prec_bits", "seconds", "versions", "generated_code", "margin_code", "identity", "digest"})
+                    "prec_bits", "seconds", "versions", "generated_code", "margin_code", "identity", "arithmetic",
+                    "digest"})
+#: what a leaf may record as the arithmetic that enclosed it (float64 θ-integrals, or Arb)
+LEAF_ARITHMETICS = ("fast", "arb")
+#: the fields of a certificate's ``arithmetic`` record
+ARITHMETIC_FIELDS = frozenset({"fast_leaves", "arb_leaves", "fallbacks", "method", "assumptions"})
 _MARGIN_FIELDS = frozenset({"source", "coordinates", "estimator", "theta_integral", "name", "theta_pieces",
                             "taylor_order"})
 
@@ -54,6 +59,8 @@ def _leaf_fields(leaf, where: str) -> None:
         check_int(leaf["depth"], f"{where} depth", 0, MAX_DEPTH)
     if "form" in leaf and not isinstance(leaf["form"], str):
         raise InputError(f"{where}: its form must be a string")
+    if "arithmetic" in leaf and leaf["arithmetic"] not in LEAF_ARITHMETICS:
+        raise InputError(f"{where}: its arithmetic must be one of {', '.join(LEAF_ARITHMETICS)}")
 
 
 def check_fields(document: dict) -> None:
@@ -107,6 +114,31 @@ def check_fields(document: dict) -> None:
             record = identity.get(part)
             if isinstance(record, dict) and "srepr" in record:
                 check_srepr(record["srepr"])
+
+
+def arithmetic_fault(document: dict) -> str | None:
+    """Why the ``arithmetic`` record (fast and Arb leaves, fallbacks, the fast layer's assumptions) disagrees with
+    the leaves, or None. Without the record no leaf may name an arithmetic (a proof in Arb alone); with it every
+    leaf names one and the counts are the leaves'. Informational: a re-check encloses every leaf again."""
+    record = document.get("arithmetic")
+    leaves = document.get("leaves") or []
+    named = [leaf.get("arithmetic") for leaf in leaves if isinstance(leaf, dict)]
+    if record is None:
+        return None if all(a is None for a in named) else "leaves name an arithmetic but the certificate has no arithmetic record"
+    if not isinstance(record, dict) or set(record) != ARITHMETIC_FIELDS:
+        return f"the arithmetic record must have exactly the fields {', '.join(sorted(ARITHMETIC_FIELDS))}"
+    if any(a is None for a in named):
+        return "the certificate has an arithmetic record but a leaf names no arithmetic"
+    counts = {"fast_leaves": named.count("fast"), "arb_leaves": named.count("arb")}
+    for key, count in counts.items():
+        if record.get(key) != count:
+            return f"the arithmetic record's {key} is {str(record.get(key))[:20]}, but {count} leaves say so"
+    fallbacks = record.get("fallbacks")
+    if isinstance(fallbacks, bool) or not isinstance(fallbacks, int) or fallbacks < 0:
+        return "the arithmetic record's fallbacks must be an int >= 0"
+    if not isinstance(record.get("assumptions"), dict) or not isinstance(record.get("method"), str):
+        return "the arithmetic record needs 'method' (text) and 'assumptions' (an object)"
+    return None
 
 
 def consistency_fault(document: dict, *, v1: bool) -> str | None:

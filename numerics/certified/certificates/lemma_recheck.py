@@ -152,24 +152,42 @@ def _sample_points(box: dict, points: str):
             yield "corner", {v: (x, x) for v, x in zip(box, corner)}
 
 
+def _enclose(margin, box: dict, prec_bits: int, arithmetic: str, decided) -> tuple:
+    """(ball, form, arithmetic used): the fast layer's ball if ``arithmetic`` is "fast" and ``decided(ends)`` holds
+    for it, else Arb's."""
+    if arithmetic == "fast" and hasattr(margin, "enclose_fast"):
+        fast = margin.enclose_fast(box, prec_bits)
+        if fast is not None and decided(_ends(fast[0])):
+            return fast[0], fast[1], "fast"
+    ball, form = margin.enclose(box, prec_bits)
+    return ball, form, "arb"
+
+
 def _leaf_faults_task(margin_json: dict, leaves: list, start: int, options: dict) -> list:
-    """Task: :func:`_leaf_fault` of leaves ``start``, ``start + 1``, … on the margin rebuilt from its JSON."""
+    """Task: :func:`_checked_leaf` of leaves ``start``, ``start + 1``, … on the margin rebuilt from its JSON."""
     from stumpcheck.numerics.certified.proofs.margins import Margin
 
     margin = Margin.from_json(margin_json)
-    return [_leaf_fault(margin, leaf, start + k, **options) for k, leaf in enumerate(leaves)]
+    return [_checked_leaf(margin, leaf, start + k, options) for k, leaf in enumerate(leaves)]
+
+
+def _checked_leaf(margin, leaf: dict, index: int, options: dict) -> tuple:
+    """(why leaf ``index`` fails or None, the arithmetic of each of its enclosures)."""
+    used: list = []
+    return _leaf_fault(margin, leaf, index, used=used, **options), used
 
 
 def _leaf_faults(margin, leaves: list, **options):
-    """Why each leaf fails, or None, in the order of the leaves; on the command's scheduler
-    (:func:`stumpcheck.numerics.scheduling.for_workers`) for a SymPy margin, in about 4 tasks per worker,
-    else in this process. A consumer that stops at the first fault cancels the tasks not yet started."""
+    """(why each leaf fails or None, the arithmetic of its enclosures), in the order of the leaves; on the
+    command's scheduler (:func:`stumpcheck.numerics.scheduling.for_workers`) for a SymPy margin, in about 4
+    tasks per worker, else in this process. A consumer that stops at the first fault cancels the tasks not
+    yet started."""
     from stumpcheck.numerics.scheduling import MIN_CHUNK, InProcess, for_workers
 
     with for_workers(1) as scheduler:
         if isinstance(scheduler, InProcess) or "sympy_srepr" not in margin.source:
             for index, leaf in enumerate(leaves):
-                yield _leaf_fault(margin, leaf, index, **options)
+                yield _checked_leaf(margin, leaf, index, options)
             return
         size = max(MIN_CHUNK, -(-len(leaves) // (4 * scheduler.workers)))
         jobs = ((margin.to_json(), leaves[k:k + size], k, options) for k in range(0, len(leaves), size))
@@ -177,13 +195,21 @@ def _leaf_faults(margin, leaves: list, **options):
             yield from faults
 
 
-def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int, points: str) -> str | None:
-    """Why leaf ``index`` fails the re-check, or None."""
+def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int, points: str,
+                arithmetic: str = "arb", used: list | None = None) -> str | None:
+    """Why leaf ``index`` fails the re-check, or None; ``used`` collects the arithmetic of each enclosure."""
     box = parse_box(leaf.get("box"), f"leaf {index}")
     lower, upper = _bound(leaf.get("lower"), f"leaf {index} lower"), _bound(leaf.get("upper"), f"leaf {index} upper")
     if lower is None or (lower < 0 or (strict and lower == 0)):
         return f"its recorded lower end {leaf.get('lower')} is not {'> 0' if strict else '>= 0'}"
-    ball, form = margin.enclose(box, prec_bits)
+
+    def positive(ends):
+        return ends is not None and (ends[0] > 0 or (not strict and ends[0] == 0))
+
+    ball, form, how = _enclose(margin, box, prec_bits, arithmetic, positive)
+    if used is not None:
+        used.append(how)
+    form = form if how == "arb" else f"{form}, float64 θ-integrals"
     ends = _ends(ball)
     if ends is None:
         return f"re-enclosed at {prec_bits} bits ({form}): not finite"
@@ -191,7 +217,7 @@ def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int,
         return (f"re-enclosed at {prec_bits} bits ({form}): lower end {float(ends[0]):.6g} is not "
                 f"{'> 0' if strict else '>= 0'}")
     for what, point in _sample_points(box, points):
-        value = _ends(margin.enclose(point, prec_bits)[0])
+        value = _ends(_enclose(margin, point, prec_bits, arithmetic, lambda ends: ends is not None)[0])
         if value is None:
             continue
         if value[1] < lower or (upper is not None and value[0] > upper):
@@ -219,17 +245,23 @@ def _safe_parse(text):
 
 
 def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_python: bool = False,
-            progress=None, embedded: bool = False) -> RecheckResult:
+            progress=None, embedded: bool = False, arithmetic: str = "fast") -> RecheckResult:
     """Re-check ``document`` (a parsed certificate) at ``prec_bits`` bits; see the module doc.
 
     InputError for a certificate that is not one (wrong format, missing fields, unparsable ends or source, a
     field beyond the limits) or for ``prec_bits`` equal to the certificate's own; a certificate that is well
     formed but does not prove its statement is a result with ``passed=False``. ``progress(k, n)`` is called
     after each leaf. ``embedded``: the caller (a region certificate) has bound the margin, domain, strict and
-    statement to its own derivation, so a format /1 certificate is read too.
+    statement to its own derivation, so a format /1 certificate is read too. ``arithmetic``: "fast" encloses
+    each leaf (and its sample points) of a Taylor-form θ-integral margin first with the float64 θ-integrals
+    (:meth:`~stumpcheck.numerics.certified.proofs.margins.Margin.enclose_fast`) and in Arb where that does not
+    decide it; "arb" encloses every leaf in Arb, whatever the certificate says produced it.
     """
-    from stumpcheck.numerics.certified.certificates.lemma_checks import (check_fields, check_taylor_order, consistency_fault,
-                                                             form_fault, identity_fault, margin_fault)
+    if arithmetic not in ("fast", "arb"):
+        raise InputError(f"arithmetic must be 'fast' or 'arb', got {arithmetic!r}")
+    from stumpcheck.numerics.certified.certificates.lemma_checks import (arithmetic_fault, check_fields,
+                                                                         check_taylor_order, consistency_fault,
+                                                                         form_fault, identity_fault, margin_fault)
     from stumpcheck.numerics.certified.certificates.lemma_statement import derived_statement
 
     started = time.perf_counter()
@@ -269,6 +301,9 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     if fault is not None:
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
+    fault = arithmetic_fault(document)  # after the tiling: a dropped leaf is reported as one
+    if fault is not None:
+        return result(False, fault)
     margin = _rebuild_margin(document, allow_python)
     fault = margin_fault(margin)
     if fault is not None:
@@ -283,7 +318,10 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     fault = form_fault(document)
     if fault is not None:
         return result(False, fault, None, notes)
-    for index, reason in enumerate(_leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points)):
+    used: list = []
+    faults = _leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points, arithmetic=arithmetic)
+    for index, (reason, how) in enumerate(faults):
+        used += how
         if reason is not None:
             return result(False, f"leaf {index} fails: {reason}", index, notes)
         checked += 1
@@ -295,6 +333,9 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
         return result(False, f"the statement is not the one the proof derives: {_difference(document.get('statement'), statement)}",
                       None, notes)
     relation = "> 0" if strict else ">= 0"
+    if "fast" in used:
+        notes.append(f"{used.count('fast')} leaves re-enclosed with float64 θ-integrals, {used.count('arb')} in Arb "
+                     "(--arb: all in Arb)")
     return result(True, f"{checked} leaves tile the domain exactly and each re-encloses the margin {relation} at "
                         f"{prec_bits} bits (the certificate: {recorded_bits} bits)", None, notes, statement)
 

@@ -16,6 +16,10 @@ in outward-rounded interval arithmetic (h_k = x_{k+1} − x_k enclosed). This fi
 (``method="first-order"``) is wide: the relative width at a point falls like 1/``subdivisions``
 (about 10⁻² for L and 6–9·10⁻² for ∇L at 64, 4–6·10⁻³ for ∇L at 1024).
 
+**Several nearby points** (:func:`loss_gradient_points`: c and c ± δ of a difference quotient): the rule's
+sums at each point, one remainder bound per piece for all of them, from M over the hull of their (a, b)
+boxes (which contains each), so the costly part, M on the ellipse, is paid once.
+
 **Default, ``method="gauss-legendre"``:** on each piece the ``order``-point Gauss–Legendre rule with a
 rigorous Bernstein-ellipse remainder (:func:`stumpcheck.numerics.certified.fast.gauss_legendre.gl_piece`:
 enclosed nodes and weights, the bound (64/15)·M·ρ^{2−2n}/(ρ² − 1) times the half-length, M from complex
@@ -36,20 +40,24 @@ import math
 import numba
 import numpy as np
 
-from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, gl_piece, rule_tables
-from stumpcheck.numerics.certified.fast.interval import add, mul, mul_pos, one_minus, sqr
+from stumpcheck.numerics.certified.fast.complex_one_head import integrand_bounds
+from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, _map, gl_piece, rule_tables
+from stumpcheck.numerics.certified.fast.interval import add, mul, mul_pos, one_minus, sqr, sub
 from stumpcheck.numerics.certified.fast.one_head import jet_box
 from stumpcheck.numerics.certified.fast.rounding import down, up
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["DEFAULT_SUBDIVISIONS", "MAX_SPLITS", "METHODS", "integrate_pieces", "integrate_pieces_gl",
-           "split_pieces", "loss_gradient_enclosure", "loss_gradient_enclosure_counted"]
+           "split_pieces", "loss_gradient_enclosure", "loss_gradient_enclosure_counted", "loss_gradient_points"]
 
 #: Sub-boxes per breakpoint piece (first-order method, and the fallback of the Gauss–Legendre one).
 DEFAULT_SUBDIVISIONS = 64
 #: Halvings of a piece on which no Bernstein ellipse gives a finite bound, before the first-order fallback.
 MAX_SPLITS = 6
 METHODS = ("gauss-legendre", "first-order")
+#: Boxes within this relative distance share the remainder bounds (:func:`loss_gradient_points`): the hull's
+#: M on the ellipse stays close to each box's.
+NEARBY = 2.0 ** -16
 
 _JIT = dict(cache=True, fastmath=False, error_model="numpy")
 
@@ -209,3 +217,134 @@ def loss_gradient_enclosure(a, b, *, subdivisions: int = DEFAULT_SUBDIVISIONS, m
     assumptions in the module docstring.
     """
     return loss_gradient_enclosure_counted(a, b, method=method, order=order, subdivisions=subdivisions)[0]
+
+
+@numba.njit(**_JIT)
+def _gl_points(boxes, p0, p1, upper, rule, cells, offsets, factors, out):
+    """Add to ``out`` (K, 6) the rule's sums on [p0, p1] at each of the K (a, b) boxes (rows of ``boxes``:
+    a lo, a hi, b lo, b hi), each widened by one remainder bound from M over the hull of the boxes; False
+    (``out`` untouched) when some component finds no finite M."""
+    count = boxes.shape[0]
+    slo, shi = add(p0, p0, p1, p1)
+    clo, chi = mul(slo, shi, 0.5, 0.5)
+    dlo, dhi = sub(p1, p1, p0, p0)
+    klo, khi = mul(max(dlo, 0.0), dhi, 0.5, 0.5)
+    klo = max(klo, 0.0)
+    sums = np.zeros((count, 6))
+    scale = np.zeros(3)
+    for i in range(rule.shape[1]):
+        tlo, thi, ulo, uhi = _map(clo, chi, klo, khi, rule[0, i], rule[1, i], upper)
+        wlo, whi = mul_pos(klo, khi, rule[2, i], rule[3, i])
+        for q in range(count):
+            elo, ehi, ealo, eahi, eblo, ebhi = jet_box(boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3],
+                                                       tlo, thi, ulo, uhi)
+            flo, fhi = sqr(elo, ehi)
+            flo, fhi = mul_pos(flo, fhi, 0.5 * wlo, up(0.5 * whi))
+            sums[q, 0], sums[q, 1] = add(sums[q, 0], sums[q, 1], flo, fhi)
+            scale[0] = max(scale[0], fhi)
+            flo, fhi = mul(elo, ehi, ealo, eahi)
+            flo, fhi = mul(flo, fhi, wlo, whi)
+            sums[q, 2], sums[q, 3] = add(sums[q, 2], sums[q, 3], flo, fhi)
+            scale[1] = max(scale[1], max(abs(flo), abs(fhi)))
+            flo, fhi = mul(elo, ehi, eblo, ebhi)
+            flo, fhi = mul(flo, fhi, wlo, whi)
+            sums[q, 4], sums[q, 5] = add(sums[q, 4], sums[q, 5], flo, fhi)
+            scale[2] = max(scale[2], max(abs(flo), abs(fhi)))
+    alo, ahi = boxes[0, 0], boxes[0, 1]
+    blo, bhi = boxes[0, 2], boxes[0, 3]
+    for q in range(1, count):
+        alo, ahi = min(alo, boxes[q, 0]), max(ahi, boxes[q, 1])
+        blo, bhi = min(blo, boxes[q, 2]), max(bhi, boxes[q, 3])
+    best = np.full(3, np.inf)
+    for r in range(factors.size):
+        m = np.zeros(3)
+        for c in range(offsets[r], offsets[r + 1]):
+            xlo, xhi, ylo, yhi = cells[c, 0], cells[c, 1], cells[c, 2], cells[c, 3]
+            srlo, srhi = mul(klo, khi, xlo, xhi)
+            srlo, srhi = add(clo, chi, srlo, srhi)
+            silo, sihi = mul(klo, khi, ylo, yhi)
+            orlo, orhi = one_minus(srlo, srhi)
+            if upper:
+                t = (orlo, orhi, -sihi, -silo)
+                u = (srlo, srhi, silo, sihi)
+            else:
+                t = (srlo, srhi, silo, sihi)
+                u = (orlo, orhi, -sihi, -silo)
+            m0, m1, m2 = integrand_bounds(alo, ahi, blo, bhi, t, u)
+            m[0] = max(m[0], m0)
+            m[1] = max(m[1], m1)
+            m[2] = max(m[2], m2)
+            if m[0] == np.inf and m[1] == np.inf and m[2] == np.inf:
+                break
+        done = True
+        for j in range(3):
+            bound = up(up(khi * factors[r]) * m[j])
+            if bound < best[j]:
+                best[j] = bound
+            if not best[j] <= up(up(rule.shape[1] * 2.0 * scale[j]) * 2.0 ** -54):
+                done = False
+        if done:
+            break
+    for j in range(3):
+        if best[j] == np.inf:
+            return False
+    for q in range(count):
+        for j in range(3):
+            lo, hi = add(sums[q, 2 * j], sums[q, 2 * j + 1], -best[j], best[j])
+            out[q, 2 * j], out[q, 2 * j + 1] = add(out[q, 2 * j], out[q, 2 * j + 1], lo, hi)
+    return True
+
+
+@numba.njit(**_JIT)
+def _gl_points_pieces(boxes, theta_points, rest_points, rule, cells, offsets, factors, max_splits):
+    """((K, 6) sums over all pieces, True), or (partial, False) when a piece still fails after
+    ``max_splits`` halvings (no first-order fallback here: the caller uses :func:`integrate_pieces_gl`)."""
+    out = np.zeros((boxes.shape[0], 6))
+    stack = np.empty((max_splits + 2, 2))
+    depth = np.empty(max_splits + 2, dtype=np.int64)
+    for half in range(2):
+        points = theta_points if half == 0 else rest_points
+        for i in range(points.size - 1):
+            top = 0
+            stack[0, 0], stack[0, 1] = points[i], points[i + 1]
+            depth[0] = 0
+            while top >= 0:
+                p0, p1, d = stack[top, 0], stack[top, 1], depth[top]
+                top -= 1
+                if _gl_points(boxes, p0, p1, half == 1, rule, cells, offsets, factors, out):
+                    continue
+                mid = 0.5 * p0 + 0.5 * p1
+                if d < max_splits and p0 < mid < p1:
+                    top += 1
+                    stack[top, 0], stack[top, 1] = p0, mid
+                    depth[top] = d + 1
+                    top += 1
+                    stack[top, 0], stack[top, 1] = mid, p1
+                    depth[top] = d + 1
+                else:
+                    return out, False
+    return out, True
+
+
+def loss_gradient_points(boxes, *, order: int = DEFAULT_ORDER) -> np.ndarray:
+    """(K, 3, 2): [[L lo, hi], [∂L/∂a lo, hi], [∂L/∂b lo, hi]] over each of K nearby (a, b) boxes (rows
+    (a lo, a hi, b lo, b hi), b > 0), by the Gauss–Legendre rule with one remainder bound per piece for all
+    of them (module docstring). Boxes farther apart than :data:`NEARBY` (relative, in a or b), or whose
+    pieces fail, are each enclosed on its own by :func:`loss_gradient_enclosure_counted`."""
+    boxes = np.array(boxes, dtype=np.float64).reshape(-1, 4)
+    for row in boxes:
+        _pair("a", (row[0], row[1]))
+        _pair("b", (row[2], row[3]))
+        if not row[2] > 0:
+            raise InputError(f"b must be > 0, got {row[2]!r}")
+    b_span = boxes[:, 3].max() - boxes[:, 2].min()
+    a_span = boxes[:, 1].max() - boxes[:, 0].min()
+    if b_span > NEARBY * boxes[:, 2].min() or a_span > NEARBY * max(1.0, abs(boxes[:, 0].min())):
+        return np.array([loss_gradient_enclosure_counted((r[0], r[1]), (r[2], r[3]), order=order)[0] for r in boxes])
+    theta_points, rest_points = split_pieces(0.5 * (boxes[:, 0].min() + boxes[:, 1].max()),
+                                             0.5 * (boxes[:, 2].min() + boxes[:, 3].max()))
+    rule, cells, offsets, factors = rule_tables(order)
+    out, ok = _gl_points_pieces(boxes, theta_points, rest_points, rule, cells, offsets, factors, MAX_SPLITS)
+    if ok:
+        return out.reshape(-1, 3, 2)
+    return np.array([loss_gradient_enclosure_counted((r[0], r[1]), (r[2], r[3]), order=order)[0] for r in boxes])

@@ -16,6 +16,12 @@ is an **undecided** leaf and the search goes on elsewhere. Running out of ``max_
 pending boxes undecided. The status is ``"proved"`` only if every leaf has lower ≥ 0 (> 0 strict);
 the leaves always tile the domain exactly (proved, undecided and, on failure, the rest pending).
 Leaf bounds are printed as decimals rounded outward (lower down, upper up) to ``dps`` digits.
+
+Arithmetic (``arithmetic="fast"``, the default): a box of a θ-integral margin with a Taylor form is enclosed
+first with float64 θ-integrals (:mod:`stumpcheck.numerics.certified.proofs.margin_taylor_fast`); Arb encloses
+the boxes where that gives no ball (*fallbacks*, counted), confirms a refutation, and has the last word on a
+box that is not split. Each leaf then records which arithmetic proved it (``"fast"`` or ``"arb"``);
+``arithmetic="arb"`` proves in Arb alone and records nothing, as earlier versions did.
 """
 
 from __future__ import annotations
@@ -47,12 +53,17 @@ class Leaf:
     upper: str
     depth: int
     form: str
+    #: "fast" (float64 θ-integrals) or "arb"; None in a proof made in Arb alone (nothing recorded)
+    arithmetic: str | None = None
 
     def to_json(self) -> dict:
         from stumpcheck.numerics.certified.proofs.domains import exact_decimal
 
-        return {"box": {n: [exact_decimal(lo), exact_decimal(hi)] for n, (lo, hi) in sorted(self.box.items())},
-                "lower": self.lower, "upper": self.upper, "depth": self.depth, "form": self.form}
+        out = {"box": {n: [exact_decimal(lo), exact_decimal(hi)] for n, (lo, hi) in sorted(self.box.items())},
+               "lower": self.lower, "upper": self.upper, "depth": self.depth, "form": self.form}
+        if self.arithmetic is not None:
+            out["arithmetic"] = self.arithmetic
+        return out
 
 
 @dataclass
@@ -72,15 +83,23 @@ class Proof:
     dps: int = 30
     strict: bool = False
     notes: list = field(default_factory=list)
+    #: "fast" (the float64 layer first, Arb where it gives no ball) or "arb"
+    arithmetic: str = "arb"
+    #: boxes the fast layer was asked for and gave no finite ball: enclosed in Arb instead
+    fallbacks: int = 0
 
     @property
     def proved(self) -> bool:
         return self.status == "proved"
 
     def summary(self) -> dict:
-        return {"status": self.status, "boxes": self.boxes, "leaves": len(self.leaves),
-                "max_depth": self.max_depth_reached, "undecided_fraction": self.undecided_fraction,
-                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "prec_bits": self.prec_bits}
+        out = {"status": self.status, "boxes": self.boxes, "leaves": len(self.leaves),
+               "max_depth": self.max_depth_reached, "undecided_fraction": self.undecided_fraction,
+               "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "prec_bits": self.prec_bits}
+        if self.arithmetic == "fast":
+            out["fast_leaves"] = sum(1 for leaf in self.leaves if leaf.arithmetic == "fast")
+            out["fallbacks"] = self.fallbacks
+        return out
 
 
 def _decimal(x, digits: int, rounding) -> str:
@@ -129,10 +148,14 @@ def _split_variable(box: dict, gradient, min_width: float):
 def _evaluate(margin, context: dict, items: list) -> list:
     """Task: the outcome of each (box, depth) of ``items`` (see :func:`prove`).
 
-    An outcome is ``(ok, bad, lower, upper, form, var, point)``: the box's enclosure certainly ≥ 0 (> 0
-    strict) or certainly < 0 (≤ 0 strict), its outward decimal ends and form; when neither, the variable to
-    halve (:func:`_split_variable`, None at ``max_depth``), and when that is None too, the centre's
-    ``(bad, lower, upper, form)``. ``margin`` is a :class:`Margin` or its JSON (rebuilt exactly)."""
+    An outcome is ``(ok, bad, lower, upper, form, var, point, arithmetic, fallback)``: the box's enclosure
+    certainly ≥ 0 (> 0 strict) or certainly < 0 (≤ 0 strict), its outward decimal ends and form; when
+    neither, the variable to halve (:func:`_split_variable`, None at ``max_depth``), and when that is None
+    too, the centre's ``(bad, lower, upper, form)``; then the arithmetic of the enclosure ("fast" or "arb")
+    and whether the fast layer was asked and gave no ball (a fallback). With ``context["fast"]`` the fast
+    ball is tried first: it makes a leaf when it decides the box, steers the split when it does not, and Arb
+    encloses the box when it gives no ball, refutes (Arb confirms), or the box is not split (Arb's last
+    word). ``margin`` is a :class:`Margin` or its JSON (rebuilt exactly)."""
     if not isinstance(margin, Margin):
         margin = Margin.from_json(margin)
     bits, dps, strict = context["prec_bits"], context["dps"], context["strict"]
@@ -143,22 +166,35 @@ def _evaluate(margin, context: dict, items: list) -> list:
 
     out = []
     for box, depth in items:
+        var = point = None
+        splittable = depth < context["max_depth"]
+        fast = margin.enclose_fast(box, bits) if context.get("fast") else None
+        fallback = bool(context.get("fast")) and fast is None
+        if fast is not None:
+            ok, bad = verdicts(fast[0])
+            if ok:
+                out.append((True, False, *_bounds(fast[0], dps), fast[1], None, None, "fast", False))
+                continue
+            if not bad and splittable:
+                var = _split_variable(box, None, context["min_width"])
+                if var is not None:
+                    out.append((False, False, *_bounds(fast[0], dps), fast[1], var, None, "fast", False))
+                    continue
         ball, form, gradient = margin.enclose_with_gradient(box, bits)
         ok, bad = verdicts(ball)
-        var = point = None
         if not (ok or bad):
-            var = _split_variable(box, gradient, context["min_width"]) if depth < context["max_depth"] else None
+            var = _split_variable(box, gradient, context["min_width"]) if splittable else None
             if var is None:
                 centre = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
                 point_ball, point_form, _ = margin.enclose_with_gradient(centre, bits)
                 point = (verdicts(point_ball)[1], *_bounds(point_ball, dps), point_form)
-        out.append((ok, bad, *_bounds(ball, dps), form, var, point))
+        out.append((ok, bad, *_bounds(ball, dps), form, var, point, "arb", fallback))
     return out
 
 
 def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30, max_boxes: int = 20_000,
           max_depth: int = 40, min_width: float = 1e-12, pieces=None, b_ratio: float | None = 2.0,
-          prec_bits: int | None = None, workers: int = 1) -> Proof:
+          prec_bits: int | None = None, workers: int = 1, arithmetic: str = "fast") -> Proof:
     """Prove margin ≥ 0 (``strict``: > 0) on ``domain`` by bisection; see the module doc.
 
     ``pieces``: sub-domains tiling ``domain`` to start from, each at depth 0; by default a b range
@@ -173,9 +209,17 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     order, and only the enclosures run elsewhere, ahead of their turn (:func:`_evaluate`, on the margin
     rebuilt from its JSON: SymPy margins; a Python margin is enclosed in this process). So the proof, and
     its certificate, is the same wherever it ran.
+
+    ``arithmetic`` "fast" encloses each box of a Taylor-form θ-integral margin first by
+    :meth:`~stumpcheck.numerics.certified.proofs.margins.Margin.enclose_fast` (float64 θ-integrals): a ball
+    that decides the box makes it a leaf (recorded ``arithmetic: "fast"``), an undecided one splits it as
+    an Arb ball would, and no ball (or a ball that refutes: confirmed in Arb) sends the box to Arb (a
+    *fallback*, counted); "arb" encloses every box in Arb (nothing recorded per leaf, as before).
     """
     from stumpcheck.numerics.scheduling import InProcess, Lookahead, for_workers
 
+    if arithmetic not in ("fast", "arb"):
+        raise InputError(f"arithmetic must be 'fast' or 'arb', got {arithmetic!r}")
     if not isinstance(margin, Margin):
         raise InputError(f"margin must be a Margin, got {margin!r}")
     if not isinstance(domain, Domain):
@@ -195,12 +239,15 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
     magnitude = max(float(max(abs(lo), abs(hi))) for lo, hi in domain.variables.values())
     bits = prec_bits or working_bits(dps, magnitude, 2 * float(domain.variables["b"][1]))
     workers = _positive_int(workers, "workers")
-    proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict)
+    use_fast = arithmetic == "fast" and margin.theta_integral and margin.taylor_order > 1
+    proof = Proof(status="undecided", prec_bits=bits, dps=dps, strict=strict,
+                  arithmetic="fast" if use_fast else "arb")
     started, cpu = time.perf_counter(), time.process_time()
     order = itertools.count()
     pending = [(0, next(order), p.box, 0) for p in starts]
     total_volume = domain.volume()
-    context = {"prec_bits": bits, "dps": dps, "strict": strict, "max_depth": max_depth, "min_width": min_width}
+    context = {"prec_bits": bits, "dps": dps, "strict": strict, "max_depth": max_depth, "min_width": min_width,
+               "fast": use_fast}
     with for_workers(workers) as scheduler:
         # a SymPy margin is rebuilt exactly from its JSON elsewhere; a Python margin is enclosed here
         ahead = not isinstance(scheduler, InProcess) and "sympy_srepr" in margin.source
@@ -217,8 +264,10 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
                 _, key, box, depth = heapq.heappop(pending)
                 proof.boxes += 1
                 proof.max_depth_reached = max(proof.max_depth_reached, depth)
-                ok, bad, lower, upper, form, var, point = outcomes.get(key, (box, depth), upcoming)
-                here = Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form)
+                ok, bad, lower, upper, form, var, point, arithmetic, fallback = outcomes.get(key, (box, depth), upcoming)
+                proof.fallbacks += fallback
+                recorded = arithmetic if use_fast else None
+                here = Leaf(box=dict(box), lower=lower, upper=upper, depth=depth, form=form, arithmetic=recorded)
                 if ok:
                     proof.leaves.append(here)
                     continue
@@ -231,7 +280,8 @@ def prove(margin: Margin, domain: Domain, *, strict: bool = False, dps: int = 30
                     proof.undecided.append(here)
                     if point[0]:  # certainly negative at the centre: a counterexample
                         centre = {n: ((lo + hi) / 2,) * 2 for n, (lo, hi) in box.items()}
-                        proof.failure = Leaf(box=centre, lower=point[1], upper=point[2], depth=depth, form=point[3])
+                        proof.failure = Leaf(box=centre, lower=point[1], upper=point[2], depth=depth, form=point[3],
+                                             arithmetic=recorded)
                         break
                     continue
                 lo, hi = box[var]

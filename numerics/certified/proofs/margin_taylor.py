@@ -44,7 +44,7 @@ from flint import acb, arb, ctx
 from stumpcheck.numerics.certified.enclosures.theta_integrals import ladder_pieces
 from stumpcheck.theory.taylor_codegen import STORED_FORMS_FORMAT, form_key, taylor_source
 
-__all__ = ["compile_taylor", "taylor_enclosure", "SUB_WIDTH"]
+__all__ = ["compile_taylor", "taylor_enclosure", "assemble", "sub_intervals", "SUB_WIDTH"]
 
 #: relative tolerance (bits) of the centre integrals Q^{(m)}(c), m ≥ 1 (Q^{(0)}: the working precision)
 _DERIVATIVE_BITS = 24
@@ -148,7 +148,7 @@ def _powers(delta: arb, n: int) -> list:
     return out
 
 
-def _sub_intervals(x: arb, centre: arb) -> list:
+def sub_intervals(x: arb, centre: arb) -> list:
     """Balls X_1, …, X_N covering the ball x, consecutive ones sharing an end ball."""
     width = float(x.upper() - x.lower())
     scale = max(abs(float(centre.mid())), 1e-300)
@@ -180,16 +180,26 @@ def taylor_enclosure(compiled, names, balls: dict, centre: dict, free: str, a_b_
         q_centre += [_q_values(compiled, m, at_c, pieces, min(goal, _DERIVATIVE_BITS)) for m in range(1, n)]
     if not _finite(q_centre):
         return arb.nan()
-    k_centre = [[v.real for v in ns[f"kernels_{j}"](*at_c, *(v for m in range(j + 1) for v in q_centre[m]))]
-                for j in range(n)]
     index = names.index(free)
     c = centre[free]
-    subs = _sub_intervals(balls[free], c)
+    subs = sub_intervals(balls[free], c)
     args = [[*on_x[:index], s, *on_x[index + 1:]] for s in subs]
     with ctx.workprec(max(53, prec_bits // 2)):
         q_top = [_q_values(compiled, n, row, pieces, _REMAINDER_BITS) for row in args]
     if not _finite(q_top):
         return arb.nan()
+    return assemble(compiled, names, on_x, at_c, free, q_centre, q_top, subs, c)
+
+
+def assemble(compiled, names, on_x: list, at_c: list, free: str, q_centre: list, q_top: list, subs: list, c: arb) -> arb:
+    """The Taylor form's ball (module docstring) from the centre integrals ``q_centre`` [m][v] (m < n) and the
+    top-derivative integrals ``q_top`` [i][v] over the sub-intervals ``subs`` of the free variable (balls)."""
+    n = compiled["order"]
+    ns = compiled["namespace"]
+    index = names.index(free)
+    k_centre = [[v.real for v in ns[f"kernels_{j}"](*at_c, *(v for m in range(j + 1) for v in q_centre[m]))]
+                for j in range(n)]
+    args = [[*on_x[:index], s, *on_x[index + 1:]] for s in subs]
     inside = [i for i, s in enumerate(subs) if s.overlaps(c)]
     first, last = min(inside), max(inside)
 

@@ -229,6 +229,43 @@ class Margin:
             mid = _real(compiled["value"](*(centre[n] for n in names))[0])
             return _tighter(direct, _mean_value(mid, gradient, balls, centre)) + (gradient,)
 
+    def enclose_fast(self, box: dict, prec_bits: int):
+        """(ball, form) containing m(p) for every p of ``box`` from the Taylor form with float64 θ-integrals
+        (:mod:`stumpcheck.numerics.certified.proofs.margin_taylor_fast`), or None where that does not apply or
+        gives no finite ball (then :meth:`enclose_with_gradient` encloses the box in Arb)."""
+        from stumpcheck.numerics.certified.proofs.margin_taylor_fast import point_enclosure_fast, taylor_enclosure_fast
+
+        if self._function is not None or not self.theta_integral or self.taylor_order < 2:
+            return None
+        names = tuple(sorted(box))
+        with ctx.workprec(prec_bits):
+            balls = {n: interval_ball(*box[n]) for n in names}
+            centre = {n: fraction_ball((box[n][0] + box[n][1]) / 2) for n in names}
+            free = [n for n in names if balls[n].rad() > centre[n].rad()]
+            if free and not (len(free) == 1 or "b" in free):
+                return None
+            along = free[0] if len(free) == 1 else ("b" if "b" in names else names[0])
+            compiled = self.compile(names)
+            if not free:
+                remembered = getattr(self, "_midpoint", None)
+                if remembered is not None and remembered[0] == {n: tuple(box[n]) for n in names}:
+                    return remembered[1], f"taylor-{self.taylor_order}"
+                taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along,
+                                        self.taylor_order, self.estimator, _namespace)
+                ball = point_enclosure_fast(taylor, names, balls, self.estimator, compiled["coords"])
+                return None if ball is None else (ball, f"taylor-{self.taylor_order}")
+            expansion_centre = {n: centre[n] if n == along or n not in free else balls[n] for n in names}
+            taylor = compile_taylor(self.source["sympy_srepr"], self.coordinates, names, along, self.taylor_order,
+                                    self.estimator, _namespace)
+            a_c, b_c = (_real(x) for x in compiled["coords"](*(centre[n] for n in names)))
+            at_centre: list = []
+            ball = taylor_enclosure_fast(taylor, names, balls, expansion_centre, along,
+                                         (float(a_c.mid()), float(b_c.mid())), self.estimator, compiled["coords"],
+                                         at_centre)
+        if at_centre:  # the box's midpoint value, from the same integrals: a re-check asks for it next
+            self._midpoint = ({n: ((box[n][0] + box[n][1]) / 2,) * 2 for n in names}, at_centre[0])
+        return None if ball is None else (ball, f"taylor-{self.taylor_order}")
+
     def _enclose_integral(self, compiled, names, balls, centre):
         free = [n for n in names if balls[n].rad() > centre[n].rad()]
         if self.taylor_order > 1 and (len(free) <= 1 or "b" in free):

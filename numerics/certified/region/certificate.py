@@ -136,10 +136,18 @@ def check_region_limits(document: dict) -> None:
         check_entry_shape(document["entry"])
 
 
+def _summary_row(r: dict) -> dict:
+    row = {"status": r.get("status"), "leaves": len(r.get("leaves") or []), "boxes": r.get("boxes"),
+           "max_depth": r.get("max_depth_reached"), "seconds": r.get("seconds"), "prec_bits": r.get("prec_bits")}
+    arithmetic = r.get("arithmetic")
+    if isinstance(arithmetic, dict):
+        row["fast_leaves"] = arithmetic.get("fast_leaves")
+        row["fallbacks"] = arithmetic.get("fallbacks")
+    return row
+
+
 def _summary(records: dict) -> dict:
-    return {name: {"status": r.get("status"), "leaves": len(r.get("leaves") or []), "boxes": r.get("boxes"),
-                   "max_depth": r.get("max_depth_reached"), "seconds": r.get("seconds"),
-                   "prec_bits": r.get("prec_bits")} for name, r in records.items()}
+    return {name: _summary_row(r) for name, r in records.items()}
 
 
 def entry_record(region: Region, entry: dict) -> dict:
@@ -159,7 +167,7 @@ def entry_record(region: Region, entry: dict) -> dict:
 
 
 def region_certificate(region: Region | None = None, *, proofs: dict | None = None, entry: dict | None = None,
-                       workers: int = 1, max_boxes: int = 20_000, progress=None) -> dict:
+                       workers: int = 1, max_boxes: int = 20_000, progress=None, arithmetic: str = "fast") -> dict:
     """The region's certificate (a JSON-ready dict); ``proofs`` {name: lemma certificate} skips proving those.
 
     ``entry`` = {"t": T, "box": {"a": (lo, hi), "b": (lo, hi)}}: the state's box at time T (exact decimals).
@@ -177,7 +185,7 @@ def region_certificate(region: Region | None = None, *, proofs: dict | None = No
         if progress is not None:
             progress(name)
         statement, margin, domain, strict = stated[name]
-        proof = prove_obligation(region, name, workers=workers, max_boxes=max_boxes)
+        proof = prove_obligation(region, name, workers=workers, max_boxes=max_boxes, arithmetic=arithmetic)
         records[name] = certificate(statement, margin, domain, proof, strict=strict)
     status = "proved" if all(r.get("status") == "proved" for r in records.values()) else "not proved"
     document = {
@@ -206,11 +214,12 @@ def _bits(lemma: dict) -> int:
     return working_bits(int(lemma.get("dps", 30)) + 10, *sizes)
 
 
-def recheck_region(document, *, points: str = "midpoint", progress=None) -> tuple[bool, str]:
+def recheck_region(document, *, points: str = "midpoint", progress=None, arithmetic: str = "fast") -> tuple[bool, str]:
     """(ok, message): re-check a region certificate from its data alone (see the module doc).
 
     ``points``: where each recorded leaf enclosure is tested against the margin's value ("midpoint" or
-    "corners", as for lemma certificates). InputError for a document that is not a region certificate."""
+    "corners", as for lemma certificates); ``arithmetic``: "fast" (float64 θ-integrals first, Arb where they do not
+    decide a leaf) or "arb" (every leaf in Arb). InputError for a document that is not a region certificate."""
     from stumpcheck.numerics.certified.proofs.domains import Domain
     from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
 
@@ -281,7 +290,7 @@ def recheck_region(document, *, points: str = "midpoint", progress=None) -> tupl
         if progress is not None:
             progress(name)
         try:
-            result = recheck(lemma, prec_bits=_bits(lemma), points=points, embedded=True)
+            result = recheck(lemma, prec_bits=_bits(lemma), points=points, embedded=True, arithmetic=arithmetic)
         except (InputError, TypeError, ValueError) as exc:
             return False, f"obligation {name}: not a readable lemma certificate: {exc}"
         if not result.passed:

@@ -227,7 +227,8 @@ def check_region_structure(document: dict) -> None:
         check_region_limits(region_document)
 
 
-def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=None) -> tuple[bool, str]:
+def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=None,
+                        arithmetic: str = "fast") -> tuple[bool, str]:
     """(ok, message) for the region part of a flow certificate whose tube part passed its re-check.
 
     Without ``region``: ok if ``for_all_t`` (when present) claims nothing. With it: see the module doc.
@@ -256,7 +257,7 @@ def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=No
                            f"b {own['b']})")
     except (KeyError, TypeError, IndexError):
         return False, "the region's entry box is not {a: [lo, hi], b: [lo, hi]}"
-    ok, message = recheck_region(region_document, points=points, progress=progress)
+    ok, message = recheck_region(region_document, points=points, progress=progress, arithmetic=arithmetic)
     if not ok:
         return False, f"the embedded region: {message}"
     if summary != for_all_t_summary(region_document):

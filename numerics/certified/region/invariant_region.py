@@ -180,8 +180,10 @@ def obligations(region: Region) -> dict:
     return out
 
 
-def prove_obligation(region: Region, name: str, *, workers: int = 1, max_boxes: int = 20_000, dps: int = 30):
-    """Prove obligation ``name`` of :func:`obligations`: the b range is cut at ratio :data:`B_RATIO` first."""
+def prove_obligation(region: Region, name: str, *, workers: int = 1, max_boxes: int = 20_000, dps: int = 30,
+                     arithmetic: str = "fast"):
+    """Prove obligation ``name`` of :func:`obligations`: the b range is cut at ratio :data:`B_RATIO` first;
+    ``arithmetic`` as for :func:`stumpcheck.numerics.certified.proofs.margin_proof.prove`."""
     from stumpcheck.numerics.certified.proofs.margin_proof import prove
 
     if name not in OBLIGATIONS:
@@ -189,4 +191,5 @@ def prove_obligation(region: Region, name: str, *, workers: int = 1, max_boxes: 
     _, margin, domain, strict = obligations(region)[name]
     pieces = geometric_split(domain, "b", B_RATIO) if domain.variables["b"][1] > domain.variables["b"][0] * Fraction(
         B_RATIO) else [domain]
-    return prove(margin, domain, strict=strict, dps=dps, max_boxes=max_boxes, pieces=pieces, workers=workers)
+    return prove(margin, domain, strict=strict, dps=dps, max_boxes=max_boxes, pieces=pieces, workers=workers,
+                 arithmetic=arithmetic)
