@@ -77,7 +77,7 @@ def test_a_decisive_box_and_its_ends():
 def test_the_sub_intervals_cover_the_ball():
     with ctx.workprec(80):
         x = arb(1000).union(arb(1030))
-        subs = margin_taylor._sub_intervals(x, arb(1015))
+        subs = margin_taylor.sub_intervals(x, arb(1015))
         assert 1 < len(subs) <= margin_taylor.MAX_SUB_INTERVALS
         assert subs[0].lower() <= x.lower() and subs[-1].upper() >= x.upper()
         for left, right in zip(subs, subs[1:]):
