@@ -51,7 +51,7 @@ _JIT = dict(cache=True, fastmath=False, error_model="numpy")
 _INF = math.inf
 _P_FAR = 2.0 ** -864
 _E_FAR = 2.0 ** -865
-#: Terms J + 1 of the series of E/β = Σ_{j≤J} (−β)ʲ/(j + 1)!.
+#: Terms J + 1 of the series of E/β = Σ_{j≤J} (−β)ʲ/(j + 1)! (coefficients 1/(j + 1)!, evaluated at −β).
 MASS_TERMS = 15
 
 
@@ -70,7 +70,7 @@ def _series_table(terms: int):
 
 _NEAR, _MID, _WIDE = (_series_table(k) for _, k in SERIES_TABLES)
 _T_NEAR, _T_MID, _T_WIDE = TAILS
-_MASS = tuple(np.array([_enclose(Fraction((-1) ** j, math.factorial(j + 1)))[side] for j in range(MASS_TERMS)][::-1])
+_MASS = tuple(np.array([_enclose(Fraction(1, math.factorial(j + 1)))[side] for j in range(MASS_TERMS)][::-1])
               for side in (0, 1))
 _MASS_TAIL = _enclose(Fraction(2, math.factorial(MASS_TERMS + 1)))[1]
 
