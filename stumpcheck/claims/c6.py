@@ -108,6 +108,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     import tempfile
 
     from stumpcheck.claims.c6_controls import summarize_controls
+    from stumpcheck.claims.c6_interval import certified_coverage, coverage_text
     from stumpcheck.claims.c6_fit import row_fit
     from stumpcheck.claims.c6_plots import plot_c6
     from stumpcheck.numerics.corpus.sweep import run_sweep
@@ -146,6 +147,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     if out_dir is not None:
         plots = plot_c6(Path(out_dir), by_row, fits, controls, seed)
     lr = by_row["large-resolution"]
+    coverage = certified_coverage(lr, out_dir=out_dir)
     no_step = [(r["m_min_n"], r["seed"]) for r in lr if r["steps"] == 0]
     binding = sorted({(r["m_min_n"], r["horizon"]["binding"], r["horizon"]["certified_b"]) for r in lr},
                      key=lambda t: (t[0], str(t[2])))
@@ -172,11 +174,12 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
               + ", ".join(f"{m}: {'yes' if h['horizon'] is not None and h['horizon'] >= h['cap'] else 'no'}"
                           f" (criterion holds to {h['horizon'] if h['horizon'] is None else round(h['horizon'], 1)})"
                           for (m, n), h in sorted(horizons.items()))
+              + f"; {coverage_text(coverage)}"
               + f"; control, trained only to each size's certified end: {literal['text']}"
               + f"; large-resolution cells with GD steps: {trained_fraction:.0%} (needed: {C6_TRAINED_FRACTION:.0%})"
               + (f"; cells with no GD step (criterion fails at b0): {no_step}" if no_step else ""))
     details = {"seed": seed, "quick": quick, "precision": "float64", "horizon_rule": HORIZON_RULE,
-               "certified_horizon_control": literal,
+               "certified_horizon_control": literal, "certified_interval_coverage": coverage,
                "horizons": {f"{m}x{n}": {k: h[k] for k in ("horizon", "certified_b", "binding", "horizon_ladder_b",
                                                           "horizon_along_rms")} for (m, n), h in horizons.items()},
                "explanation": _explanation(fits, controls, no_step, len(lr)),
