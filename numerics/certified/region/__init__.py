@@ -8,6 +8,9 @@ certificate with the region embedded.
 from stumpcheck.numerics.lazy import lazy_exports
 
 _LAZY = {
+    "all_time_band": "stumpcheck.numerics.certified.region.all_time",
+    "all_time_table": "stumpcheck.numerics.certified.region.all_time",
+    "rate_constant": "stumpcheck.numerics.certified.region.all_time",
     "b4_band": "stumpcheck.numerics.certified.region.bounds",
     "band_table": "stumpcheck.numerics.certified.region.bounds",
     "entry_check": "stumpcheck.numerics.certified.region.bounds",
