@@ -32,7 +32,7 @@ from flint import arb, ctx, fmpq
 from stumpcheck.numerics.certified.enclosures.balls import sympy_constant_ball
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["LEMMA_E_B_MIN", "LEMMA_E_TEXT", "TAIL_OBLIGATIONS", "TailBox", "symbol_ranges", "field_enclosure",
+__all__ = ["TailRegion", "DEFAULT_TAIL", "fraction_text", "LEMMA_E_B_MIN", "LEMMA_E_TEXT", "TAIL_OBLIGATIONS", "TailBox", "symbol_ranges", "field_enclosure",
            "margin_enclosure", "prove_tail_obligation", "tail_domain", "PREC_BITS"]
 
 #: Lemma E holds for b ≥ this (docs/tail.md §4)
@@ -44,6 +44,68 @@ LEMMA_E_TEXT = ("Lemma E (docs/tail.md §4, proved by hand, NOT machine-checked)
 #: the obligations, as in the finite region
 TAIL_OBLIGATIONS = ("inward_upper", "inward_lower", "drift_lower_half", "drift_upper_half")
 PREC_BITS = 128
+
+
+def fraction_text(x: Fraction) -> str:
+    """An exact rational as ``"p"`` or ``"p/q"`` (what a certificate records)."""
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+@dataclass(frozen=True)
+class TailRegion:
+    """``R_∞ = {b ≥ B, |w| ≤ c}`` with drift constants d₋ < d₊ (exact rationals); ``b_start`` is B.
+
+    Needs B ≥ 1000 (Lemma E; ε^i|log ε|^j increasing on [0, 1/B]), 0 < c ≤ 1 (Lemma E's w range) with
+    x = ρ₁ − w > 0 on |w| ≤ c (ρ₁ ≈ 1.18), 0 ≤ d₋ < d₊ < B."""
+
+    b_start: Fraction
+    c: Fraction
+    d_minus: Fraction
+    d_plus: Fraction
+
+    def __post_init__(self):
+        from stumpcheck.numerics.certified.proofs.domains import to_fraction
+
+        for name in ("b_start", "c", "d_minus", "d_plus"):
+            object.__setattr__(self, name, to_fraction(getattr(self, name), name))
+        if not self.b_start >= LEMMA_E_B_MIN:
+            raise InputError(f"the tail needs B >= {fraction_text(LEMMA_E_B_MIN)} (Lemma E), got {fraction_text(self.b_start)}")
+        if not self.b_start <= 10**12:
+            raise InputError(f"the tail's B must be at most 1e12, got {float(self.b_start):g}")
+        if not 0 < self.c <= 1:
+            raise InputError(f"the tail's half-width c must be in (0, 1], got {fraction_text(self.c)}")
+        if not 0 <= self.d_minus < self.d_plus < self.b_start:
+            raise InputError("the tail's drift constants need 0 <= d_minus < d_plus < B")
+
+    def statement(self) -> str:
+        def text(x):
+            t = fraction_text(x)
+            return f"({t})" if "/" in t else t
+
+        bt, c = fraction_text(self.b_start), text(self.c)
+        dm, dp = text(self.d_minus), text(self.d_plus)
+        return (f"R_inf = {{(a, b): b >= {bt}, |a - calibration_a(b)| <= {c}/b}} is forward invariant for "
+                f"ż = −∇L(z) (the field points strictly inward on |λ|·b = {c}, and b increases), and "
+                f"(1 - {dp}/b)/(2b³) <= db/dt <= (1 - {dm}/b)/(2b³) on R_inf; proved in ε = 1/b ∈ [0, 1/{bt}], "
+                "assuming Lemma E")
+
+    def to_json(self) -> dict:
+        return {"b_min": fraction_text(self.b_start), "b_max": "inf", "c": fraction_text(self.c),
+                "d_minus": fraction_text(self.d_minus), "d_plus": fraction_text(self.d_plus),
+                "epsilon": ["0", fraction_text(1 / self.b_start)],
+                "coordinates": "epsilon = 1/b, w = b·(a − calibration_a(b)), |w| <= c"}
+
+    @classmethod
+    def from_json(cls, data) -> "TailRegion":
+        if not isinstance(data, dict):
+            raise InputError("a tail region's JSON must be an object")
+        from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
+
+        try:
+            return cls(*(parse_exact(data[k], f"region.{k}") for k in ("b_min", "c", "d_minus", "d_plus")))
+        except KeyError as exc:
+            raise InputError(f"the tail region's JSON has no {exc.args[0]!r}") from None
 
 
 def _ball(x: Fraction) -> arb:
@@ -244,3 +306,7 @@ def prove_tail_obligation(region, name: str, *, prec_bits: int = PREC_BITS, max_
     smallest = min((float(arb(ball.lower()).mid()) for _, ball, _ in leaves), default=float("nan"))
     return {"status": status, "leaves": leaves, "max_depth": max(d for _, _, d in leaves),
             "seconds": round(time.process_time() - started, 3), "smallest_lower": smallest}
+
+
+#: B = 1000, c = 1/2, d₋ = 5/2, d₊ = 11/2: the finite region's constants (so R's top edge b = B lies in R_∞)
+DEFAULT_TAIL = TailRegion(Fraction(1000), Fraction(1, 2), Fraction(5, 2), Fraction(11, 2))
