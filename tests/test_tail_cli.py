@@ -1,0 +1,59 @@
+"""``stumpcheck region --b-max inf`` (the tail b ≥ B) and ``stumpcheck recheck`` of its certificate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from stumpcheck.cli.commands import main
+
+
+def _run(capsys, args):
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture()
+def tail_dir(tmp_path, capsys):
+    out = tmp_path / "tail"
+    code, stdout, stderr = _run(capsys, ["region", "--b-min", "1000", "--b-max", "inf", "--out", str(out)])
+    assert code == 0, stdout + stderr
+    assert stdout.startswith("PROVED: R_inf")
+    return out
+
+
+def test_region_tail_proves_and_rechecks(tail_dir, capsys):
+    path = tail_dir / "region_certificate.json"
+    code, stdout, _ = _run(capsys, ["recheck", str(path)])
+    assert code == 0 and stdout.startswith("PASS") and "4 leaves tile" in stdout, stdout
+    code, stdout, _ = _run(capsys, ["region", "--recheck", str(path), "--b-max", "inf", "--b-min", "1000"])
+    assert code == 0, stdout
+
+
+def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, capsys):
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
+
+    document = json.loads((tail_dir / "region_certificate.json").read_text())
+    leaf = document["obligations"]["inward_lower"]["leaves"][0]
+    leaf["upper"] = leaf["lower"]
+    document["digest"] = digest(document)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(document, ensure_ascii=False))
+    code, stdout, _ = _run(capsys, ["recheck", str(path)])
+    assert code == 1 and stdout.startswith("FAIL") and "narrowed" in stdout, stdout
+    original = str(tail_dir / "region_certificate.json")
+    code, stdout, _ = _run(capsys, ["region", "--recheck", original, "--b-max", "1000"])
+    assert code == 1 and "b_max = inf" in stdout
+    code, stdout, _ = _run(capsys, ["region", "--recheck", original, "--b-max", "inf", "--b-min", "2000"])
+    assert code == 1 and "not the asked --b-min" in stdout
+
+
+@pytest.mark.parametrize("args,text", [
+    (["--b-max", "1000", "--join", "x.json"], "--join goes with --b-max inf"),
+    (["--b-max", "inf", "--b-min", "500", "--join", "x.json"], "--join needs --b-min"),
+    (["--b-max", "inf", "--b-min", "1000", "--entry-t", "1", "--entry-box", "1,2,3,4"], "--entry-t"),
+])
+def test_bad_input_exits_2(args, text, tmp_path, capsys):
+    code, stdout, stderr = _run(capsys, ["region", *args, "--out", str(tmp_path / "o")])
+    assert code == 2 and text in stderr and "Traceback" not in stderr, stderr
