@@ -57,3 +57,30 @@ def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, cap
 def test_bad_input_exits_2(args, text, tmp_path, capsys):
     code, stdout, stderr = _run(capsys, ["region", *args, "--out", str(tmp_path / "o")])
     assert code == 2 and text in stderr and "Traceback" not in stderr, stderr
+
+
+@pytest.mark.slow
+def test_join_with_a_proved_finite_region():
+    """The finite region b ∈ [990, 1000] (one leaf per obligation) joined to the tail from 1000: the whole
+    certificate re-checks; an edited finite leaf inside the join is rejected even with both digests resealed."""
+    import copy
+    from fractions import Fraction
+
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
+    from stumpcheck.numerics.certified.region.invariant_region import Region
+    from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+    from stumpcheck.numerics.certified.region.tail_certificate import recheck_tail, tail_certificate
+
+    finite = region_certificate(Region(990, 1000, Fraction(1, 2), Fraction(5, 2), Fraction(11, 2)))
+    assert finite["status"] == "proved"
+    joined = tail_certificate(DEFAULT_TAIL, finite=finite)
+    ok, message = recheck_tail(joined)
+    assert ok and "joined with the finite region from b = 990" in message, message
+    forged = copy.deepcopy(joined)
+    inner = forged["join"]["finite"]
+    inner["obligations"]["inward_upper"]["leaves"] = []
+    inner["digest"] = digest(inner)
+    forged["digest"] = digest(forged)
+    ok, message = recheck_tail(forged)
+    assert not ok and "finite region" in message, message
