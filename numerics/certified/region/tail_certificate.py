@@ -115,7 +115,14 @@ def _obligation_record(region: TailRegion, name: str, proof: dict) -> dict:
     return {"statement": _obligation_statement(region, name), "strict": name.startswith("inward"),
             "domain": _box_json(tail_domain(region, name)), "prec_bits": PREC_BITS, "status": proof["status"],
             "leaves": leaves, "max_depth": proof["max_depth"], "seconds": proof["seconds"],
-            "smallest_lower": min(leaf["lower"] for leaf in leaves) if leaves else None}
+            "smallest_lower": _smallest(leaves)}
+
+
+def _smallest(leaves: list):
+    """The smallest recorded lower end (by value), or None."""
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
+
+    return min((leaf["lower"] for leaf in leaves), key=lambda x: parse_exact(x, "lower"), default=None)
 
 
 def _summary(records: dict) -> dict:
@@ -254,6 +261,10 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
         ends = [(parse_exact(leaf["lower"], "lower"), parse_exact(leaf["upper"], "upper")) for leaf in record["leaves"]]
     except (InputError, KeyError, TypeError, AttributeError) as exc:
         return False, f"obligation {name}: a leaf cannot be read: {exc}", 0
+    depths = [leaf.get("depth") for leaf in record["leaves"]]
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in depths) or record.get(
+            "max_depth") != max(depths) or record.get("smallest_lower") != _smallest(record["leaves"]):
+        return False, f"obligation {name}: its depths, max_depth or smallest_lower are not its leaves'", 0
     fault = _tiles(tail_domain(region, name), boxes)
     if fault:
         return False, f"obligation {name}: {fault}", 0
