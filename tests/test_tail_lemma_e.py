@@ -71,3 +71,27 @@ def test_pointwise_steps_below_zero(w_value):
             # ∂_x(e₀² − ε²) = 2 e₀ e₀_x (− 2ε·∂_bε = +2ε³ for x = b)
             assert abs(2 * e0 * e0_a) <= 2 * p_value / bb**2
             assert abs(2 * e0 * e0_b + 2 / bb**3) <= 12 * p_value * v_value / bb**3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("b_value,w_value", [(40, -1), (60, 1)])
+def test_the_rest_E_is_far_below_the_lemma(b_value, w_value):
+    """E_a = L_a + rF_r and E_b = L_b + ε²F_ε − rF_r from 60-digit θ-quadrature (outside the lemma's range
+    b ≥ 1000, where they are still measurable): below 29b²e^{−b/2}, and of the size b^{−1}e^{−b} or less."""
+    from stumpcheck.numerics.population.quantities import loss_gradient
+    from stumpcheck.theory import tail
+    from stumpcheck.theory.tail_series import K, analytic_value
+
+    kval, kt = analytic_value("K")
+    F = tail.loss_F().replace(lambda n: isinstance(n, K), lambda n: kval.subs(kt, n.args[0]))
+    f_eps = sp.lambdify((eps, r), sp.diff(F, eps), "mpmath")
+    rf_r = sp.lambdify((eps, r), r * sp.diff(F, r), "mpmath")
+    with mp.workdps(60):
+        aa, bb = _point(b_value, w_value)
+        la, lb = loss_gradient(aa, bb)
+        e, r_value = 1 / bb, mp.exp(bb - aa)
+        e_a = la + rf_r(e, r_value)
+        e_b = lb + e**2 * f_eps(e, r_value) - rf_r(e, r_value)
+        for value in (e_a, e_b):
+            assert abs(value) <= 29 * bb**2 * mp.exp(-bb / 2)
+            assert abs(value) <= mp.exp(-bb) / bb
