@@ -53,6 +53,7 @@ def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, cap
     (["--b-max", "1000", "--join", "x.json"], "--join goes with --b-max inf"),
     (["--b-max", "inf", "--b-min", "500", "--join", "x.json"], "--join needs --b-min"),
     (["--b-max", "inf", "--b-min", "1000", "--entry-t", "1", "--entry-box", "1,2,3,4"], "--entry-t"),
+    (["--b-max", "inf", "--b-min", "30", "--entry-t", "1", "--entry-box", "1,2,0,4"], "b > 0"),
 ])
 def test_bad_input_exits_2(args, text, tmp_path, capsys):
     code, stdout, stderr = _run(capsys, ["region", *args, "--out", str(tmp_path / "o")])

@@ -62,7 +62,7 @@ def test_flow_certificate_with_the_tail_holds_for_all_t():
     assert not ok and "for_all_t" in message
     forged = copy.deepcopy(combined)
     inner = forged["region"]["join"]["finite"]
-    inner["entry"]["box"]["b"][0] = "36.2"
+    inner["entry"]["box"]["b"][0] = inner["entry"]["box"]["b"][1]
     inner["digest"] = digest(inner)
     forged["region"]["digest"] = digest(forged["region"])
     forged["digest"] = flow_digest(forged)

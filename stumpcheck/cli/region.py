@@ -212,9 +212,9 @@ def _prove_tail(b_min, join_file, entry, out_dir, workers: int, arithmetic: str)
     from stumpcheck.numerics.certified.region.tail_certificate import _join_record, tail_certificate
     from stumpcheck.numerics.resources import check_writable_dir
 
-    if entry is not None:
-        raise InputError("--entry-t/--entry-box go with a finite --b-max (the entry lies in the finite region)")
     b_min = DEFAULT_REGION.b_start if b_min is None else b_min
+    if entry is not None and b_min >= LEMMA_E_B_MIN:
+        raise InputError("--entry-t/--entry-box go with a finite region (a --b-min below 1000): the entry lies in it")
     finite = None
     if b_min >= LEMMA_E_B_MIN:
         tail = TailRegion(b_min, DEFAULT_TAIL.c, DEFAULT_TAIL.d_minus, DEFAULT_TAIL.d_plus)
@@ -231,7 +231,11 @@ def _prove_tail(b_min, join_file, entry, out_dir, workers: int, arithmetic: str)
     check_writable_dir(out_dir, "--out")
     started = time.perf_counter()
     if finite is None and b_min < LEMMA_E_B_MIN:
-        finite = region_certificate(finite_region, workers=workers, arithmetic=arithmetic,
+        if entry is not None:
+            from stumpcheck.numerics.certified.region.certificate import entry_record
+
+            entry_record(finite_region, entry)  # its check by Arb, cheap: a malformed box is refused first
+        finite = region_certificate(finite_region, entry=entry, workers=workers, arithmetic=arithmetic,
                                     progress=lambda name: click.echo(f"  proving the finite region's {name} ...",
                                                                      err=True))
         if finite["status"] != "proved":
@@ -249,5 +253,10 @@ def _prove_tail(b_min, join_file, entry, out_dir, workers: int, arithmetic: str)
         click.echo(f"  joined: the finite region b ∈ [{joined['region']['b_start']}, {joined['region']['b_max']}] "
                    f"({joined['status']}); `stumpcheck recheck` re-checks both")
     click.echo(f"wrote {path} ({time.perf_counter() - started:.1f} s)")
+    record = None if document["join"] is None else document["join"]["finite"].get("entry")
+    if record is not None:
+        click.echo(f"  entry at t = {record['t']}: {'inside R' if record['check']['inside'] else 'NOT inside R'}; "
+                   f"w ∈ {record['check']['w']}")
     ok = document["status"] == "proved" and (document["join"] is None or document["join"]["finite"]["status"] == "proved")
+    ok = ok and (record is None or record["check"]["inside"])
     click.get_current_context().exit(0 if ok else 1)
