@@ -10,7 +10,7 @@ are written through the layer decomposition of the loss (docs/tail.md §1):
     L(a, b) = F(ε, r) + E(a, b),     F = (ε/2)·(ε + I(ε, r)),     r = e^{b−a},
 
 with I = ∫₀^∞ (e_layer(v)² − ε²) dv the right layer's integral in v = b(1 − θ) (which contains the deep layer
-1 − θ ~ b⁻³, where Y − 1 + r changes sign of size), exact in polylogarithms
+1 − θ ~ b⁻³, where Y − 1 is of the size of r), exact in polylogarithms
 (:func:`stumpcheck.theory.asymptotics.loss_layer_integral`), and E the exponentially small rest (the left layer
 θ ~ 1/b and the bulk, where e = ε up to e^{−bθ} and e^{−b(1−θ)} terms, and the layer integral's tail beyond
 v = b): Lemma E of docs/tail.md §4 bounds it. Then L_a = −r F_r + E_a and L_b = −ε² F_ε + r F_r + E_b.
@@ -45,7 +45,7 @@ __all__ = ["ell", "E_a_hat", "E_b_hat", "ORDER_R", "ORDER_EXP", "REMAINDERS", "l
 ell = sp.Symbol("ell", real=True)
 #: Ê_a = b⁴·E_a, Ê_b = b⁴·E_b (Lemma E bounds them)
 E_a_hat, E_b_hat = sp.symbols("E_a_hat E_b_hat", real=True)
-#: series orders: in r (r ~ ε², so r^3 carries ε⁶) and in xε
+#: series orders: in r (r ~ ε², so the remainder r²·R carries ε⁴, against the ε⁻⁴ of the scaled field) and in xε
 ORDER_R = 2
 ORDER_EXP = 3
 #: remainder symbol name → (series name, variable "r" or "z" = xε)
