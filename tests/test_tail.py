@@ -253,3 +253,28 @@ def test_the_layer_integral_is_the_sum_of_its_kernels():
         with mp.workdps(30):
             quad = mp.quad(lambda x: x**j / (mp.exp(x) - mp.mpf("0.3")) ** m, [0, 1, 10, mp.inf])
             assert abs(sp.N(kernel.subs(c, sp.Rational(3, 10)), 30) - quad) < 1e-25
+
+
+def _mutations(document):
+    """Malformed copies: fields dropped or of the wrong type, at every level a re-check reads."""
+    yield {k: v for k, v in document.items() if k != "region"}
+    for key, bad in (("region", []), ("region", {"b_min": "x"}), ("obligations", []), ("join", 3),
+                     ("join", {"finite": []}), ("summary", None), ("remainders", "no")):
+        yield dict(document, **{key: bad})
+    for field, bad in (("leaves", [3]), ("leaves", [{"box": 1}]), ("leaves", [{"box": {"epsilon": ["0"]}}]),
+                       ("prec_bits", "128"), ("prec_bits", 10**6), ("leaves", [{"box": {"epsilon": ["1e99999", "0"],
+                                                                                       "w": ["0", "1"]}}])):
+        forged = copy.deepcopy(document)
+        forged["obligations"]["inward_upper"][field] = bad
+        yield forged
+
+
+def test_malformed_certificates_fail_or_are_bad_input(certificate):
+    for forged in _mutations(certificate):
+        forged = _resealed(copy.deepcopy(forged))
+        try:
+            ok, message = recheck_tail(forged)
+        except InputError as exc:
+            assert str(exc) and "\n" not in str(exc)
+            continue
+        assert not ok and message

@@ -280,7 +280,7 @@ def margin_enclosure(region, name: str, box: TailBox, prec_bits: int = PREC_BITS
         return half - abs(field["D"] - middle)
 
 
-def prove_tail_obligation(region, name: str, *, prec_bits: int = PREC_BITS, max_depth: int = 12) -> dict:
+def prove_tail_obligation(region, name: str, *, prec_bits: int = PREC_BITS, max_depth: int = 8) -> dict:
     """{"status", "leaves": [(TailBox, ball, depth)], "max_depth", "seconds", "smallest_lower"}: bisect the
     obligation's box (ε first, then w, alternating) until every leaf's enclosure decides, or stop at
     ``max_depth`` with status "not proved"."""

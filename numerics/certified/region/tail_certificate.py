@@ -35,7 +35,7 @@ TAIL_FORMAT = "stumpcheck-region-tail-certificate/1"
 TAIL_FIELDS = frozenset({"format", "statement", "status", "region", "assumptions", "derivation", "remainders",
                          "obligations", "summary", "proved", "not_proved", "join", "seconds", "region_code",
                          "digest"})
-MAX_TAIL_LEAVES = 4096
+MAX_TAIL_LEAVES = 1024
 MIN_BITS, MAX_BITS = 64, 1024
 #: the re-check encloses every leaf with this many more bits
 RECHECK_EXTRA_BITS = 64
