@@ -85,3 +85,10 @@ def test_join_with_a_proved_finite_region():
     forged["digest"] = digest(forged)
     ok, message = recheck_tail(forged)
     assert not ok and "finite region" in message, message
+
+
+def test_flow_refuses_a_tail_certificate_at_once(tail_dir, tmp_path, capsys):
+    """The flow command does not embed the tail yet: one line, exit 2, before any tube is computed."""
+    code, _, stderr = _run(capsys, ["flow", "--certified", "--t-max", "1", "--region-certificate",
+                                    str(tail_dir / "region_certificate.json"), "--out", str(tmp_path / "f")])
+    assert code == 2 and "tail region certificate" in stderr and "Traceback" not in stderr, stderr

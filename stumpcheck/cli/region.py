@@ -145,7 +145,9 @@ def region(b_max_text, b_min_text, join_file, workers, scheduler, entry_t, entry
     """Certify R = {b_start <= b <= B, |a − calibration_a(b)| <= c/b}: forward invariant, with drift bounds.
 
     The region's constants are the defaults of stumpcheck.numerics.certified.region.invariant_region (b_start = 30, c = 1/2,
-    d_minus = 5/2, d_plus = 11/2); only B is chosen here. Writes OUT/region_certificate.json.
+    d_minus = 5/2, d_plus = 11/2); only b_start and B are chosen here. With --b-max inf, the tail b >= B is proved
+    too, in ε = 1/b (same c, d_minus, d_plus; assuming the hand-proved Lemma E of docs/tail.md, recorded in the
+    certificate). Writes OUT/region_certificate.json.
     """
     from click.core import ParameterSource
 
