@@ -138,8 +138,9 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
         raise InputError(f"{certificate_file}: --corpus goes with an interval certificate (stumpcheck interval)")
     arithmetic = "arb" if arb_all else "fast"
     from stumpcheck.numerics.certified.region.certificate import is_region_certificate
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate  # the tail b >= B
 
-    if is_region_certificate(document):
+    if is_region_certificate(document) or is_tail_certificate(document):
         _schedule(scheduler, workers)
         _recheck_region(certificate_file, document, points, arithmetic)
         return

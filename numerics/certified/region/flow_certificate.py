@@ -18,6 +18,11 @@ The flow certificate gains two keys, both under its ``digest``:
 * ``for_all_t``: the summary :func:`for_all_t_summary` gives (proved or not and why, the region's statement,
   the entry's w range, t_B, bands of b(t)⁴/t at 10⁸, 10¹¹ and t_B).
 
+With the tail b ≥ B (a tail certificate joined to the finite region, docs/tail.md; ``tail=True``), ``region``
+holds the tail certificate, its joined finite region carries the entry, and ``for_all_t`` says **z(t) ∈ R ∪ R_∞
+for every t ≥ T** (``horizon``: "inf", assuming Lemma E, listed under ``assumptions``), its bands still ending
+at t_B.
+
 The region is embedded only if the tube is complete, every obligation is proved and the box lies in R;
 otherwise ``region`` is absent and ``for_all_t`` says "not proved" and why.
 
@@ -87,6 +92,18 @@ def entry_of(document: dict) -> dict:
     return {"t": str(document["t_max"]), "box": tube_box_at_t_max(document)}
 
 
+def _finite_part(region_document: dict) -> dict:
+    """The finite region certificate of an embedded region: itself, or a tail certificate's joined one."""
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
+
+    if is_tail_certificate(region_document):
+        join = region_document.get("join")
+        if not isinstance(join, dict) or not isinstance(join.get("finite"), dict):
+            raise InputError("a tail certificate embedded in a flow certificate needs a joined finite region")
+        return join["finite"]
+    return region_document
+
+
 def _bands(region: Region, entry: dict) -> tuple[str, dict]:
     """(t_B rounded down, {"1e+08": band, "1e+11": band, "t_B": band}) for the entry (inside R)."""
     t_entry, (beta_lo, beta_hi) = entry["t"], entry["box"]["b"]
@@ -108,13 +125,22 @@ def for_all_t_summary(region_document: dict | None, reason: str | None = None) -
     "entry_w", "horizon_t_B", "bands"}; else {"proved": False, "status": "not proved (<reason>)", ...}."""
     if region_document is None:
         return {"proved": False, "status": f"for all t >= T: not proved ({reason})"}
-    region = Region.from_json(region_document["region"])
-    entry = region_document["entry"]
+    finite = _finite_part(region_document)
+    region = Region.from_json(finite["region"])
+    entry = finite["entry"]
     t_b, bands = _bands(region, entry)
-    return {"proved": True,
-            "status": f"for all t in [T, t_B]: z(t) in R (proved: the tube's box at T = {entry['t']} lies in R)",
-            "statement": region_document["statement"], "entry_t": entry["t"], "entry_w": entry["check"]["w"],
-            "horizon_t_B": t_b, "bands": bands}
+    summary = {"proved": True,
+               "status": f"for all t in [T, t_B]: z(t) in R (proved: the tube's box at T = {entry['t']} lies in R)",
+               "statement": finite["statement"], "entry_t": entry["t"], "entry_w": entry["check"]["w"],
+               "horizon_t_B": t_b, "bands": bands}
+    if finite is not region_document:  # the tail b >= B joined: horizon ∞
+        summary.update({
+            "status": (f"for all t >= T: z(t) in R ∪ R_inf (proved, assuming Lemma E: the tube's box at T = "
+                       f"{entry['t']} lies in R, and R's top edge b = {finite['region']['b_max']} lies in R_inf)"),
+            "statement": f"{finite['statement']}; {region_document['statement']}", "horizon": "inf",
+            "assumptions": region_document["assumptions"],
+            "not_proved": ["bands of b(t)⁴/t beyond t_B (the bands here end at t_B, where b <= B is certain)"]})
+    return summary
 
 
 def _embed(flow: dict, region_document: dict | None, reason: str | None) -> dict:
@@ -175,9 +201,28 @@ def embed_region(flow: dict, region: Region, *, workers: int = 1, max_boxes: int
     return _embed(flow, document, None)
 
 
-def checked_region_certificate(region_document, *, b_max=None) -> Region:
+def checked_region_certificate(region_document, *, b_max=None, tail: bool = False) -> Region:
     """The region of a region certificate after the cheap checks of :func:`embed_region_certificate`;
-    InputError (one line) if one fails."""
+    InputError (one line) if one fails. With ``tail``, a tail certificate (b >= B) is accepted too: it must hold
+    a joined finite region, whose region is returned (the entry lies in it)."""
+    from stumpcheck.numerics.certified.region.tail import TailRegion
+    from stumpcheck.numerics.certified.region.tail_certificate import _join_record, is_tail_certificate
+
+    if is_tail_certificate(region_document) and not tail:
+        raise InputError("a tail region certificate (b >= B) is embedded only where asked for (tail=True); "
+                         "embed its finite region, or the tail with the library's embed_region_certificate")
+    if is_tail_certificate(region_document):
+        if region_document.get("digest") != region_digest(region_document):
+            raise InputError("the tail certificate was edited after it was written (its digest does not match)")
+        if region_document.get("status") != "proved":
+            raise InputError("the tail certificate's status is not 'proved'")
+        tail = TailRegion.from_json(region_document.get("region"))
+        if region_document.get("statement") != tail.statement():
+            raise InputError("the tail certificate's statement is not the one its recorded region states")
+        finite = _finite_part(region_document)
+        if _join_record(tail, finite) != region_document["join"]:
+            raise InputError("the tail certificate's join is not the one its finite region gives")
+        return checked_region_certificate(finite, b_max=b_max)
     if not is_region_certificate(region_document):
         raise InputError("not a region certificate (format stumpcheck-region-certificate/1)")
     if region_document.get("digest") != region_digest(region_document):
@@ -194,19 +239,28 @@ def checked_region_certificate(region_document, *, b_max=None) -> Region:
     return region
 
 
-def embed_region_certificate(flow: dict, region_document: dict, *, b_max=None) -> dict:
+def embed_region_certificate(flow: dict, region_document: dict, *, b_max=None, tail: bool = False) -> dict:
     """The flow certificate with an existing region certificate embedded, its entry recomputed for this tube.
 
     Checked cheaply first (its leaves are re-enclosed by ``stumpcheck recheck`` only): the format, the
     digest, status "proved", the statement the recorded region states, and B = ``b_max`` if given.
-    InputError if any fails."""
-    region = checked_region_certificate(region_document, b_max=b_max)
+    With ``tail``, a tail certificate joined to a finite region (:mod:`stumpcheck.numerics.certified.region.tail_certificate`)
+    is accepted: the finite part gets the entry, and ``for_all_t`` says "for all t >= T" (horizon inf, assuming
+    Lemma E). InputError if any fails."""
+    region = checked_region_certificate(region_document, b_max=b_max, tail=tail)
     entry, reason = _entry_reason(region, flow)
     if reason is not None:
         return _embed(flow, None, reason)
     document = copy.deepcopy(region_document)
-    document["entry"] = entry_record(region, entry)
-    document["digest"] = region_digest(document)
+    finite = _finite_part(document)
+    finite["entry"] = entry_record(region, entry)
+    finite["digest"] = region_digest(finite)
+    if finite is not document:  # a tail certificate: its join and digest follow the finite part's new entry
+        from stumpcheck.numerics.certified.region.tail import TailRegion
+        from stumpcheck.numerics.certified.region.tail_certificate import _join_record
+
+        document["join"] = _join_record(TailRegion.from_json(document["region"]), finite)
+        document["digest"] = region_digest(document)
     return _embed(flow, document, None)
 
 
@@ -221,7 +275,10 @@ def check_region_structure(document: dict) -> None:
     region_document, summary = document.get("region"), document.get("for_all_t")
     if summary is not None and not (isinstance(summary, dict) and isinstance(summary.get("proved"), bool)):
         raise InputError("the certificate's 'for_all_t' is not a summary {proved: true or false, ...}")
-    if region_document is not None and not is_region_certificate(region_document):
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
+
+    if region_document is not None and not (is_region_certificate(region_document)
+                                            or is_tail_certificate(region_document)):
         raise InputError("the embedded 'region' is not a region certificate")
     if region_document is not None:
         check_region_limits(region_document)
@@ -245,7 +302,7 @@ def recheck_flow_region(document: dict, *, points: str = "midpoint", progress=No
         return True, "no region embedded: nothing is claimed for t > T"
     if document.get("complete") is not True:
         return False, "a region is embedded but the tube is not complete"
-    entry = region_document.get("entry")
+    entry = _finite_part(region_document).get("entry")
     if not isinstance(entry, dict) or not isinstance(entry.get("box"), dict):
         return False, "the embedded region has no entry box"
     try:

@@ -1,0 +1,70 @@
+"""The tail joined to a finite region, embedded in a flow certificate: for_all_t with horizon ∞.
+
+Default: the cheap refusals (a tail without a joined finite region, an edited tail). Slow: the finite region
+b ∈ [30, 1000] and the tail proved, embedded in the stored T = 10⁶ tube (tests/flow_certificate_1e6.json),
+the region part re-checked, and an edited for_all_t rejected.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
+from stumpcheck.numerics.certified.region.flow_certificate import (checked_region_certificate,
+                                                                embed_region_certificate, recheck_flow_region)
+from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+from stumpcheck.numerics.certified.region.tail_certificate import tail_certificate
+from stumpcheck.numerics.certified.tube.certificate import digest as flow_digest
+from stumpcheck.numerics.precision import InputError
+
+MILLION = Path(__file__).parent / "flow_certificate_1e6.json"
+
+
+@pytest.fixture(scope="module")
+def lone_tail():
+    return tail_certificate(DEFAULT_TAIL)
+
+
+def test_a_tail_without_a_finite_region_is_refused(lone_tail):
+    with pytest.raises(InputError, match="only where asked"):
+        checked_region_certificate(lone_tail)
+    with pytest.raises(InputError, match="joined finite region"):
+        checked_region_certificate(lone_tail, tail=True)
+    edited = copy.deepcopy(lone_tail)
+    edited["status"] = "proved "
+    with pytest.raises(InputError, match="digest"):
+        checked_region_certificate(edited, tail=True)
+
+
+@pytest.mark.slow
+def test_flow_certificate_with_the_tail_holds_for_all_t():
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
+    from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+
+    finite = region_certificate(DEFAULT_REGION)
+    assert finite["status"] == "proved"
+    joined = tail_certificate(DEFAULT_TAIL, finite=finite)
+    flow = json.loads(MILLION.read_text(encoding="utf-8"))
+    combined = embed_region_certificate(flow, joined, tail=True)
+    summary = combined["for_all_t"]
+    assert summary["proved"] and summary["horizon"] == "inf" and "R_inf" in summary["status"]
+    assert "NOT machine-checked" in summary["assumptions"][0]
+    ok, message = recheck_flow_region(combined)
+    assert ok and "joined with the finite region from b = 30" in message, message
+    forged = copy.deepcopy(combined)
+    forged["for_all_t"]["not_proved"] = []
+    forged["digest"] = flow_digest(forged)
+    ok, message = recheck_flow_region(forged)
+    assert not ok and "for_all_t" in message
+    forged = copy.deepcopy(combined)
+    inner = forged["region"]["join"]["finite"]
+    inner["entry"]["box"]["b"][0] = inner["entry"]["box"]["b"][1]
+    inner["digest"] = digest(inner)
+    forged["region"]["digest"] = digest(forged["region"])
+    forged["digest"] = flow_digest(forged)
+    ok, message = recheck_flow_region(forged)
+    assert not ok, message
