@@ -55,8 +55,13 @@ def test_flow_certificate_with_the_tail_holds_for_all_t():
     assert "NOT machine-checked" in summary["assumptions"][0]
     ok, message = recheck_flow_region(combined)
     assert ok and "joined with the finite region from b = 30" in message, message
+    bands = summary["bands_all_time"]
+    assert list(bands) == ["1e+08", "1e+10", "1e+12", "1e+15", "1e+20", "1e+25", "1e+30"]
+    low, high = (float(x) for x in bands["1e+12"]["b4_over_t"])
+    assert 1.98 < low < 2 < high + 0.01 and high - low < 0.04  # the target: at most 2 % wide at 10¹²
+    assert [r["t0"] for r in summary["rate"]] == [1e6, 1e12] and float(summary["rate"][1]["K"]) < 20
     forged = copy.deepcopy(combined)
-    forged["for_all_t"]["not_proved"] = []
+    forged["for_all_t"]["rate"][0]["K"] = "1"
     forged["digest"] = flow_digest(forged)
     ok, message = recheck_flow_region(forged)
     assert not ok and "for_all_t" in message

@@ -20,8 +20,9 @@ The flow certificate gains two keys, both under its ``digest``:
 
 With the tail b ≥ B (a tail certificate joined to the finite region, docs/tail.md; ``tail=True``), ``region``
 holds the tail certificate, its joined finite region carries the entry, and ``for_all_t`` says **z(t) ∈ R ∪ R_∞
-for every t ≥ T** (``horizon``: "inf", assuming Lemma E, listed under ``assumptions``), its bands still ending
-at t_B.
+for every t ≥ T** (``horizon``: "inf", assuming Lemma E, listed under ``assumptions``), with the bands of
+b(t)⁴/t up to t_B (``bands``) and for all t (``bands_all_time`` at 10⁸ … 10³⁰, ``rate``: K with
+|β_±(t) − 2| ≤ K·t^{−1/4} for t ≥ t₀; :mod:`stumpcheck.numerics.certified.region.all_time`).
 
 The region is embedded only if the tube is complete, every obligation is proved and the box lies in R;
 otherwise ``region`` is absent and ``for_all_t`` says "not proved" and why.
@@ -138,9 +139,31 @@ def for_all_t_summary(region_document: dict | None, reason: str | None = None) -
             "status": (f"for all t >= T: z(t) in R ∪ R_inf (proved, assuming Lemma E: the tube's box at T = "
                        f"{entry['t']} lies in R, and R's top edge b = {finite['region']['b_max']} lies in R_inf)"),
             "statement": f"{finite['statement']}; {region_document['statement']}", "horizon": "inf",
-            "assumptions": region_document["assumptions"],
-            "not_proved": ["bands of b(t)⁴/t beyond t_B (the bands here end at t_B, where b <= B is certain)"]})
+            "assumptions": region_document["assumptions"]})
+        summary.update(_all_time(region, Region.from_json(finite["region"]), region_document, entry))
     return summary
+
+
+def _all_time(region: Region, finite_region: Region, tail_document: dict, entry: dict) -> dict:
+    """The all-time part of ``for_all_t`` (:mod:`stumpcheck.numerics.certified.region.all_time`): bands of
+    b(t)⁴/t at 10⁸ … 10³⁰ and the rate constant K for t₀ = T and 10¹², on R ∪ R_∞ with the weaker of the two
+    regions' constants (d₋ the smaller, d₊ and c the larger)."""
+    from types import SimpleNamespace
+
+    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant
+    from stumpcheck.numerics.certified.region.tail import TailRegion
+
+    tail = TailRegion.from_json(tail_document["region"])
+    union = SimpleNamespace(b_start=finite_region.b_start, c=max(finite_region.c, tail.c),
+                            d_minus=min(finite_region.d_minus, tail.d_minus),
+                            d_plus=max(finite_region.d_plus, tail.d_plus))
+    t_entry, (beta_lo, beta_hi) = entry["t"], entry["box"]["b"]
+    bands = {f"{row['t']:g}": row for row in all_time_table(union, t_entry, beta_lo, beta_hi)}
+    t0s = [t for t in (Fraction(t_entry), Fraction(10**12)) if t >= Fraction(t_entry)]
+    return {"bands_all_time": bands,
+            "rate": [rate_constant(union, t_entry, beta_lo, beta_hi, t0) for t0 in t0s],
+            "limits": ("b(t)⁴/t → 2 (both band ends, at the rate above), hence log b/log t → 1/4; "
+                       "|a − calibration_a(b)| ≤ c/b → 0")}
 
 
 def _embed(flow: dict, region_document: dict | None, reason: str | None) -> dict:
