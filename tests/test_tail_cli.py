@@ -87,8 +87,16 @@ def test_join_with_a_proved_finite_region():
     assert not ok and "finite region" in message, message
 
 
-def test_flow_refuses_a_tail_certificate_at_once(tail_dir, tmp_path, capsys):
-    """The flow command does not embed the tail yet: one line, exit 2, before any tube is computed."""
+def test_flow_refuses_a_lone_tail_certificate_at_once(tail_dir, tmp_path, capsys):
+    """A tail with no joined finite region gives the tube's entry nowhere to land: one line, exit 2, before any
+    tube is computed; --region-b-max inf with a finite region certificate likewise."""
     code, _, stderr = _run(capsys, ["flow", "--certified", "--t-max", "1", "--region-certificate",
                                     str(tail_dir / "region_certificate.json"), "--out", str(tmp_path / "f")])
-    assert code == 2 and "tail region certificate" in stderr and "Traceback" not in stderr, stderr
+    assert code == 2 and "joined finite region" in stderr and "Traceback" not in stderr, stderr
+    finite = tmp_path / "finite"
+    code, _, _ = _run(capsys, ["region", "--b-min", "990", "--b-max", "1000", "--out", str(finite)])
+    assert code == 0
+    code, _, stderr = _run(capsys, ["flow", "--certified", "--t-max", "1", "--region-certificate",
+                                    str(finite / "region_certificate.json"), "--region-b-max", "inf",
+                                    "--out", str(tmp_path / "g")])
+    assert code == 2 and "needs a tail certificate" in stderr and "Traceback" not in stderr, stderr

@@ -124,7 +124,10 @@ def _decimal_float(text: str, name: str) -> float:
 @click.option("--region-certificate", "region_file", default=None, type=click.Path(dir_okay=False),
               help="With --certified: embed this region certificate (stumpcheck region) instead of proving one.")
 @click.option("--region-b-max", "region_b_max_text", default=None,
-              help="With --region: the region's upper end B (default 1000); with --region-certificate: checked.")
+              help="With --region: the region's upper end B (default 1000), or inf: the region b in [30, 1000] "
+                   "and the tail b >= 1000 joined, so for_all_t holds for every t >= T (assuming Lemma E, "
+                   "docs/tail.md); with --region-certificate: checked (inf: a tail certificate joined to its "
+                   "finite region, from stumpcheck region --b-max inf).")
 @scheduler_option
 def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_plots, no_check,
          quiet, certified, rel_goal_text, time_limit_text, region, region_file, region_b_max_text, scheduler) -> None:

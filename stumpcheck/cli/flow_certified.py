@@ -58,20 +58,55 @@ def _region_request(region: bool, region_file, b_max_text):
         if b_max_text is not None:
             raise InputError("--region-b-max goes with --region or --region-certificate")
         return None, None
-    b_max = None if b_max_text is None else Fraction(parse_decimal(b_max_text, "--region-b-max"))
+    tail = _is_tail_request(b_max_text)
+    b_max = None if b_max_text is None or tail else Fraction(parse_decimal(b_max_text, "--region-b-max"))
     if region_file is None:
         return DEFAULT_REGION if b_max is None else DEFAULT_REGION.with_b_max(b_max), None
     from stumpcheck.numerics.certified.region.flow_certificate import checked_region_certificate
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
     from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
 
     document = read_certificate(region_file)
+    if tail and not is_tail_certificate(document):
+        raise InputError(f"{region_file}: --region-b-max inf needs a tail certificate joined to its finite region "
+                         "(stumpcheck region --b-max inf)")
     try:
-        return checked_region_certificate(document, b_max=b_max), document
+        return checked_region_certificate(document, b_max=b_max, tail=tail or is_tail_certificate(document)), document
     except InputError as exc:
         raise InputError(f"{region_file}: {exc}") from None
 
 
-def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool) -> None:
+def _is_tail_request(b_max_text) -> bool:
+    return b_max_text is not None and str(b_max_text).strip().lower() in ("inf", "infinity", "+inf", "∞")
+
+
+def _with_tail(flow: dict, combined: dict, quiet: bool) -> dict:
+    """The flow certificate with the tail b >= 1000 proved now and joined to the embedded finite region."""
+    from stumpcheck.numerics.certified.region.flow_certificate import embed_region_certificate
+    from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+    from stumpcheck.numerics.certified.region.tail_certificate import tail_certificate
+
+    if not combined["for_all_t"]["proved"]:
+        return combined
+    if not quiet:
+        click.echo(f"proving the tail b >= {float(DEFAULT_TAIL.b_start):g} (ε = 1/b) ...", err=True)
+    joined = tail_certificate(DEFAULT_TAIL, finite=combined["region"])
+    if joined.get("status") != "proved":
+        return combined
+    return embed_region_certificate(flow, joined, tail=True)
+
+
+def _say_for_all_t(for_all_t: dict) -> None:
+    """The lines of an all-time ``for_all_t`` (the tail joined)."""
+    bands = "; ".join(f"t = {key}: [{row['b4_over_t'][0]}, {row['b4_over_t'][1]}]"
+                      for key, row in for_all_t["bands_all_time"].items() if key in ("1e+08", "1e+12", "1e+30"))
+    click.echo(f"proved: {for_all_t['status']}")
+    click.echo(f"proved: b(t)⁴/t in {bands}; " + "; ".join(r["statement"] for r in for_all_t["rate"]))
+    for assumption in for_all_t.get("assumptions", []):
+        click.echo(f"assumed: {assumption}")
+
+
+def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool, tail: bool = False) -> None:
     """Embed the region in OUT/flow_certificate.json, add for_all_t to OUT/tube.json, and say what is proved."""
     import json
     from pathlib import Path
@@ -83,20 +118,28 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool)
     certificate_path = Path(out_dir) / "flow_certificate.json"
     flow = read_certificate(certificate_path)
     if region_document is not None:
-        combined = embed_region_certificate(flow, region_document)
+        from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
+
+        combined = embed_region_certificate(flow, region_document, tail=is_tail_certificate(region_document))
     else:
         if not quiet:
             click.echo(f"proving the region b ∈ [{float(region.b_start):g}, {float(region.b_max):g}] on "
                        f"{workers} process(es) (about 635 s of CPU for B = 1000) ...", err=True)
         combined = embed_region(flow, region, workers=workers, progress=None if quiet else
                                 lambda name: click.echo(f"  proving {name} ...", err=True))
+        if tail:
+            combined = _with_tail(flow, combined, quiet)
     write_flow_certificate(combined, certificate_path)
     summary_path = Path(out_dir) / "tube.json"
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     summary["for_all_t"] = combined["for_all_t"]
     summary_path.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for_all_t = combined["for_all_t"]
-    if for_all_t["proved"]:
+    if for_all_t["proved"] and for_all_t.get("horizon") == "inf":
+        _say_for_all_t(for_all_t)
+        click.echo(f"the region and the tail are embedded in {certificate_path}; `stumpcheck recheck "
+                   f"{certificate_path}` re-verifies the tube, the region, the tail and their join")
+    elif for_all_t["proved"]:
         bands = "; ".join(f"t = {row['t']}: [{row['b4_over_t'][0]}, {row['b4_over_t'][1]}]"
                           for row in for_all_t["bands"].values())
         click.echo(f"proved: {for_all_t['statement']}")
@@ -136,11 +179,11 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     with scheduled(scheduler, workers, workers_given=given, echo=echo) as on:  # a Dask scheduler answers, or exit 2
         _tube_and_region(a0, b0, t_max, out_dir=out_dir, dps=dps, rel_goal=rel_goal, quiet=quiet,
                          time_limit=time_limit, texts=texts, workers=on.workers, region_=region_,
-                         region_document=region_document)
+                         region_document=region_document, tail=_is_tail_request(region_b_max))
 
 
 def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
-                     region_document) -> None:
+                     region_document, tail: bool = False) -> None:
     from pathlib import Path
 
     from stumpcheck.numerics.certified.tube.build import certified_tube
@@ -179,7 +222,7 @@ def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit
     click.echo(f"proved: z(t) ∈ the tube's boxes for t ∈ [0, {tube.t_reached if not tube.complete else t_max:g}]"
                + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))
     if region_ is not None:
-        _region_part(out_dir, region_, region_document, workers=workers, quiet=quiet)
+        _region_part(out_dir, region_, region_document, workers=workers, quiet=quiet, tail=tail)
     elif tube.complete:
         click.echo("for all t >= T: not proved here (--region proves the region beyond T and embeds it)")
     if not tube.complete:
