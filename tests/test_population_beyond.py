@@ -145,3 +145,36 @@ def test_verify_reuses_a_rechecked_region_and_proves_one_over_a_tampered_file(sh
     shutil.rmtree(folder)
     document, checked, note = shared._run_region(tmp_path, tube_folder)
     assert checked == "re-checked in this run" and "embedded" in note
+
+
+def test_a_tail_without_its_finite_region_gives_no_beyond_part(tube):
+    from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+    from stumpcheck.numerics.certified.region.tail_certificate import tail_certificate
+
+    lone = tail_certificate(DEFAULT_TAIL)
+    assert region_document(lone) is lone
+    with pytest.raises(InputError, match="joined finite region"):
+        beyond_t(lone, t_entry=10**6, box=_box(tube, 10**6), checked="proved in this run")
+
+
+@pytest.mark.slow
+def test_the_joined_tail_makes_the_beyond_part_hold_for_all_t(tube):
+    """The finite region b ∈ [30, 1000] (about 30 s) joined with the tail: C2's and C3's clauses for all t."""
+    from stumpcheck.claims.population_certified import _beyond_clause
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
+    from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+    from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+    from stumpcheck.numerics.certified.region.tail_certificate import tail_certificate
+
+    joined = tail_certificate(DEFAULT_TAIL, finite=region_certificate(DEFAULT_REGION))
+    part = beyond_t(joined, t_entry=10**6, box=_box(tube, 10**6), checked="proved in this run")
+    assert part["evidence"] == "certified" and part["horizon"] == "inf" and "∞" in part["covers"]
+    assert "Lemma E" in part["assumptions"][0] and any("Lemma E" in x for x in part["not_proved"])
+    at_1e30 = part["bands_all_time"][-1]
+    assert at_1e30["t"] == 1e30 and float(at_1e30["b4_over_t"][0]) < 2 < float(at_1e30["b4_over_t"][1]) + 1e-6
+    assert "log b/log t → 1/4" in _beyond_clause(part, "C3")
+    assert "|λ| <= c/b" in _beyond_clause(part, "C2")
+    assert "C4 stays sampled" in _beyond_clause(part, "C4")
+    assert any("For all t" in line for line in beyond_markdown(part))
+    unchecked = beyond_t(joined, t_entry=10**6, box=_box(tube, 10**6), checked=None)
+    assert unchecked["evidence"] == "not certified" and "for all t" not in _beyond_clause(unchecked, "C3")

@@ -32,6 +32,7 @@ def region_document(source) -> dict:
     """A region certificate from a dict, a region_certificate.json, or a flow certificate (a dict or file)
     that embeds one under "region"; InputError if none is there."""
     from stumpcheck.numerics.certified.region.certificate import is_region_certificate
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
 
     document = source
     if not isinstance(source, dict):
@@ -40,9 +41,9 @@ def region_document(source) -> dict:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             raise InputError(f"{path.name}: not a readable region certificate") from None
-    if isinstance(document, dict) and not is_region_certificate(document):
+    if isinstance(document, dict) and not (is_region_certificate(document) or is_tail_certificate(document)):
         document = document.get("region")
-    if not is_region_certificate(document):
+    if not (is_region_certificate(document) or is_tail_certificate(document)):
         raise InputError("no region certificate (format stumpcheck-region-certificate/1) there")
     return document
 
@@ -63,7 +64,14 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
 
     from stumpcheck.numerics.certified.region.invariant_region import Region
     from stumpcheck.numerics.certified.region.bounds import band_table, entry_check, horizon, lower_decimal
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
 
+    tail = document if is_tail_certificate(document) else None
+    if tail is not None:
+        join = tail.get("join")
+        if not isinstance(join, dict) or not isinstance(join.get("finite"), dict):
+            raise InputError("a tail certificate without a joined finite region: the state at T has no region")
+        document = join["finite"]
     region = Region.from_json(document.get("region"))
     t_entry = Fraction(t_entry)
     entry_box = {"a": (_decimals(box[0], False), _decimals(box[1], True)),
@@ -96,11 +104,38 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
         reasons.append("the region certificate was not proved or re-checked in this run")
     if not check["inside"]:
         reasons.append(f"the tube's state at T is not certainly in R: {check['reason']}")
+    if tail is not None and tail.get("status") != "proved":
+        reasons.append(f"the tail certificate's status is {tail.get('status')!r}")
     out["evidence"] = "certified" if not reasons else "not certified"
     out["why_not"] = "; ".join(reasons) or None
     out["covers"] = (f"certified on [{float(t_entry):g}, {out['horizon_t_B']:.6g}] (t_B)" if not reasons else
                      f"not certified: {out['why_not']}")
+    if tail is not None and check["inside"]:
+        out.update(_all_time(region, tail, t_entry, entry_box))
+        out["not_proved"] = [*out["not_proved"], *tail.get("not_proved", [])]
+        if not reasons:
+            out["covers"] = f"certified on [{float(t_entry):g}, ∞), assuming Lemma E (hand-proved, docs/tail.md)"
     return out
+
+
+def _all_time(region, tail: dict, t_entry: Fraction, entry_box: dict) -> dict:
+    """The all-time part with the tail joined: statement, assumptions, bands to 10³⁰ and the rate constants
+    (:mod:`stumpcheck.numerics.certified.region.all_time`, on R ∪ R_∞ with the weaker constants)."""
+    from types import SimpleNamespace
+
+    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant
+    from stumpcheck.numerics.certified.region.tail import TailRegion
+
+    tail_region = TailRegion.from_json(tail["region"])
+    union = SimpleNamespace(b_start=region.b_start, c=max(region.c, tail_region.c),
+                            d_minus=min(region.d_minus, tail_region.d_minus),
+                            d_plus=max(region.d_plus, tail_region.d_plus))
+    (beta_lo, beta_hi) = entry_box["b"]
+    return {"horizon": "inf", "tail_statement": tail["statement"], "assumptions": list(tail.get("assumptions", [])),
+            "bands_all_time": all_time_table(union, t_entry, beta_lo, beta_hi),
+            "rate": [rate_constant(union, t_entry, beta_lo, beta_hi, t0)
+                     for t0 in (t_entry, Fraction(10**12)) if t0 >= t_entry],
+            "calibration_all_time": f"|w| = b|λ| <= {float(union.c):g} for every t >= T"}
 
 
 def beyond_markdown(part: dict) -> list[str]:
@@ -115,6 +150,14 @@ def beyond_markdown(part: dict) -> list[str]:
                   "| t | b(t)⁴/t | t^{1/4}·(b⁴/t − 2) |", "|---|---|---|"]
         lines += [f"| {band['t']:.6g} | [{band['b4_over_t'][0]}, {band['b4_over_t'][1]}] | "
                   f"[{band['minus_2_scaled'][0]}, {band['minus_2_scaled'][1]}] |" for band in part["bands"]]
+    if "bands_all_time" in part:
+        lines += ["", f"**For all t ≥ T** ({part['covers']}): {part['tail_statement']}.", "",
+                  "| t | b(t)⁴/t | log b/log t − 1/4 | bound of |a − calibration_a(b)| |", "|---|---|---|---|"]
+        lines += [f"| {band['t']:.3g} | [{band['b4_over_t'][0]}, {band['b4_over_t'][1]}] | "
+                  f"[{band['log_b_over_log_t_minus_quarter'][0]}, {band['log_b_over_log_t_minus_quarter'][1]}] | "
+                  f"{band['calibration_gap_at_most']} |" for band in part["bands_all_time"]]
+        lines += [""] + [f"- Rate: {r['statement']}." for r in part["rate"]]
+        lines += [f"- Assumed: {a}" for a in part["assumptions"]]
     if part["why_not"]:
         lines += ["", f"Not certified: {part['why_not']}."]
     lines += ["", "Not proved: " + "; ".join(part["not_proved"]) + "."] if part["not_proved"] else []

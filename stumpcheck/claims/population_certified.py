@@ -222,7 +222,19 @@ def certified_readings(source, *, t_start=None, per_decade: int = 8, sup_rel_tol
 
 def _beyond_clause(beyond: dict, claim: str) -> str:
     """The figure's short beyond-T clause of C2 or C3 ('' for C4 and when there is no entry)."""
-    if "bands" not in beyond or claim == "C4":
+    if "bands" not in beyond:
+        return ""
+    if beyond.get("horizon") == "inf" and beyond["evidence"] == "certified":
+        if claim == "C2":
+            text = f"{beyond['calibration_all_time']}, so |λ| <= c/b → 0"
+        elif claim == "C3":
+            last, rate = beyond["bands_all_time"][-1], beyond["rate"][-1]
+            text = (f"b⁴/t in [{last['b4_over_t'][0]}, {last['b4_over_t'][1]}] at t = {last['t']:.3g}, "
+                    f"{rate['statement']}: b⁴/t → 2 and log b/log t → 1/4")
+        else:
+            text = "z(t) in R for all t, but no bound of sup|e|·b beyond T is proved (C4 stays sampled there)"
+        return f"; for all t >= T (certified, assuming Lemma E): {text}"
+    if claim == "C4":
         return ""
     where = f"t in [{beyond['t_entry']:g}, {beyond['horizon_t_B']:.3g}]"
     if claim == "C2":

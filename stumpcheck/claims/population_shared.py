@@ -144,16 +144,43 @@ def _obligations_bar(desc: str):
 
 
 def _recheck(document: dict, where: str) -> bool:
-    """True if the region certificate ``document`` re-checks (a progress bar over its four obligations)."""
+    """True if the region certificate ``document`` re-checks (a progress bar over its four obligations); a
+    tail certificate with its joined finite region is re-checked whole."""
     from stumpcheck.numerics.certified.region.certificate import recheck_region
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate, recheck_tail
     from stumpcheck.numerics.precision import InputError
 
     with _obligations_bar(f"C2-C4 re-checking the region certificate ({where})") as progress:
         try:
-            ok, _ = recheck_region(document, progress=progress)
+            if is_tail_certificate(document):
+                ok, _ = recheck_tail(document)
+            else:
+                ok, _ = recheck_region(document, progress=progress)
         except InputError:
             return False
     return ok
+
+
+def _with_tail(document: dict, folder) -> tuple[dict, str]:
+    """The tail b >= 1000 proved now and joined to the finite region ``document`` (a few seconds), or
+    ``document`` itself if it is a tail certificate already or the tail does not prove; and a note."""
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
+    from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate, tail_certificate
+    from stumpcheck.numerics.precision import InputError
+
+    if is_tail_certificate(document) or document.get("status") != "proved":
+        return document, ""
+    try:
+        joined = tail_certificate(DEFAULT_TAIL, finite=document)
+    except InputError as exc:
+        return document, f"; no tail: {exc}"
+    if joined.get("status") != "proved":
+        return document, "; the tail b >= 1000 was not proved"
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_certificate(joined, folder / "region_tail_certificate.json", one_per_line=())
+    return joined, "; the tail b >= 1000 proved in this run and joined"
 
 
 def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
@@ -171,6 +198,8 @@ def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
     if tube_folder is not None and (tube_folder / "flow_certificate.json").is_file():
         candidates.append((tube_folder / "flow_certificate.json", "embedded in the flow certificate"))
     folder = None if out_dir is None else Path(out_dir) / REGION_FOLDER
+    if folder is not None and (folder / "region_tail_certificate.json").is_file():
+        candidates.append((folder / "region_tail_certificate.json", f"{REGION_FOLDER}/region_tail_certificate.json"))
     if folder is not None and (folder / "region_certificate.json").is_file():
         candidates.append((folder / "region_certificate.json", f"{REGION_FOLDER}/region_certificate.json"))
     for path, where in candidates:
@@ -179,14 +208,16 @@ def _run_region(out_dir, tube_source) -> tuple[dict | None, str | None, str]:
         except InputError:
             continue
         if _recheck(document, where):
-            return document, "re-checked in this run", f"region certificate {where}, re-checked"
+            document, tail_note = _with_tail(document, folder)
+            return document, "re-checked in this run", f"region certificate {where}, re-checked{tail_note}"
     with _obligations_bar("C2-C4 proving the region beyond T (b in [30, 1000])") as progress:
         document = region_certificate(DEFAULT_REGION, workers=REGION_WORKERS, progress=progress)
     note = f"region proved in this run ({document['status']}, {document['seconds']:.0f} s)"
     if folder is not None:
         write_certificate(document, folder / "region_certificate.json", one_per_line=())
         note += f", in {REGION_FOLDER}/"
-    return document, ("proved in this run" if document["status"] == "proved" else None), note
+    document, tail_note = _with_tail(document, folder)
+    return document, ("proved in this run" if document["status"] == "proved" else None), note + tail_note
 
 
 def shared_tube_readings(quick: bool, out_dir) -> dict | None:
