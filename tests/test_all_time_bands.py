@@ -65,3 +65,12 @@ def test_the_table_and_the_limits():
 def test_bad_entries_are_refused(args):
     with pytest.raises(InputError):
         all_time_band(REGION, *args, 10**8)
+
+
+def test_the_band_plot_is_written(tmp_path):
+    from stumpcheck.numerics.certified.region.band_plot import plot_all_time_band
+
+    rate = rate_constant(REGION, T, B_LO, B_HI, 10**12)
+    path = plot_all_time_band(REGION, T, B_LO, B_HI, tmp_path / "bands.png", flow=([1e6, 1e9], [36.11, 205.0]),
+                              rate=rate, t_end=1e12)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000

@@ -96,6 +96,25 @@ def _with_tail(flow: dict, combined: dict, quiet: bool) -> dict:
     return embed_region_certificate(flow, joined, tail=True)
 
 
+def _band_plot(combined: dict, path):
+    """bands.png of :func:`~stumpcheck.numerics.certified.region.band_plot.plot_all_time_band` for the joined
+    region of ``combined`` (the weaker constants of R and R_∞), with the float64 flow from the tube's start."""
+    from stumpcheck.numerics.certified.region.all_time import union_constants
+    from stumpcheck.numerics.certified.region.band_plot import plot_all_time_band
+    from stumpcheck.numerics.certified.region.invariant_region import Region
+    from stumpcheck.numerics.certified.region.tail import TailRegion
+    from stumpcheck.numerics.flow.run import run_population_flow
+
+    tail_document = combined["region"]
+    finite = tail_document["join"]["finite"]
+    union = union_constants(Region.from_json(finite["region"]), TailRegion.from_json(tail_document["region"]))
+    entry = finite["entry"]
+    start = combined["initial"]
+    flow = run_population_flow(float.fromhex(start["a0"]), float.fromhex(start["b0"]), t_max=1e12, check=False)
+    return plot_all_time_band(union, entry["t"], *entry["box"]["b"], path, flow=(flow.t, flow.b),
+                              rate=combined["for_all_t"]["rate"][-1])
+
+
 def _say_for_all_t(for_all_t: dict) -> None:
     """The lines of an all-time ``for_all_t`` (the tail joined)."""
     bands = "; ".join(f"t = {key}: [{row['b4_over_t'][0]}, {row['b4_over_t'][1]}]"
@@ -137,6 +156,8 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool,
     for_all_t = combined["for_all_t"]
     if for_all_t["proved"] and for_all_t.get("horizon") == "inf":
         _say_for_all_t(for_all_t)
+        plot = _band_plot(combined, Path(out_dir) / "bands.png")
+        click.echo(f"wrote {plot}: the certified band of b(t)⁴/t from T to 1e30 beside the float64 flow")
         click.echo(f"the region and the tail are embedded in {certificate_path}; `stumpcheck recheck "
                    f"{certificate_path}` re-verifies the tube, the region, the tail and their join")
     elif for_all_t["proved"]:

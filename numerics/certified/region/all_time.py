@@ -35,11 +35,21 @@ from stumpcheck.numerics.certified.proofs.domains import to_fraction
 from stumpcheck.numerics.certified.region.bounds import lower_decimal, upper_decimal
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["all_time_band", "rate_constant", "all_time_table", "ALL_TIME_BAND_TIMES"]
+__all__ = ["all_time_band", "rate_constant", "all_time_table", "union_constants", "ALL_TIME_BAND_TIMES"]
 
 _PREC = 200
 #: the times at which the certificate states the all-time bands
 ALL_TIME_BAND_TIMES = tuple(10.0**k for k in (8, 10, 12, 15, 20, 25, 30))
+
+
+def union_constants(finite_region, tail_region):
+    """The constants that hold on R ∪ R_∞ (the finite region joined with the tail): b_start of R, the larger c
+    and d₊, the smaller d₋ (each drift bound then holds on both parts)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(b_start=finite_region.b_start, c=max(finite_region.c, tail_region.c),
+                           d_minus=min(finite_region.d_minus, tail_region.d_minus),
+                           d_plus=max(finite_region.d_plus, tail_region.d_plus))
 
 
 def _ball(x) -> arb:

@@ -148,15 +148,10 @@ def _all_time(region: Region, finite_region: Region, tail_document: dict, entry:
     """The all-time part of ``for_all_t`` (:mod:`stumpcheck.numerics.certified.region.all_time`): bands of
     b(t)⁴/t at 10⁸ … 10³⁰ and the rate constant K for t₀ = T and 10¹², on R ∪ R_∞ with the weaker of the two
     regions' constants (d₋ the smaller, d₊ and c the larger)."""
-    from types import SimpleNamespace
-
-    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant
+    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant, union_constants
     from stumpcheck.numerics.certified.region.tail import TailRegion
 
-    tail = TailRegion.from_json(tail_document["region"])
-    union = SimpleNamespace(b_start=finite_region.b_start, c=max(finite_region.c, tail.c),
-                            d_minus=min(finite_region.d_minus, tail.d_minus),
-                            d_plus=max(finite_region.d_plus, tail.d_plus))
+    union = union_constants(finite_region, TailRegion.from_json(tail_document["region"]))
     t_entry, (beta_lo, beta_hi) = entry["t"], entry["box"]["b"]
     bands = {f"{row['t']:g}": row for row in all_time_table(union, t_entry, beta_lo, beta_hi)}
     t0s = [t for t in (Fraction(t_entry), Fraction(10**12)) if t >= Fraction(t_entry)]
