@@ -111,7 +111,7 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool)
 
 def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
                    time_limit: float | None = None, texts=None, workers=None, region: bool = False,
-                   region_file=None, region_b_max=None, scheduler=None) -> None:
+                   region_file=None, region_b_max=None, scheduler=None, arithmetic: str = "fast") -> None:
     import os
 
     from stumpcheck.cli.options import scheduled
@@ -136,11 +136,21 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     with scheduled(scheduler, workers, workers_given=given, echo=echo) as on:  # a Dask scheduler answers, or exit 2
         _tube_and_region(a0, b0, t_max, out_dir=out_dir, dps=dps, rel_goal=rel_goal, quiet=quiet,
                          time_limit=time_limit, texts=texts, workers=on.workers, region_=region_,
-                         region_document=region_document)
+                         region_document=region_document, arithmetic=arithmetic)
+
+
+def _arithmetic_text(tube) -> str:
+    """How the tube's θ-integrals were enclosed (the counts of the certificate's arithmetic record)."""
+    if tube.arithmetic == "arb":
+        return f"Arb at {tube.dps} digits, point integrals to the tolerance the bounds need"
+    counts = tube.counts.as_json()
+    falls = ", ".join(f"{counts[k]['arb']}/{sum(counts[k].values())} {k}" for k in ("gradients", "hessians", "cells"))
+    return (f"float64 interval layer; fell back to Arb at {tube.dps} digits for {falls}; "
+            f"{counts['cells']['split']} cells split")
 
 
 def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
-                     region_document) -> None:
+                     region_document, arithmetic: str = "fast") -> None:
     from pathlib import Path
 
     from stumpcheck.numerics.certified.tube.build import certified_tube
@@ -154,7 +164,7 @@ def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit
         with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
             tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
                                   progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
-                                  checkpoint=Path(out_dir) / CHECKPOINT)
+                                  checkpoint=Path(out_dir) / CHECKPOINT, arithmetic=arithmetic)
     except KeyboardInterrupt:
         click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
                    f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
@@ -170,11 +180,11 @@ def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit
             click.echo(f"note: the relative width in b at T, {final['relative_width_b']:.2e}, is above --rel-goal "
                        f"{rel_goal:g} (the tube is valid; it is not that narrow)")
     click.echo(f"{len(tube.intervals)} intervals ({summary['rows']} rows, {tube.rejected} split), "
-               f"{tube.rigorous_integrals} rigorous θ-integrals (working precision {tube.dps} digits; point "
-               f"integrals to the tolerance the bounds need), {tube.seconds:.1f} s wall, "
+               f"{tube.rigorous_integrals} rigorous θ-integrals ({_arithmetic_text(tube)}), {tube.seconds:.1f} s wall, "
                f"{tube.cpu_seconds:.1f} s CPU on {tube.workers} process(es) (the intervals' integrals: "
                f"{tube.integral_cpu_seconds:.1f} s CPU, resumed ones included); evidence: {summary['evidence']}")
-    paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=f"Arb, {dps} digits"))
+    precision = f"Arb, {dps} digits" if arithmetic == "arb" else f"float64 intervals, Arb ({dps} digits) fallbacks"
+    paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=precision))
     click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
     click.echo(f"proved: z(t) ∈ the tube's boxes for t ∈ [0, {tube.t_reached if not tube.complete else t_max:g}]"
                + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))

@@ -105,8 +105,8 @@ def _interval_text(item) -> str:
               help="The corpus (.npz) of an interval certificate (stumpcheck interval); required for one.")
 @click.option("--arb", "arb_all", is_flag=True,
               help="Arb at every leaf, whatever produced it: a lemma, region or flow certificate's leaves are all "
-                   "re-enclosed in Arb (default: a Taylor-form θ-integral leaf first with the float64 "
-                   "θ-integrals, in Arb where they do not decide it); an interval certificate's fast layer is "
+                   "re-enclosed in Arb (default: a Taylor-form θ-integral leaf, and a tube's θ-integrals, first with "
+                   "the float64 θ-integrals, in Arb where they do not decide it); an interval certificate's fast layer is "
                    "checked against Arb at every leaf's centre (default: at the leaves with the smallest margins).")
 def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler, corpus_file, arb_all) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
@@ -169,7 +169,7 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
 
             with fraction_bar("re-checking the tube's intervals", leave=False) as progress:
                 result = recheck_flow_certificate(document, dps, lambda done, total: progress(done / total),
-                                                  workers=workers)
+                                                  workers=workers, arithmetic=arithmetic)
             if result.passed and ("region" in document or "for_all_t" in document):
                 result = _with_region(document, result, arithmetic)
         elif is_box_certificate(document):
