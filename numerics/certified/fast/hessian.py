@@ -42,7 +42,7 @@ import numpy as np
 from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, rule_tables
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["CAUCHY_RADIUS", "MAX_SPLITS", "hessian_enclosure"]
+__all__ = ["CAUCHY_RADIUS", "MAX_SPLITS", "hessian_enclosure", "jet_module"]
 
 #: The radius r of the Cauchy estimate (in a and in b).
 CAUCHY_RADIUS = 0.125
@@ -153,8 +153,9 @@ _DEPENDENCIES = ("complex_parameters.py", "complex_one_head.py", "complex_interv
 
 
 @functools.lru_cache(maxsize=1)
-def _driver():
-    """``hessian_pieces`` of the translated jet with the driver above (compiled once; cached on disk by numba)."""
+def jet_module():
+    """The translated one-head jet (``kernel(v, θ lo, θ hi, u lo, u hi)`` → (e, e_a, e_b, e_aa, e_ab, e_bb) as
+    pairs, v = (a lo, a hi, b lo, b hi)) with the driver above (compiled once; cached on disk by numba)."""
     from stumpcheck.numerics.certified.fast.generated_integrands import load_module
     from stumpcheck.numerics.certified.fast.integrand_translation import translate
     from stumpcheck.numerics.generated import population_arb
@@ -162,7 +163,7 @@ def _driver():
     text, outputs = translate(inspect.getsource(population_arb), "error_jet_one_head", ("a", "b"))
     if outputs != 6:
         raise RuntimeError(f"the generated one-head jet has {outputs} outputs, not 6")
-    return load_module(text + _DRIVER, _DEPENDENCIES).hessian_pieces
+    return load_module(text + _DRIVER, _DEPENDENCIES)
 
 
 def _pair(name: str, value) -> tuple[float, float]:
@@ -187,5 +188,6 @@ def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER) -> tuple[np.ndarray, 
     theta_points, rest_points = split_pieces(0.5 * (alo + ahi), 0.5 * (blo + bhi))
     rule, cells, offsets, factors = rule_tables(order)
     v = np.array([alo, ahi, blo, bhi])
-    out, _, ok = _driver()(v, theta_points, rest_points, rule, cells, offsets, factors, CAUCHY_RADIUS, MAX_SPLITS)
+    out, _, ok = jet_module().hessian_pieces(v, theta_points, rest_points, rule, cells, offsets, factors, CAUCHY_RADIUS,
+                                             MAX_SPLITS)
     return np.array(out).reshape(3, 2), bool(ok)
