@@ -6,7 +6,9 @@ relative width in b at t = 10, 10², … as far as the tube reaches and the encl
 integrals run in ``--workers`` processes (default 2 on a machine with 2 cores), or as Dask tasks with
 ``--scheduler`` (:func:`stumpcheck.cli.options.scheduled`; the same certificate), and are kept in
 ``tube_checkpoint.jsonl`` in the output directory, so an interrupted run with the same ``--out`` continues
-from the finished intervals. Exit 0 when the tube reaches T; 1 (after writing the files, which say
+from the finished intervals. The θ-integrals use the float64 interval layer first, Arb where it does not
+suffice (the counts are printed and recorded in the certificate); ``--arb`` uses Arb only
+(:mod:`stumpcheck.numerics.certified.tube.arithmetic`). Exit 0 when the tube reaches T; 1 (after writing the files, which say
 ``"complete": false`` and up to which t the tube is valid) when validation stopped, with where and why on
 stderr; 2 for bad input.
 

@@ -9,7 +9,9 @@ recorded enclosures contain the margin's value at each leaf's midpoint and corne
 
 A flow certificate of ``stumpcheck flow --certified`` (format ``stumpcheck-flow-certificate/1``) is re-checked
 by :func:`stumpcheck.numerics.certified.tube.certificate.recheck_flow_certificate`: the intervals cover [0, T] without gaps,
-every interval's defect and log-norm bounds again at ``--dps`` digits, every box contains its recomputed radius.
+every interval's defect and log-norm bounds again at ``--dps`` digits (θ-integrals by the float64 interval layer
+first, Arb where it does not confirm a bound; ``--arb``: Arb only, whatever built the certificate), every box
+contains its recomputed radius.
 If it embeds a region (``stumpcheck flow --certified --region``), the region is re-checked after the tube
 (:func:`stumpcheck.numerics.certified.region.flow_certificate.recheck_flow_region`: its obligations restated and every
 leaf re-enclosed, its entry time = T and its entry box containing the tube's own box at T): one verdict.

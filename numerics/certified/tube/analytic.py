@@ -20,6 +20,10 @@ its ball contains ∇L at every point of the rectangle. A non-finite enclosure (
 continuation, at imaginary offsets of order 1 in (a, b)) raises ArithmeticError: the caller shortens
 the interval.
 
+In the tube, :func:`stumpcheck.numerics.certified.tube.arithmetic.complex_gradient_at` encloses ∇L on a cell
+with the float64 complex rectangles of :mod:`stumpcheck.numerics.certified.fast.complex_parameters` first
+(their finite sums carry the same holomorphy argument) and calls :func:`complex_gradient` where they fail.
+
 The bound M only has to be crude: it enters the interpolation error 4Mρ^{−n}/(ρ − 1) (Trefethen,
 *Approximation Theory and Approximation Practice*, Thm 8.2), geometric in n. The integrals run at low
 precision and tolerance.
