@@ -22,7 +22,8 @@ Gronwall chain, stays in Arb):
   bound the caller does not accept (a re-check confirming recorded bounds), is cut in two along each of its
   four real coordinates (re a, im a, re b, im b: 16 sub-rectangles covering it) and each tried again; if one
   still fails, the whole cell is enclosed by Arb
-  (:func:`stumpcheck.numerics.certified.tube.analytic.complex_gradient`).
+  (:func:`stumpcheck.numerics.certified.tube.analytic.complex_gradient`). A re-check in Arb of bounds the
+  fast layer's parts gave (tighter than Arb's single ball over a cell) encloses the same parts in Arb.
 
 Every choice between them only decides how tight and how fast; each enclosure is rigorous under its own
 assumptions (the fast layer's: :data:`stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`). With
@@ -203,14 +204,33 @@ def _fast_parts(ra, rb, good):
     return out, cut
 
 
+def _arb_parts(a: acb, b: acb, accept) -> list:
+    """Arb's enclosures: one ball over the whole cell; when ``accept`` rejects it (a re-check confirming bounds
+    that the fast layer's finer parts gave), the same parts as the fast layer's, each not accepted cut in 16."""
+    from stumpcheck.numerics.certified.tube.analytic import complex_gradient
+
+    whole = complex_gradient(a, b)
+    if accept is None or accept(*whole):
+        return [whole]
+    out = []
+    ra, rb = _rectangle(acb(a)), _rectangle(acb(b))
+    for qa in _grid(ra, CELL_GRID):
+        for qb in _grid(rb, CELL_GRID):
+            part = complex_gradient(_ball(qa), _ball(qb))
+            if accept(*part):
+                out.append(part)
+                continue
+            out.extend(complex_gradient(_ball(ha), _ball(hb)) for ha in _halves(qa) for hb in _halves(qb))
+    return out
+
+
 def complex_gradient_at(a: acb, b: acb, arithmetic: str = "fast", counts: Counts | None = None,
                         accept=None) -> list:
     """[(ball of ∂L/∂a, ball of ∂L/∂b)] over parts covering the complex rectangles a × b: each contains ∇L at
     every (a, b) of its part; ArithmeticError if no arithmetic gives a finite enclosure. The fast parts: the
-    :data:`CELL_GRID` grid of each rectangle, a failing part cut in 16 (module docstring); one Arb ball over
-    the whole cell otherwise. ``accept(ga, gb)`` (balls) is a test a fast part must pass too (a re-check passes
-    the recorded bounds it confirms)."""
-    from stumpcheck.numerics.certified.tube.analytic import complex_gradient
+    :data:`CELL_GRID` grid of each rectangle, a failing part cut in 16 (module docstring); Arb otherwise
+    (:func:`_arb_parts`). ``accept(ga, gb)`` (balls) is a test a part must pass too (a re-check passes the
+    recorded bounds it confirms; the caller still compares the parts' bounds with the records)."""
 
     def good(ga, gb, ok):
         return ok and _finite_rects((ga, gb)) and (accept is None or accept(_ball(ga), _ball(gb)))
@@ -225,7 +245,7 @@ def complex_gradient_at(a: acb, b: acb, arithmetic: str = "fast", counts: Counts
                 return [(_ball(ga), _ball(gb)) for ga, gb in found[0]]
     if counts is not None:
         counts.add("cells", "arb")
-    return [complex_gradient(a, b)]
+    return _arb_parts(a, b, accept)
 
 
 def _environment() -> dict:
