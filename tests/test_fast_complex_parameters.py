@@ -28,6 +28,17 @@ def _float_inside(ball: acb, rect) -> bool:
             and arb(rect[2]) <= im.lower() and im.upper() <= arb(rect[3]))
 
 
+def _verdict(ball: arb, lo: float, hi: float) -> str:
+    """"inside"; "miss" (disjoint, or a reference narrower than [lo, hi] reaching outside it); or "loose": a
+    reference wider than [lo, hi] that meets it decides nothing (acb.integral's error bound, or its absolute
+    tolerance next to a tiny component, can exceed the fast enclosure's width)."""
+    if arb(lo) <= ball.lower() and ball.upper() <= arb(hi):
+        return "inside"
+    if ball.upper() < arb(lo) or arb(hi) < ball.lower():
+        return "miss"
+    return "loose" if 2 * ball.rad() > arb(hi) - arb(lo) else "miss"
+
+
 def _sample(rng):
     """(a rectangle, b rectangle, θ rectangle, u rectangle, a point (a, b, θ) inside them) across the hazards."""
     b = float(np.exp(rng.uniform(0.0, math.log(1e6))))
@@ -129,10 +140,11 @@ def _complex_gradient(a: acb, b: acb) -> tuple[acb, acb]:
 
 
 def _gradient_cases(count: int, seed: int) -> tuple[int, int, int]:
+    """(cases whose four parts are all decided and inside, misses, loose references) at random rectangles."""
     complex_gradient = _complex_gradient
 
     rng = np.random.default_rng(seed)
-    checked = misses = failed = 0
+    checked = misses = loose = 0
     with ctx.workprec(84):
         for _ in range(count):
             b = float(np.exp(rng.uniform(math.log(2.0), math.log(1e3))))
@@ -141,7 +153,6 @@ def _gradient_cases(count: int, seed: int) -> tuple[int, int, int]:
             a_rect, b_rect = (a - r, a + r, -r, r), (b - r, b + r, -r, r)
             (ga, gb), ok = gradient_rectangle(a_rect, b_rect)
             if not ok:
-                failed += 1
                 continue
             pa = complex(a + rng.uniform(-r, r), rng.uniform(-r, r))
             pb = complex(b + rng.uniform(-r, r), rng.uniform(-r, r))
@@ -149,23 +160,28 @@ def _gradient_cases(count: int, seed: int) -> tuple[int, int, int]:
                 ra, rb = complex_gradient(acb(pa.real, pa.imag), acb(pb.real, pb.imag))
             except ArithmeticError:
                 continue
-            checked += 1
-            if not (_float_inside(ra, ga) and _float_inside(rb, gb)):
+            verdicts = [_verdict(x.real, g[0], g[1]) for x, g in ((ra, ga), (rb, gb))]
+            verdicts += [_verdict(x.imag, g[2], g[3]) for x, g in ((ra, ga), (rb, gb))]
+            if "miss" in verdicts:
                 misses += 1
-    return checked, misses, failed
+            elif "loose" in verdicts:
+                loose += 1
+            else:
+                checked += 1
+    return checked, misses, loose
 
 
 def test_the_gradient_over_complex_rectangles_contains_arb_at_points_of_them():
-    checked, misses, failed = _gradient_cases(10, 5)
+    checked, misses, loose = _gradient_cases(10, 5)
     assert misses == 0
     assert checked >= 7
 
 
 @pytest.mark.slow
 def test_the_gradient_over_complex_rectangles_contains_arb_at_400_points():
-    checked, misses, _ = _gradient_cases(400, 6)
+    checked, misses, loose = _gradient_cases(400, 6)
     assert misses == 0
-    assert checked >= 300
+    assert checked >= 300 and loose <= 20
 
 
 def test_a_rectangle_of_b_reaching_re_b_le_0_is_refused_and_bad_input_raises():

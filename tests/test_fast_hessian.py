@@ -4,7 +4,9 @@ The integrand: the translated one-head jet (e, ∇e, ∇²e from the generated `
 points (a, b, θ) against the same generated function in Arb at 128 bits: every Arb ball inside the float64
 interval, across θ near 0 and 1 (θ given by u = 1 − θ), the switch layer and b up to 10⁶. The integral:
 :func:`hessian_enclosure` at random points and along the tube's range against the tube's Arb Hessian
-(:func:`stumpcheck.numerics.certified.tube.points.point_hessian`) at 120 bits (relative tolerance 2⁻⁷²).
+(:func:`stumpcheck.numerics.certified.tube.points.point_hessian`) at 120 bits (relative tolerance 2⁻⁷² of the
+largest entry: a ball of a much smaller entry can be wider than the fast interval; such a reference decides
+nothing and is counted apart, as in tests/test_fast_complex_parameters.py).
 """
 
 from __future__ import annotations
@@ -75,13 +77,23 @@ def test_the_translated_jet_contains_arb_at_100000_points():
     assert checked >= 95_000
 
 
+def _verdict(ball: arb, lo: float, hi: float) -> str:
+    """"inside"; "miss" (disjoint, or a reference narrower than [lo, hi] reaching outside it); or "loose" (a
+    reference wider than [lo, hi] that meets it)."""
+    if arb(lo) <= ball.lower() and ball.upper() <= arb(hi):
+        return "inside"
+    if ball.upper() < arb(lo) or arb(hi) < ball.lower():
+        return "miss"
+    return "loose" if 2 * ball.rad() > arb(hi) - arb(lo) else "miss"
+
+
 def _hessian_cases(count: int, seed: int, tube_range: bool = False):
     """(checked, misses, relative widths) at random (a, b): b ∈ [2, 300], a/b ∈ [0.3, 1.4] (or the tube's range
     from (10, 10) to 10⁶: b ∈ [8, 40], a/b ∈ [0.95, 1.25])."""
     from stumpcheck.numerics.certified.tube.points import point_hessian
 
     rng = np.random.default_rng(seed)
-    checked = misses = 0
+    checked = misses = loose = 0
     widths = []
     for _ in range(count):
         if tube_range:
@@ -95,31 +107,35 @@ def _hessian_cases(count: int, seed: int, tube_range: bool = False):
             continue
         with ctx.workprec(120):
             reference = point_hessian(arb(a), arb(b))
-        checked += 1
         scale = max(abs(out[0][0]), abs(out[2][0]))
         widths.append(max(hi - lo for lo, hi in out) / scale)
-        if not all(arb(lo) <= x.lower() and x.upper() <= arb(hi) for (lo, hi), x in zip(out, reference)):
+        verdicts = [_verdict(x, lo, hi) for (lo, hi), x in zip(out, reference)]
+        if "miss" in verdicts:
             misses += 1
-    return checked, misses, widths
+        elif "loose" in verdicts:
+            loose += 1
+        else:
+            checked += 1
+    return checked, misses, loose, widths
 
 
 def test_the_fast_hessian_contains_arb():
-    checked, misses, _ = _hessian_cases(3, 21)
+    checked, misses, _, _ = _hessian_cases(3, 21)
     assert misses == 0
     assert checked >= 2
 
 
 def test_the_fast_hessian_is_tight_enough_for_the_tube_along_its_range():
-    checked, misses, widths = _hessian_cases(3, 23, tube_range=True)
+    checked, misses, _, widths = _hessian_cases(3, 23, tube_range=True)
     assert misses == 0 and checked == 3
     assert max(widths) <= 2.0 ** -36  # the tube's acceptance width (tube.arithmetic.HESSIAN_WIDTH)
 
 
 @pytest.mark.slow
 def test_the_fast_hessian_contains_arb_at_200_points():
-    checked, misses, _ = _hessian_cases(200, 22)
+    checked, misses, loose, _ = _hessian_cases(200, 22)
     assert misses == 0
-    assert checked >= 150
+    assert checked >= 150 and loose <= 10
 
 
 def test_a_box_below_the_cauchy_radius_is_refused():
