@@ -44,7 +44,8 @@ from stumpcheck.numerics.certified.fast.complex_one_head import _kappa, _mass, _
 from stumpcheck.numerics.certified.fast.interval import add, intersect, one_minus
 from stumpcheck.numerics.certified.fast.rounding import down, up
 
-__all__ = ["error_rectangles", "error_modulus", "gradient_rectangle", "gradient_rectangles_pieces", "DEFAULT_SUBDIVISIONS"]
+__all__ = ["error_rectangles", "error_modulus", "gradient_rectangle", "gradient_rectangles_pieces",
+           "DEFAULT_SUBDIVISIONS"]
 
 _JIT = dict(cache=True, fastmath=False, error_model="numpy")
 _INF = math.inf
@@ -92,8 +93,8 @@ def error_rectangles(a, b, t, u):
 
 @numba.njit(**_JIT)
 def _piece_sum(a, b, p0, p1, upper, subdivisions, out):
-    """Add Σ h_k (e∂e/∂a, e∂e/∂b)(a, b, Θ_k) over ``subdivisions`` boxes of [p0, p1] (θ, or u if ``upper``) to
-    ``out`` (8 doubles: two rectangles); False as soon as a term is not finite."""
+    """Add Σ h_k (e∂e/∂a, e∂e/∂b)(a, b, Θ_k) over ``subdivisions`` boxes of [p0, p1] (θ, or u if ``upper``)
+    to ``out`` (8 doubles: two rectangles); False as soon as a term is not finite."""
     step = (p1 - p0) / subdivisions
     x0 = p0
     for k in range(subdivisions):
@@ -122,9 +123,9 @@ def _piece_sum(a, b, p0, p1, upper, subdivisions, out):
 
 @numba.njit(**_JIT)
 def gradient_rectangles_pieces(a, b, theta_points, rest_points, subdivisions):
-    """(8 doubles: the rectangles of ∂L/∂a and ∂L/∂b, ok) by the first-order sum over the pieces of θ ∈ [0, ½]
-    (``theta_points``) and u ∈ [0, ½] (``rest_points``), sorted doubles from 0 to ½; ok False (and the
-    whole plane) when some term is not finite."""
+    """(8 doubles: the rectangles of ∂L/∂a and ∂L/∂b, ok) by the first-order sum over the pieces of
+    θ ∈ [0, ½] (``theta_points``) and u ∈ [0, ½] (``rest_points``), sorted doubles from 0 to ½; ok False
+    (and the whole plane) when some term is not finite."""
     out = np.zeros(8)
     for half in range(2):
         points = theta_points if half == 0 else rest_points

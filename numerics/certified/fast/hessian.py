@@ -1,4 +1,5 @@
-"""Rigorous float64 enclosures of the Hessian ∇²L = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ over a small real (a, b) box.
+"""Rigorous float64 enclosures of the Hessian ∇²L = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ over a small real (a, b)
+box.
 
 **The integrand.** ∇²e is not typed here: the generated one-head jet ``error_jet_one_head`` (e, ∂e/∂a, ∂e/∂b,
 ∂²e/∂a², ∂²e/∂a∂b, ∂²e/∂b², printed from SymPy by the theory into
@@ -13,7 +14,8 @@ the ``order``-point Gauss–Legendre rule with enclosed nodes and weights
 (64/15)·M·ρ^{2−2n}/(ρ² − 1) times the half-length (the bound of
 :mod:`stumpcheck.numerics.certified.fast.gauss_legendre`), with M ≥ |h_ij| on the ellipse from a Cauchy
 estimate: for f holomorphic in (a, b) on the closed polydisk of radius r about a point,
-|∂²f/∂a²|, |∂²f/∂b²| ≤ 2 sup|f|/r² and |∂²f/∂a∂b| ≤ sup|f|/r² (Cauchy's integral formula in each variable).
+|∂²f/∂a²|, |∂²f/∂b²| ≤ 2 sup|f|/r² and |∂²f/∂a∂b| ≤ sup|f|/r² (Cauchy's integral formula in each
+variable).
 sup|f| = ½ sup|e|² over the rectangles A = [a_lo − r, a_hi + r] + i[−r, r], B likewise (which contain the
 polydisk about every point of the box) and a cover of the ellipse's upper half by θ-rectangles, is bounded
 by :func:`stumpcheck.numerics.certified.fast.complex_parameters.error_modulus`; a finite bound there also
@@ -25,7 +27,7 @@ y = a − bθ) off the polydisk. A piece on which no ρ of
 :data:`MAX_SPLITS` times; a piece that still fails makes the whole enclosure fail (``ok`` false: the caller
 falls back to Arb).
 
-Domain: a real box with b_lo > r (so that Re b > 0 on B), the one-head model, prior Uniform[0, 1].
+Domain: a real box with b_lo > 2r (so that Re b ≥ r > 0 on B), the one-head model, prior Uniform[0, 1].
 Precision: the node sums' rounding (a few dozen ulps of Σ|w h|) plus the remainder. Assumptions:
 :data:`stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS` (which include the sin/cos bound of the
 complex exponentials on the ellipse).
@@ -177,8 +179,8 @@ def _pair(name: str, value) -> tuple[float, float]:
 
 
 def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER) -> tuple[np.ndarray, bool]:
-    """([[∂²L/∂a² lo, hi], [∂²L/∂a∂b lo, hi], [∂²L/∂b² lo, hi]], ok) over a ∈ [a], b ∈ [b] (floats or pairs),
-    b > :data:`CAUCHY_RADIUS`; ok False when a piece found no finite remainder bound (module docstring)."""
+    """([[∂²L/∂a² lo, hi], [∂²L/∂a∂b lo, hi], [∂²L/∂b² lo, hi]], ok) over a ∈ [a], b ∈ [b] (floats or
+    pairs), b > 2·:data:`CAUCHY_RADIUS`; ok False when a piece found no finite remainder bound (module docstring)."""
     from stumpcheck.numerics.certified.fast.theta_integrals import split_pieces
 
     alo, ahi = _pair("a", a)

@@ -9,8 +9,8 @@ Gronwall chain, stays in Arb):
 
 * ∇L at a point: :func:`stumpcheck.numerics.certified.fast.theta_integrals.loss_gradient_enclosure_counted`
   (Gauss–Legendre with a Bernstein-ellipse remainder); kept when each component's width is at most
-  :data:`GRADIENT_WIDTH` = 2⁻⁴¹ of max(|∂L/∂a|, |∂L/∂b|) (the defect d = z̃' + e^s∇L is needed to a fraction
-  of |F| = e^s|∇L|, not of each component; the Arb integrals are asked for 2⁻⁴⁴ at the default 84 bits, the
+  :data:`GRADIENT_WIDTH` = 2⁻⁴¹ of max(|∂L/∂a|, |∂L/∂b|) (the defect d = z̃' + e^s∇L is needed to a
+  fraction of |F| = e^s|∇L|, not of each component; the Arb integrals are asked for 2⁻⁴⁴ at the default 84 bits, the
   fast ones give ~2⁻⁴⁴), else Arb (:func:`stumpcheck.numerics.certified.tube.points.point_gradient`);
 * ∇²L at a point: :func:`stumpcheck.numerics.certified.fast.hessian.hessian_enclosure`; kept when it succeeded
   and each entry's width is at most :data:`HESSIAN_WIDTH` = 2⁻³⁶ of the largest entry's modulus (the Arb
@@ -134,7 +134,8 @@ def gradient_at(a: arb, b: arb, arithmetic: str = "fast", counts: Counts | None 
 
 
 def hessian_at(a: arb, b: arb, arithmetic: str = "fast", counts: Counts | None = None) -> tuple[arb, arb, arb]:
-    """Balls containing (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) at every (a, b) of the real balls a × b (module docstring)."""
+    """Balls containing (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) at every (a, b) of the real balls a × b (module
+    docstring)."""
     from stumpcheck.numerics.certified.tube.points import point_hessian
 
     if arithmetic == "fast":
@@ -283,12 +284,14 @@ def record_fault(record, intervals: int) -> str | None:
     fields = {"integrals", "counts"} | ({"method", "assumptions", "environment"} if record["integrals"] == "fast"
                                         else set())
     if set(record) != fields:
-        return f"the arithmetic record of {record['integrals']!r} integrals must hold exactly {', '.join(sorted(fields))}"
+        return (f"the arithmetic record of {record['integrals']!r} integrals must hold exactly "
+                f"{', '.join(sorted(fields))}")
     counts = record["counts"]
     expected = {kind: {"fast", "arb"} | ({"split"} if kind == "cells" else set()) for kind in KINDS}
     if not (isinstance(counts, dict) and set(counts) == set(expected)
             and all(isinstance(counts[k], dict) and set(counts[k]) == expected[k] for k in KINDS)
-            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for k in KINDS for v in counts[k].values())):
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                    for k in KINDS for v in counts[k].values())):
         return "the arithmetic record's counts must give, per kind, integers >= 0 for each arithmetic"
     if record["integrals"] == "arb" and any(counts[k][x] for k in KINDS for x in counts[k] if x != "arb"):
         return "the arithmetic record says Arb but counts fast integrals"
@@ -300,6 +303,7 @@ def record_fault(record, intervals: int) -> str | None:
             return "the arithmetic record's assumptions are not the fast layer's (edited, or another version's)"
         if record["method"] != FAST_METHOD:
             return "the arithmetic record's method is not the fast layer's"
-        if not (isinstance(record["environment"], dict) and all(isinstance(v, str) for v in record["environment"].values())):
+        environment = record["environment"]
+        if not (isinstance(environment, dict) and all(isinstance(v, str) for v in environment.values())):
             return "the arithmetic record's environment must map names to text"
     return None

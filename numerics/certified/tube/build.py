@@ -291,7 +291,8 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                 halves = _split(piece)
                 for half in halves:
                     splits[(half.s0, half.s1)] = depth + 1
-                    store.add(interval_key(half, settings, arithmetic), compute_bounds(piece_json(half), settings.as_json(), arithmetic))
+                    store.add(interval_key(half, settings, arithmetic),
+                              compute_bounds(piece_json(half), settings.as_json(), arithmetic))
                     cpu_workers += store.done[interval_key(half, settings, arithmetic)].get("cpu", 0.0)
                 queue = halves + queue
                 continue
