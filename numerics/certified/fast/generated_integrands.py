@@ -48,7 +48,7 @@ from stumpcheck.numerics.certified.fast.rounding import down, up
 from stumpcheck.numerics.certified.fast.truncated_exponential import truncated_exponential_jet
 
 __all__ = ["compile_integrand", "first_order_integrals", "kernel_box", "translate", "Unsupported", "cache_directory",
-           "load_module"]
+           "load_module", "module_path"]
 
 _JIT = dict(fastmath=False, error_model="numpy")
 _E_FAR = 2.0 ** -865
@@ -193,20 +193,25 @@ def cache_directory() -> Path | None:
     return folder if os.access(folder, os.W_OK) else None
 
 
+def module_path(text: str, dependencies=()) -> Path | None:
+    """Where :func:`load_module` keeps the translated text (None without a cache folder)."""
+    here = Path(__file__).resolve().parent
+    key = hashlib.sha256(text.encode("utf-8"))
+    for name in (*_DEPENDENCIES, *dependencies):
+        key.update((here / name).read_bytes())
+    folder = cache_directory()
+    return None if folder is None else folder / f"kernel_{key.hexdigest()[:24]}.py"
+
+
 def load_module(text: str, dependencies=()):
     """The module of the translated text (``_HEADER`` prepended): from a file in :func:`cache_directory` keyed by
     the sha256 of the text and of the modules it calls (``_DEPENDENCIES`` and ``dependencies``, file names in
     this package), so that numba's cache serves later processes, else exec'd into a namespace object."""
     import types
 
-    here = Path(__file__).resolve().parent
-    key = hashlib.sha256(text.encode("utf-8"))
-    for name in (*_DEPENDENCIES, *dependencies):
-        key.update((here / name).read_bytes())
     module_text = _HEADER + text.replace("@numba.njit(fastmath=False", "@numba.njit(cache=True, fastmath=False")
-    folder = cache_directory()
-    if folder is not None:
-        path = folder / f"kernel_{key.hexdigest()[:24]}.py"
+    path = module_path(text, dependencies)
+    if path is not None:
         try:
             if not path.exists():
                 partial = path.with_suffix(f".{os.getpid()}.tmp")

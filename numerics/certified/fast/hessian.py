@@ -44,7 +44,7 @@ import numpy as np
 from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, rule_tables
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["CAUCHY_RADIUS", "MAX_SPLITS", "hessian_enclosure", "jet_module"]
+__all__ = ["CAUCHY_RADIUS", "MAX_SPLITS", "hessian_enclosure", "jet_module", "compile_once", "is_compiled"]
 
 #: The radius r of the Cauchy estimate (in a and in b).
 CAUCHY_RADIUS = 0.125
@@ -155,17 +155,38 @@ _DEPENDENCIES = ("complex_parameters.py", "complex_one_head.py", "complex_interv
 
 
 @functools.lru_cache(maxsize=1)
-def jet_module():
-    """The translated one-head jet (``kernel(v, θ lo, θ hi, u lo, u hi)`` → (e, e_a, e_b, e_aa, e_ab, e_bb) as
-    pairs, v = (a lo, a hi, b lo, b hi)) with the driver above (compiled once; cached on disk by numba)."""
-    from stumpcheck.numerics.certified.fast.generated_integrands import load_module
+def _text() -> str:
     from stumpcheck.numerics.certified.fast.integrand_translation import translate
     from stumpcheck.numerics.generated import population_arb
 
     text, outputs = translate(inspect.getsource(population_arb), "error_jet_one_head", ("a", "b"))
     if outputs != 6:
         raise RuntimeError(f"the generated one-head jet has {outputs} outputs, not 6")
-    return load_module(text + _DRIVER, _DEPENDENCIES)
+    return text + _DRIVER
+
+
+def is_compiled() -> bool:
+    """Whether numba's disk cache already holds the compiled driver (a later process then only loads it)."""
+    from stumpcheck.numerics.certified.fast.generated_integrands import module_path
+
+    path = module_path(_text(), _DEPENDENCIES)
+    return path is not None and any((path.parent / "__pycache__").glob(f"{path.stem}.hessian_pieces-*.nbi"))
+
+
+def compile_once() -> None:
+    """Compile the driver in this process (and write numba's cache) unless it is cached already, so that worker
+    processes started afterwards load it instead of each compiling it (about 15–30 s of CPU each)."""
+    if not is_compiled():
+        hessian_enclosure(10.0, 10.0)
+
+
+@functools.lru_cache(maxsize=1)
+def jet_module():
+    """The translated one-head jet (``kernel(v, θ lo, θ hi, u lo, u hi)`` → (e, e_a, e_b, e_aa, e_ab, e_bb) as
+    pairs, v = (a lo, a hi, b lo, b hi)) with the driver above (compiled once; cached on disk by numba)."""
+    from stumpcheck.numerics.certified.fast.generated_integrands import load_module
+
+    return load_module(_text(), _DEPENDENCIES)
 
 
 def _pair(name: str, value) -> tuple[float, float]:

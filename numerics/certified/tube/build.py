@@ -261,6 +261,10 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     deadline = math.inf if time_limit is None else started + time_limit
     store = BoundsCheckpoint(checkpoint)
     resumed = set(store.done)
+    if arithmetic == "fast" and workers > 1:
+        from stumpcheck.numerics.certified.fast.hessian import compile_once
+
+        compile_once()  # a cold cache: compiled here once, then loaded by each worker
     run_bounds(pieces, settings, store, workers, deadline, progress, s_end, arithmetic)
     cpu_workers = sum(store.done.get(interval_key(p, settings, arithmetic), {}).get("cpu", 0.0) for p in pieces
                       if interval_key(p, settings, arithmetic) not in resumed)
