@@ -311,6 +311,10 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
         if message is not None:
             return _fail(message, index, parsed[index][1] if index is not None else None, started, bits)
         counts = Counts()
+        if arithmetic == "fast" and int(workers) > 1:
+            from stumpcheck.numerics.certified.fast.hessian import compile_once
+
+            compile_once()  # a cold cache: compiled here once, then loaded by each worker
         for k, (reason, done) in _recomputed(parsed, settings, bits, int(workers), arithmetic):
             counts.merge(done)
             if reason is not None:
