@@ -199,9 +199,11 @@ def _pair(name: str, value) -> tuple[float, float]:
     return lo, hi
 
 
-def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER) -> tuple[np.ndarray, bool]:
+def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER, grid=None) -> tuple[np.ndarray, bool]:
     """([[∂²L/∂a² lo, hi], [∂²L/∂a∂b lo, hi], [∂²L/∂b² lo, hi]], ok) over a ∈ [a], b ∈ [b] (floats or
-    pairs), b > 2·:data:`CAUCHY_RADIUS`; ok False when a piece found no finite remainder bound (module docstring)."""
+    pairs), b > 2·:data:`CAUCHY_RADIUS`; ok False when a piece found no finite remainder bound (module
+    docstring). ``grid``: the cells of each ellipse's upper half (as for
+    :func:`~stumpcheck.numerics.certified.fast.gauss_legendre.rule_tables`)."""
     from stumpcheck.numerics.certified.fast.theta_integrals import split_pieces
 
     alo, ahi = _pair("a", a)
@@ -209,7 +211,7 @@ def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER) -> tuple[np.ndarray, 
     if not blo > 2 * CAUCHY_RADIUS:
         raise InputError(f"b must be > {2 * CAUCHY_RADIUS} for the fast Hessian, got {b!r}")
     theta_points, rest_points = split_pieces(0.5 * (alo + ahi), 0.5 * (blo + bhi))
-    rule, cells, offsets, factors = rule_tables(order)
+    rule, cells, offsets, factors = rule_tables(order) if grid is None else rule_tables(order, grid=tuple(grid))
     v = np.array([alo, ahi, blo, bhi])
     out, _, ok = jet_module().hessian_pieces(v, theta_points, rest_points, rule, cells, offsets, factors, CAUCHY_RADIUS,
                                              MAX_SPLITS)
