@@ -151,26 +151,11 @@ def _arithmetic_text(tube) -> str:
             f"{counts['cells']['split']} cells split")
 
 
-def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
-                     region_document, arithmetic: str = "fast") -> None:
-    from pathlib import Path
-
-    from stumpcheck.numerics.certified.tube.build import certified_tube
+def _report_tube(tube, t_max, rel_goal, out_dir, dps, arithmetic) -> None:
+    """Print the tube's widths, counts and seconds, and write its files to ``out_dir``."""
     from stumpcheck.numerics.certified.tube.report import tube_summary, write_tube_outputs
     from stumpcheck.numerics.provenance import provenance
 
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    from stumpcheck.progress import fraction_bar
-
-    try:
-        with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
-            tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
-                                  progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
-                                  checkpoint=Path(out_dir) / CHECKPOINT, arithmetic=arithmetic)
-    except KeyboardInterrupt:
-        click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
-                   f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
-        raise click.exceptions.Exit(130) from None
     summary = tube_summary(tube)
     for t, row in summary["relative_width_b_at"].items():
         click.echo(f"t = {t:>6}: b in [{row['b_lo']}, {row['b_hi']}], relative width {row['relative_width_b']:.2e}")
@@ -188,6 +173,27 @@ def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit
     precision = f"Arb, {dps} digits" if arithmetic == "arb" else f"float64 intervals, Arb ({dps} digits) fallbacks"
     paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=precision))
     click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
+
+
+def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
+                     region_document, arithmetic: str = "fast") -> None:
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.tube.build import certified_tube
+
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    from stumpcheck.progress import fraction_bar
+
+    try:  # the checkpoint holds every finished interval: an interrupt up to the written files resumes from it
+        with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
+            tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
+                                  progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
+                                  checkpoint=Path(out_dir) / CHECKPOINT, arithmetic=arithmetic)
+        _report_tube(tube, t_max, rel_goal, out_dir, dps, arithmetic)
+    except KeyboardInterrupt:
+        click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
+                   f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
+        raise click.exceptions.Exit(130) from None
     click.echo(f"proved: z(t) ∈ the tube's boxes for t ∈ [0, {tube.t_reached if not tube.complete else t_max:g}]"
                + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))
     if region_ is not None:
