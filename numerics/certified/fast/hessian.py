@@ -175,8 +175,11 @@ def is_compiled() -> bool:
 
 def compile_once() -> None:
     """Compile the driver in this process (and write numba's cache) unless it is cached already, so that worker
-    processes started afterwards load it instead of each compiling it (about 15–30 s of CPU each)."""
-    if not is_compiled():
+    processes started afterwards load it instead of each compiling it (about 15–30 s of CPU each). Without a
+    cache folder nothing is shared, so nothing is done here."""
+    from stumpcheck.numerics.certified.fast.generated_integrands import module_path
+
+    if module_path(_text(), _DEPENDENCIES) is not None and not is_compiled():
         hessian_enclosure(10.0, 10.0)
 
 
