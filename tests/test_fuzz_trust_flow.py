@@ -109,11 +109,13 @@ def test_region_recheck_of_a_malformed_entry_is_exit_2_at_once(short_region, tmp
 
 def test_flow_certified_ctrl_c_prints_the_resume_hint_and_stops_its_workers(tmp_path):
     """Ctrl-C while the workers compute: one line naming the checkpoint, exit 130 within seconds, no worker
-    left (before: 15-20 s at load 6, the workers finishing their intervals, and no hint)."""
+    left (before: 15-20 s at load 6, the workers finishing their intervals, and no hint). The θ-integrals in
+    Arb (``--arb``): with the fast layer the workers finish T = 1000 within the test's wait."""
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    process = subprocess.Popen([sys.executable, "-m", "stumpcheck", "flow", "--certified", "--quiet", "--t-max", "1000",
-                                "--workers", "2", "--out", str(out)], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-m", "stumpcheck", "flow", "--certified", "--arb", "--quiet",
+                                "--t-max", "1000", "--workers", "2", "--out", str(out)], env=env, cwd=ROOT,
+                               stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(_children(process.pid)) < 2:

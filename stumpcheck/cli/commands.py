@@ -128,9 +128,13 @@ def _decimal_float(text: str, name: str) -> float:
                    "and the tail b >= 1000 joined, so for_all_t holds for every t >= T (assuming Lemma E, "
                    "docs/tail.md); with --region-certificate: checked (inf: a tail certificate joined to its "
                    "finite region, from stumpcheck region --b-max inf).")
+@click.option("--arb", "arb_only", is_flag=True,
+              help="With --certified: the tube's θ-integrals in Arb only (default: the float64 interval layer "
+                   "first, Arb where it does not suffice; about ten times faster).")
 @scheduler_option
 def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, delta_text, out_dir, no_plots, no_check,
-         quiet, certified, rel_goal_text, time_limit_text, region, region_file, region_b_max_text, scheduler) -> None:
+         quiet, certified, rel_goal_text, time_limit_text, region, region_file, region_b_max_text, arb_only,
+         scheduler) -> None:
     """Integrate the population gradient flow dz/dt = −∇L(z) to --t-max.
 
     Prints a table at logarithmically spaced times and the fits: the exponent
@@ -159,7 +163,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
                               time_limit=None if time_limit_text is None
                               else _decimal_float(time_limit_text, "time-limit"), texts=(a0_text, b0_text),
                               workers=workers, region=region, region_file=region_file,
-                              region_b_max=region_b_max_text, scheduler=scheduler)
+                              region_b_max=region_b_max_text, scheduler=scheduler,
+                              arithmetic="arb" if arb_only else "fast")
     if region or region_file is not None or region_b_max_text is not None:
         raise InputError("--region, --region-certificate and --region-b-max go with --certified")
     rtol = _decimal_float(rtol_text, "rtol")
@@ -209,7 +214,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
 #: Options of ``flow`` that only one of its paths reads: (option, parameter, what it needs).
 _FLOW_DPS_ONLY = (("--rhs", "rhs", "--dps (the integrand of a high-precision solve)"),)
 _FLOW_CERTIFIED_ONLY = (("--rel-goal", "rel_goal_text"), ("--time-limit", "time_limit_text"),
-                        ("--scheduler", "scheduler"))
+                        ("--scheduler", "scheduler"), ("--arb", "arb_only"))
 _FLOW_PLAIN_ONLY = (("--rtol", "rtol_text"), ("--solver", "solver"), ("--rhs", "rhs"), ("--delta", "delta_text"),
                     ("--no-check", "no_check"))
 

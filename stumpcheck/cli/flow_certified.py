@@ -6,7 +6,9 @@ relative width in b at t = 10, 10², … as far as the tube reaches and the encl
 integrals run in ``--workers`` processes (default 2 on a machine with 2 cores), or as Dask tasks with
 ``--scheduler`` (:func:`stumpcheck.cli.options.scheduled`; the same certificate), and are kept in
 ``tube_checkpoint.jsonl`` in the output directory, so an interrupted run with the same ``--out`` continues
-from the finished intervals. Exit 0 when the tube reaches T; 1 (after writing the files, which say
+from the finished intervals. The θ-integrals use the float64 interval layer first, Arb where it does not
+suffice (the counts are printed and recorded in the certificate); ``--arb`` uses Arb only
+(:mod:`stumpcheck.numerics.certified.tube.arithmetic`). Exit 0 when the tube reaches T; 1 (after writing the files, which say
 ``"complete": false`` and up to which t the tube is valid) when validation stopped, with where and why on
 stderr; 2 for bad input.
 
@@ -175,7 +177,7 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool,
 
 def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal: float, quiet: bool,
                    time_limit: float | None = None, texts=None, workers=None, region: bool = False,
-                   region_file=None, region_b_max=None, scheduler=None) -> None:
+                   region_file=None, region_b_max=None, scheduler=None, arithmetic: str = "fast") -> None:
     import os
 
     from stumpcheck.cli.options import scheduled
@@ -200,29 +202,24 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     with scheduled(scheduler, workers, workers_given=given, echo=echo) as on:  # a Dask scheduler answers, or exit 2
         _tube_and_region(a0, b0, t_max, out_dir=out_dir, dps=dps, rel_goal=rel_goal, quiet=quiet,
                          time_limit=time_limit, texts=texts, workers=on.workers, region_=region_,
-                         region_document=region_document, tail=_is_tail_request(region_b_max))
+                         region_document=region_document, arithmetic=arithmetic, tail=_is_tail_request(region_b_max))
 
 
-def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
-                     region_document, tail: bool = False) -> None:
-    from pathlib import Path
+def _arithmetic_text(tube) -> str:
+    """How the tube's θ-integrals were enclosed (the counts of the certificate's arithmetic record)."""
+    if tube.arithmetic == "arb":
+        return f"Arb at {tube.dps} digits, point integrals to the tolerance the bounds need"
+    counts = tube.counts.as_json()
+    falls = ", ".join(f"{counts[k]['arb']}/{sum(counts[k].values())} {k}" for k in ("gradients", "hessians", "cells"))
+    return (f"float64 interval layer; fell back to Arb at {tube.dps} digits for {falls}; "
+            f"{counts['cells']['split']} cells split")
 
-    from stumpcheck.numerics.certified.tube.build import certified_tube
+
+def _report_tube(tube, t_max, rel_goal, out_dir, dps, arithmetic) -> None:
+    """Print the tube's widths, counts and seconds, and write its files to ``out_dir``."""
     from stumpcheck.numerics.certified.tube.report import tube_summary, write_tube_outputs
     from stumpcheck.numerics.provenance import provenance
 
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    from stumpcheck.progress import fraction_bar
-
-    try:
-        with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
-            tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
-                                  progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
-                                  checkpoint=Path(out_dir) / CHECKPOINT)
-    except KeyboardInterrupt:
-        click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
-                   f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
-        raise click.exceptions.Exit(130) from None
     summary = tube_summary(tube)
     for t, row in summary["relative_width_b_at"].items():
         click.echo(f"t = {t:>6}: b in [{row['b_lo']}, {row['b_hi']}], relative width {row['relative_width_b']:.2e}")
@@ -234,12 +231,33 @@ def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit
             click.echo(f"note: the relative width in b at T, {final['relative_width_b']:.2e}, is above --rel-goal "
                        f"{rel_goal:g} (the tube is valid; it is not that narrow)")
     click.echo(f"{len(tube.intervals)} intervals ({summary['rows']} rows, {tube.rejected} split), "
-               f"{tube.rigorous_integrals} rigorous θ-integrals (working precision {tube.dps} digits; point "
-               f"integrals to the tolerance the bounds need), {tube.seconds:.1f} s wall, "
+               f"{tube.rigorous_integrals} rigorous θ-integrals ({_arithmetic_text(tube)}), {tube.seconds:.1f} s wall, "
                f"{tube.cpu_seconds:.1f} s CPU on {tube.workers} process(es) (the intervals' integrals: "
                f"{tube.integral_cpu_seconds:.1f} s CPU, resumed ones included); evidence: {summary['evidence']}")
-    paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=f"Arb, {dps} digits"))
+    precision = f"Arb, {dps} digits" if arithmetic == "arb" else f"float64 intervals, Arb ({dps} digits) fallbacks"
+    paths = write_tube_outputs(tube, out_dir, provenance=provenance(seed=None, precision=precision))
     click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
+
+
+def _tube_and_region(a0, b0, t_max, *, out_dir, dps, rel_goal, quiet, time_limit, texts, workers, region_,
+                     region_document, arithmetic: str = "fast", tail: bool = False) -> None:
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.tube.build import certified_tube
+
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    from stumpcheck.progress import fraction_bar
+
+    try:  # the checkpoint holds every finished interval: an interrupt up to the written files resumes from it
+        with fraction_bar("certified tube (fraction of log(1 + T))", quiet=quiet) as progress:
+            tube = certified_tube(a0, b0, t_max, rel_goal=rel_goal, dps=dps, time_limit=time_limit,
+                                  progress=progress, r0=_initial_radius(a0, b0, texts), workers=workers,
+                                  checkpoint=Path(out_dir) / CHECKPOINT, arithmetic=arithmetic)
+        _report_tube(tube, t_max, rel_goal, out_dir, dps, arithmetic)
+    except KeyboardInterrupt:
+        click.echo(f"stumpcheck flow --certified: interrupted; the finished intervals are kept in "
+                   f"{Path(out_dir) / CHECKPOINT}: the same command resumes from them", err=True)
+        raise click.exceptions.Exit(130) from None
     click.echo(f"proved: z(t) ∈ the tube's boxes for t ∈ [0, {tube.t_reached if not tube.complete else t_max:g}]"
                + ("" if tube.complete else f" only (incomplete: T = {t_max:g} not reached)"))
     if region_ is not None:

@@ -9,7 +9,9 @@ recorded enclosures contain the margin's value at each leaf's midpoint and corne
 
 A flow certificate of ``stumpcheck flow --certified`` (format ``stumpcheck-flow-certificate/1``) is re-checked
 by :func:`stumpcheck.numerics.certified.tube.certificate.recheck_flow_certificate`: the intervals cover [0, T] without gaps,
-every interval's defect and log-norm bounds again at ``--dps`` digits, every box contains its recomputed radius.
+every interval's defect and log-norm bounds again at ``--dps`` digits (θ-integrals by the float64 interval layer
+first, Arb where it does not confirm a bound; ``--arb``: Arb only, whatever built the certificate), every box
+contains its recomputed radius.
 If it embeds a region (``stumpcheck flow --certified --region``), the region is re-checked after the tube
 (:func:`stumpcheck.numerics.certified.region.flow_certificate.recheck_flow_region`: its obligations restated and every
 leaf re-enclosed, its entry time = T and its entry box containing the tube's own box at T): one verdict.
@@ -105,8 +107,8 @@ def _interval_text(item) -> str:
               help="The corpus (.npz) of an interval certificate (stumpcheck interval); required for one.")
 @click.option("--arb", "arb_all", is_flag=True,
               help="Arb at every leaf, whatever produced it: a lemma, region or flow certificate's leaves are all "
-                   "re-enclosed in Arb (default: a Taylor-form θ-integral leaf first with the float64 "
-                   "θ-integrals, in Arb where they do not decide it); an interval certificate's fast layer is "
+                   "re-enclosed in Arb (default: a Taylor-form θ-integral leaf, and a tube's θ-integrals, first with "
+                   "the float64 θ-integrals, in Arb where they do not decide it); an interval certificate's fast layer is "
                    "checked against Arb at every leaf's centre (default: at the leaves with the smallest margins).")
 def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler, corpus_file, arb_all) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
@@ -170,7 +172,7 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
 
             with fraction_bar("re-checking the tube's intervals", leave=False) as progress:
                 result = recheck_flow_certificate(document, dps, lambda done, total: progress(done / total),
-                                                  workers=workers)
+                                                  workers=workers, arithmetic=arithmetic)
             if result.passed and ("region" in document or "for_all_t" in document):
                 result = _with_region(document, result, arithmetic)
         elif is_box_certificate(document):

@@ -17,6 +17,10 @@ which every certificate built on it copies. By concept:
   Bernstein-ellipse remainder (enclosed nodes and weights);
 * :mod:`~stumpcheck.numerics.certified.fast.theta_integrals`: L and ∇L over θ ∈ [0, 1] at a point or
   over an (a, b) box (Gauss–Legendre on the breakpoint pieces, first-order fallback);
+* :mod:`~stumpcheck.numerics.certified.fast.complex_parameters`: e, ∇e over complex (a, b, θ) rectangles, and
+  ∇L over complex (a, b) rectangles (the tube's Bernstein-ellipse cells);
+* :mod:`~stumpcheck.numerics.certified.fast.hessian`: ∇²L at a point or small box (the generated one-head jet
+  translated, Gauss–Legendre with a Cauchy-estimate remainder; the tube's logarithmic norm);
 * :mod:`~stumpcheck.numerics.certified.fast.corpus_algebra`: one task of a corpus, θ̂ − θ and ∇θ̂ over a box;
 * :mod:`~stumpcheck.numerics.certified.fast.corpus`: the corpus L̂ and ∇L̂ at a point or over an (a, b) box.
 

@@ -137,11 +137,12 @@ def error_factors(n: int, rhos: tuple = RHOS) -> np.ndarray:
                      for r in rhos])
 
 
-def rule_tables(n: int = DEFAULT_ORDER, rhos: tuple = RHOS):
+def rule_tables(n: int = DEFAULT_ORDER, rhos: tuple = RHOS, grid: tuple = (CELLS_X, CELLS_Y)):
     """The arrays :func:`gl_piece` takes: (rule (4, n), cells (Σm, 4), cell offsets (len(rhos) + 1),
-    error factors)."""
+    error factors); ``grid`` the cells of each ellipse's upper half (any grid covers it: a coarser one gives a
+    cruder M at less cost)."""
     rule = np.array(rule_enclosure(n))
-    cells = [ellipse_cells(float(r)) for r in rhos]
+    cells = [ellipse_cells(float(r), int(grid[0]), int(grid[1])) for r in rhos]
     offsets = np.cumsum([0] + [c.shape[0] for c in cells])
     return rule, np.concatenate(cells), offsets.astype(np.int64), error_factors(n, tuple(rhos))
 

@@ -47,7 +47,8 @@ from stumpcheck.numerics.certified.fast.integrand_translation import Unsupported
 from stumpcheck.numerics.certified.fast.rounding import down, up
 from stumpcheck.numerics.certified.fast.truncated_exponential import truncated_exponential_jet
 
-__all__ = ["compile_integrand", "first_order_integrals", "kernel_box", "translate", "Unsupported", "cache_directory"]
+__all__ = ["compile_integrand", "first_order_integrals", "kernel_box", "translate", "Unsupported", "cache_directory",
+           "load_module", "module_path"]
 
 _JIT = dict(fastmath=False, error_model="numpy")
 _E_FAR = 2.0 ** -865
@@ -192,17 +193,25 @@ def cache_directory() -> Path | None:
     return folder if os.access(folder, os.W_OK) else None
 
 
-def _load(text: str):
-    """``integrate`` of the translated module text: from a file in :func:`cache_directory` keyed by the sha256 of
-    the text and of the modules it calls (so that numba's cache serves later processes), else exec'd."""
+def module_path(text: str, dependencies=()) -> Path | None:
+    """Where :func:`load_module` keeps the translated text (None without a cache folder)."""
     here = Path(__file__).resolve().parent
     key = hashlib.sha256(text.encode("utf-8"))
-    for name in _DEPENDENCIES:
+    for name in (*_DEPENDENCIES, *dependencies):
         key.update((here / name).read_bytes())
-    module_text = _HEADER + text.replace("@numba.njit(fastmath=False", "@numba.njit(cache=True, fastmath=False")
     folder = cache_directory()
-    if folder is not None:
-        path = folder / f"kernel_{key.hexdigest()[:24]}.py"
+    return None if folder is None else folder / f"kernel_{key.hexdigest()[:24]}.py"
+
+
+def load_module(text: str, dependencies=()):
+    """The module of the translated text (``_HEADER`` prepended): from a file in :func:`cache_directory` keyed by
+    the sha256 of the text and of the modules it calls (``_DEPENDENCIES`` and ``dependencies``, file names in
+    this package), so that numba's cache serves later processes, else exec'd into a namespace object."""
+    import types
+
+    module_text = _HEADER + text.replace("@numba.njit(fastmath=False", "@numba.njit(cache=True, fastmath=False")
+    path = module_path(text, dependencies)
+    if path is not None:
         try:
             if not path.exists():
                 partial = path.with_suffix(f".{os.getpid()}.tmp")
@@ -210,17 +219,23 @@ def _load(text: str):
                 os.replace(partial, path)
             name = f"stumpcheck_fast_kernel_{path.stem}"
             if name in sys.modules:
-                return sys.modules[name].integrate, sys.modules[name].kernel
+                return sys.modules[name]
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module  # numba's cache re-imports the module by name
             spec.loader.exec_module(module)
-            return module.integrate, module.kernel
+            return module
         except OSError:
             pass
     namespace: dict = {}
     exec(compile(_HEADER + text, "<fast kernel>", "exec"), namespace)  # noqa: S102 - printed by translate()
-    return namespace["integrate"], namespace["kernel"]
+    return types.SimpleNamespace(**namespace)
+
+
+def _load(text: str):
+    """(``integrate``, ``kernel``) of the translated module text (:func:`load_module`)."""
+    module = load_module(text)
+    return module.integrate, module.kernel
 
 
 def compile_integrand(source: str, function: str, variables):

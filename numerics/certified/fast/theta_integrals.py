@@ -187,9 +187,12 @@ def _pair(name: str, value) -> tuple[float, float]:
 
 
 def loss_gradient_enclosure_counted(a, b, *, method: str = "gauss-legendre", order: int = DEFAULT_ORDER,
-                                    subdivisions: int = DEFAULT_SUBDIVISIONS) -> tuple[np.ndarray, dict]:
+                                    subdivisions: int = DEFAULT_SUBDIVISIONS, grid=None) -> tuple[np.ndarray, dict]:
     """(:func:`loss_gradient_enclosure`'s array, counts): counts = {"pieces": pieces integrated by the rule,
-    "fallbacks": pieces that fell back to the first-order sum} (Gauss–Legendre), or {"sub_boxes": n}."""
+    "fallbacks": pieces that fell back to the first-order sum} (Gauss–Legendre), or {"sub_boxes": n}.
+    ``grid``: the cells of each Bernstein ellipse's upper half (default that of
+    :func:`~stumpcheck.numerics.certified.fast.gauss_legendre.rule_tables`; a coarser grid gives a cruder,
+    still valid, remainder at less cost)."""
     alo, ahi = _pair("a", a)
     blo, bhi = _pair("b", b)
     if not blo > 0:
@@ -202,7 +205,7 @@ def loss_gradient_enclosure_counted(a, b, *, method: str = "gauss-legendre", ord
     if method == "first-order":
         out = integrate_pieces(alo, ahi, blo, bhi, theta_points, rest_points, subdivisions)
         return out[:6].reshape(3, 2), {"sub_boxes": int(out[6])}
-    rule, cells, offsets, factors = rule_tables(order)
+    rule, cells, offsets, factors = rule_tables(order) if grid is None else rule_tables(order, grid=tuple(grid))
     out = integrate_pieces_gl(alo, ahi, blo, bhi, theta_points, rest_points, subdivisions, rule, cells, offsets,
                               factors, MAX_SPLITS)
     return out[:6].reshape(3, 2), {"pieces": int(out[6]), "fallbacks": int(out[7])}

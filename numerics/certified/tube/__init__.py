@@ -2,7 +2,8 @@
 contain (a(t), b(t)) for t ∈ [0, T]. A float64 approximate solution in Chebyshev pieces
 (:mod:`~stumpcheck.numerics.certified.tube.float_solution`, not part of any proof) is bounded
 rigorously on each interval (its defect on a Bernstein ellipse, the logarithmic norm, a Gronwall
-step); :func:`certified_tube` builds the tube, :mod:`~stumpcheck.numerics.certified.tube.certificate`
+step, with θ-integrals in the fast float64 layer and Arb fallbacks,
+:mod:`~stumpcheck.numerics.certified.tube.arithmetic`); :func:`certified_tube` builds the tube, :mod:`~stumpcheck.numerics.certified.tube.certificate`
 writes and re-checks its certificate (format ``stumpcheck-flow-certificate/2``; /1 is re-checked by
 :mod:`~stumpcheck.numerics.certified.tube.certificate_v1`), and the ``reading*`` modules read C2–C4
 from its exact rows.

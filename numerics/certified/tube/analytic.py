@@ -20,6 +20,10 @@ its ball contains ∇L at every point of the rectangle. A non-finite enclosure (
 continuation, at imaginary offsets of order 1 in (a, b)) raises ArithmeticError: the caller shortens
 the interval.
 
+In the tube, :func:`stumpcheck.numerics.certified.tube.arithmetic.complex_gradient_at` encloses ∇L on a cell
+with the float64 complex rectangles of :mod:`stumpcheck.numerics.certified.fast.complex_parameters` first
+(their finite sums carry the same holomorphy argument) and calls :func:`complex_gradient` where they fail.
+
 The bound M only has to be crude: it enters the interpolation error 4Mρ^{−n}/(ρ − 1) (Trefethen,
 *Approximation Theory and Approximation Practice*, Thm 8.2), geometric in n. The integrals run at low
 precision and tolerance.
@@ -101,13 +105,18 @@ def _q(x: Fraction) -> arb:
 
 
 def ellipse_defect_bound(piece: ChebyshevPiece, rho: Fraction, widen: arb, nx: int = CELLS_X,
-                         ny: int = CELLS_Y):
+                         ny: int = CELLS_Y, *, arithmetic: str = "arb", counts=None, limits=None):
     """(M_a, M_b, G): upper bounds (exact arb) of |d_a|, |d_b| on the closed Bernstein ellipse E_ρ of the piece,
     and G ≥ max(|∂L/∂a|, |∂L/∂b|) at every z̃(x) + ζ, x ∈ E_ρ, |ζ_a|, |ζ_b| ≤ ``widen`` (the rectangles of
     z̃ over each cell, widened by ``widen`` in both coordinates, real and imaginary: ∇L is enclosed over
     them, which serves both bounds; with the mirror image they cover that set).
 
-    ArithmeticError if an enclosure is not finite (then d may not be analytic on E_ρ)."""
+    ``arithmetic`` "fast" encloses ∇L on a cell in float64 complex intervals first, "arb" by ``acb.integral``
+    only (:func:`stumpcheck.numerics.certified.tube.arithmetic.complex_gradient_at`, which counts into
+    ``counts``); ``limits`` = (M_a, M_b, G) recorded bounds a re-check confirms: a fast cell above them is split,
+    then enclosed by Arb. ArithmeticError if an enclosure is not finite (then d may not be analytic on E_ρ)."""
+    from stumpcheck.numerics.certified.tube.arithmetic import complex_gradient_at
+
     half = (arb(piece.s1) - arb(piece.s0)) / 2
     middle = (arb(piece.s1) + arb(piece.s0)) / 2
     pad = acb(arb(0, widen), arb(0, widen))
@@ -119,13 +128,19 @@ def ellipse_defect_bound(piece: ChebyshevPiece, rho: Fraction, widen: arb, nx: i
         (za, zb), (dza, dzb) = disk_enclosure(piece, center, radius)
         cell = acb(_q(cx) + arb(0, _q((x_hi - x_lo) / 2)), _q(cy) + arb(0, _q((y_hi - y_lo) / 2)))
         scale = (middle + half * cell).exp()
-        ga, gb = complex_gradient(za + pad, zb + pad)
-        da, db = dza + scale * ga, dzb + scale * gb
-        if not (da.is_finite() and db.is_finite()):
-            raise ArithmeticError("the defect is not finite on a cell of the Bernstein ellipse")
-        bound_a = bound_a.max(abs(da).upper())
-        bound_b = bound_b.max(abs(db).upper())
-        gradient = gradient.max(abs(ga).upper()).max(abs(gb).upper())
+
+        def accept(ga, gb):
+            return (abs(dza + scale * ga).upper() <= limits[0] and abs(dzb + scale * gb).upper() <= limits[1]
+                    and abs(ga).upper() <= limits[2] and abs(gb).upper() <= limits[2])
+
+        parts = complex_gradient_at(za + pad, zb + pad, arithmetic, counts, None if limits is None else accept)
+        for ga, gb in parts:
+            da, db = dza + scale * ga, dzb + scale * gb
+            if not (da.is_finite() and db.is_finite()):
+                raise ArithmeticError("the defect is not finite on a cell of the Bernstein ellipse")
+            bound_a = bound_a.max(abs(da).upper())
+            bound_b = bound_b.max(abs(db).upper())
+            gradient = gradient.max(abs(ga).upper()).max(abs(gb).upper())
     return arb(bound_a.upper()), arb(bound_b.upper()), arb(gradient.upper())
 
 

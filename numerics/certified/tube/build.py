@@ -17,8 +17,10 @@ coefficients; the pieces need not join). For each interval, independently (so in
 
 Then the Gronwall chain (:func:`stumpcheck.numerics.certified.tube.piece.gronwall_step`, cheap, in this process)
 adds the jumps between pieces, confirms the a-priori radius ρ_k and gives one box per sub-interval.
-Every bound is rigorous (Arb balls, ``acb.integral``); the float solve, the steps, ρ_k and the settings
-only decide how tight and how fast the tube is. An interval whose integrals fail or whose radius is not
+Every bound is rigorous: the θ-integrals in the fast float64 interval layer with Arb where it does not
+suffice, or in Arb only (``arithmetic``, :mod:`stumpcheck.numerics.certified.tube.arithmetic`), everything
+after them in Arb balls; the float solve, the steps, ρ_k and the settings only decide how tight and how fast
+the tube is. An interval whose integrals fail or whose radius is not
 confirmed for ρ ≤ ``RHO_MAX`` is split in two; the validation stops (never a partial tube called complete)
 at the first one still failing after ``_MAX_SPLITS`` splits, or at the time limit; the result says where and why.
 
@@ -35,6 +37,7 @@ from fractions import Fraction
 
 from flint import arb, ctx, fmpq
 
+from stumpcheck.numerics.certified.tube.arithmetic import Counts
 from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece
 from stumpcheck.numerics.certified.tube.float_solution import collocation_piece, contraction_estimate, plan_pieces
 from stumpcheck.numerics.certified.tube.workers import (BoundsCheckpoint, bound_bits, compute_bounds,
@@ -111,6 +114,8 @@ class Tube:
     rejected: int = 0
     settings: Settings = field(default_factory=Settings)
     workers: int = 1
+    arithmetic: str = "fast"
+    counts: Counts = field(default_factory=Counts)  # integrals of the tube's intervals by arithmetic
 
     @property
     def s_reached(self) -> float:
@@ -224,7 +229,7 @@ def _split(piece: ChebyshevPiece) -> list:
 def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, rel_goal: float = 1e-6,
                    r0=0.0, dps: int = 15, time_limit: float | None = None, progress=None, workers: int = 1,
                    checkpoint=None, settings: Settings | None = None, imag_budget=step_budget,
-                   max_step: float = MAX_STEP, max_intervals: int = 100_000) -> Tube:
+                   max_step: float = MAX_STEP, max_intervals: int = 100_000, arithmetic: str = "fast") -> Tube:
     """The certified tube from the disk of radius r0 (a float or a Fraction) about (a0, b0) to T = t_max.
 
     ``rel_goal`` is checked against the tube's relative width in b at T afterwards (the method has no
@@ -232,8 +237,13 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     intervals finish; ``workers`` processes compute the intervals' integrals; ``checkpoint`` a file to
     resume from; after ``time_limit`` seconds no new interval is started (the tube is then incomplete).
     ``imag_budget``: a number or a function of a piece's start (s, z) (default :func:`step_budget`).
+    ``arithmetic``: "fast" (the float64 layer first, Arb where it does not suffice) or "arb" (Arb only) for the
+    intervals' integrals (:mod:`stumpcheck.numerics.certified.tube.arithmetic`); recorded with the counts.
     """
+    from stumpcheck.numerics.certified.tube.arithmetic import check_arithmetic
+
     check_tube_arguments(a0, b0, t_max, rel_goal, float(r0))
+    check_arithmetic(arithmetic)
     started, cpu_started = time.perf_counter(), time.process_time()
     settings = settings or Settings(dps=max(15, int(dps)))
     s_end = math.nextafter(math.nextafter(math.log1p(t_max), math.inf), math.inf)
@@ -241,7 +251,7 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     with ctx.workprec(128):
         r0_text = upper_decimal(arb(fmpq(r0.numerator, r0.denominator)), 6)
     tube = Tube(a0=float(a0), b0=float(b0), r0=r0_text, t_max=float(t_max), dps=settings.dps, settings=settings,
-                workers=workers)
+                workers=workers, arithmetic=arithmetic)
     try:
         pieces = plan_pieces(float(a0), float(b0), s_end, degree=DEGREE, rho=float(settings.rho_ellipse),
                              imag_budget=imag_budget, max_step=max_step, max_pieces=max_intervals)
@@ -251,9 +261,13 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
     deadline = math.inf if time_limit is None else started + time_limit
     store = BoundsCheckpoint(checkpoint)
     resumed = set(store.done)
-    run_bounds(pieces, settings, store, workers, deadline, progress, s_end)
-    cpu_workers = sum(store.done.get(interval_key(p, settings), {}).get("cpu", 0.0) for p in pieces
-                      if interval_key(p, settings) not in resumed)
+    if arithmetic == "fast" and workers > 1:
+        from stumpcheck.numerics.certified.fast.hessian import compile_once
+
+        compile_once()  # a cold cache: compiled here once, then loaded by each worker
+    run_bounds(pieces, settings, store, workers, deadline, progress, s_end, arithmetic)
+    cpu_workers = sum(store.done.get(interval_key(p, settings, arithmetic), {}).get("cpu", 0.0) for p in pieces
+                      if interval_key(p, settings, arithmetic) not in resumed)
     with ctx.workprec(bound_bits(settings)):
         r_text = r0_text
         previous = None
@@ -261,7 +275,7 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
         splits = {}
         while queue:
             piece = queue.pop(0)
-            bounds = store.done.get(interval_key(piece, settings))
+            bounds = store.done.get(interval_key(piece, settings, arithmetic))
             if bounds is None:
                 tube.stop_reason = (f"the time limit of {time_limit:g} s was reached at t = {math.expm1(piece.s0):.6g}"
                                     if time_limit is not None else "an interval was not computed")
@@ -281,12 +295,14 @@ def certified_tube(a0: float = 10.0, b0: float = 10.0, t_max: float = 100.0, *, 
                 halves = _split(piece)
                 for half in halves:
                     splits[(half.s0, half.s1)] = depth + 1
-                    store.add(interval_key(half, settings), compute_bounds(piece_json(half), settings.as_json()))
-                    cpu_workers += store.done[interval_key(half, settings)].get("cpu", 0.0)
+                    store.add(interval_key(half, settings, arithmetic),
+                              compute_bounds(piece_json(half), settings.as_json(), arithmetic))
+                    cpu_workers += store.done[interval_key(half, settings, arithmetic)].get("cpu", 0.0)
                 queue = halves + queue
                 continue
             tube.intervals.append(interval)
             tube.integral_cpu_seconds += bounds.get("cpu", 0.0)
+            tube.counts.merge(bounds.get("counts", {}))
             tube.rigorous_integrals += (settings.defect_points + settings.hessian_points + 2
                                         + 2 * _cell_count(settings))
             r_text = interval.record["r_end"][-1]

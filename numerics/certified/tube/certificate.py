@@ -36,6 +36,7 @@ from flint import arb, ctx
 from stumpcheck.numerics.certified.tube import certificate_v1 as v1
 from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
 from stumpcheck.numerics.certified.certificates.lemma_recheck import RecheckResult
+from stumpcheck.numerics.certified.tube.arithmetic import arithmetic_record
 from stumpcheck.numerics.certified.tube.build import PADDING, Tube
 from stumpcheck.numerics.certified.tube.workers import piece_from_json
 from stumpcheck.numerics.certified.tube.analytic import ellipse_defect_bound
@@ -95,6 +96,7 @@ def flow_certificate(tube: Tube) -> dict:
         "seconds": round(float(tube.seconds), 3),
         "versions": _versions(),
         "generated_code": generated_code_identity(),
+        "arithmetic": arithmetic_record(tube.arithmetic, tube.counts),
     }
     document["digest"] = digest(document)
     return document
@@ -194,53 +196,98 @@ def _cheap_checks(document, a0, b0, radius, t_max, settings, parsed):
     return None, None
 
 
-def _recompute(piece, item, settings: Settings, bits: int):
-    """None if the interval's integrals confirm the recorded bounds, else the reason."""
+def _recompute(piece, item, settings: Settings, bits: int, arithmetic: str = "fast", counts=None):
+    """None if the interval's integrals (in ``arithmetic``, :mod:`stumpcheck.numerics.certified.tube.arithmetic`)
+    confirm the recorded bounds, else the reason. A fast ellipse cell above the recorded M or G is split, then
+    enclosed by Arb; fast point defects whose P, or fast Hessians whose μ_i, do not confirm the recorded ones are
+    all computed again in Arb (the recorded bounds may come from a tighter Arb run)."""
+    from stumpcheck.numerics.certified.tube.arithmetic import Counts
     from stumpcheck.numerics.certified.tube.piece import _q
 
     widen = 2 * _q(settings.cauchy_radius) + _q(RHO_MAX)
-    m_a, m_b, g = ellipse_defect_bound(piece, settings.rho_ellipse, widen, *settings.cells)
+    limits = (parse_lower(item["m"][0]), parse_lower(item["m"][1]), parse_lower(item["g"]))
+    m_a, m_b, g = ellipse_defect_bound(piece, settings.rho_ellipse, widen, *settings.cells, arithmetic=arithmetic,
+                                       counts=counts, limits=limits)
     if not (m_a <= parse_lower(item["m"][0]) and m_b <= parse_lower(item["m"][1])):
         return f"the ellipse bound M is not confirmed (recomputed {m_a.str(3)}, {m_b.str(3)} > {item['m']})"
     if not g <= parse_lower(item["g"]):
         return f"the gradient bound G is not confirmed (recomputed {g.str(3)} > {item['g']})"
-    points = point_defects(piece, settings.defect_points, settings.dps)
-    for index, name in ((0, "a"), (1, "b")):
-        if not interpolant_bound([d[index] for d in points]) <= parse_lower(item["p"][index]):
-            return f"the bound P of the defect's interpolant ({name}) is not confirmed"
-    hessians = point_hessians(piece, settings.hessian_points, settings.dps)
-    mus = log_norms(piece, hessians, parse_upper(item["g"]), _q(settings.cauchy_radius), settings.rho_ellipse,
-                    parse_upper(item["rho"]), settings.subdivisions)
-    for i, mu in enumerate(mus):
-        if not mu <= parse_lower(item["mu"][i]):
-            return f"the logarithmic-norm bound of sub-interval {i} is not confirmed (recomputed {mu.str(5)})"
+
+    def confirmed_points(how, tally):
+        points = point_defects(piece, settings.defect_points, settings.dps, arithmetic=how, counts=tally)
+        for index, name in ((0, "a"), (1, "b")):
+            if not interpolant_bound([d[index] for d in points]) <= parse_lower(item["p"][index]):
+                return f"the bound P of the defect's interpolant ({name}) is not confirmed"
+        return None
+
+    def confirmed_mus(how, tally):
+        hessians = point_hessians(piece, settings.hessian_points, settings.dps, arithmetic=how, counts=tally)
+        mus = log_norms(piece, hessians, parse_upper(item["g"]), _q(settings.cauchy_radius), settings.rho_ellipse,
+                        parse_upper(item["rho"]), settings.subdivisions)
+        for i, mu in enumerate(mus):
+            if not mu <= parse_lower(item["mu"][i]):
+                return f"the logarithmic-norm bound of sub-interval {i} is not confirmed (recomputed {mu.str(5)})"
+        return None
+
+    for confirm in (confirmed_points, confirmed_mus):
+        # fast integrals that do not confirm a recorded bound: the interval's integrals of that kind again in Arb
+        tally = Counts()
+        reason = confirm(arithmetic, tally)
+        if reason is not None and arithmetic == "fast":
+            tally = Counts()
+            reason = confirm("arb", tally)
+        if counts is not None:
+            counts.merge(tally)
+        if reason is not None:
+            return reason
     return None
 
 
 def _recompute_job(job):
-    """One interval's integrals in a worker process: (piece, item, settings, bits) -> None or the reason."""
-    piece, item, settings, bits = job
+    """One interval's integrals in a worker process: (piece, item, settings, bits, arithmetic) -> (None or the
+    reason, counts of the integrals by arithmetic)."""
+    from stumpcheck.numerics.certified.tube.arithmetic import Counts
+
+    piece, item, settings, bits, arithmetic = job
+    counts = Counts()
     with ctx.workprec(bits):
         try:
-            return _recompute(piece, item, settings, bits)
+            return _recompute(piece, item, settings, bits, arithmetic, counts), counts.as_json()
         except ArithmeticError as exc:
-            return f"a rigorous θ-integral failed: {exc}"
+            return f"a rigorous θ-integral failed: {exc}", counts.as_json()
 
 
-def _recomputed(parsed, settings: Settings, bits: int, workers: int):
-    """(k, reason or None) for the intervals in order, on :func:`stumpcheck.numerics.scheduling.for_workers`
-    (``workers``): the intervals' integrals are independent; the first failure in interval order is reported."""
+def _recomputed(parsed, settings: Settings, bits: int, workers: int, arithmetic: str):
+    """(k, (reason or None, counts)) for the intervals in order, on
+    :func:`stumpcheck.numerics.scheduling.for_workers` (``workers``): the intervals' integrals are independent;
+    the first failure in interval order is reported."""
     from stumpcheck.numerics.scheduling import for_workers
 
-    jobs = [(piece, item, settings, bits) for piece, item in parsed]
+    jobs = [(piece, item, settings, bits, arithmetic) for piece, item in parsed]
     with for_workers(workers if len(jobs) > 1 else 1) as scheduler:
         yield from enumerate(scheduler.imap(_recompute_job, ((job,) for job in jobs)))
 
 
-def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers: int = 1) -> RecheckResult:
+def _integrals_text(arithmetic: str, counts) -> str:
+    """How the re-check's θ-integrals were enclosed, for its message."""
+    data = counts.as_json()
+    if arithmetic == "arb":
+        return "in Arb"
+    return ("fast, Arb fallbacks: " + ", ".join(f"{data[k]['arb']}/{sum(data[k].values())} {k}"
+                                                 for k in ("gradients", "hessians", "cells"))
+            + f", {data['cells']['split']} cells split")
+
+
+def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers: int = 1,
+                             arithmetic: str = "fast") -> RecheckResult:
     """Re-check a flow certificate at ``dps`` digits (must differ from the certificate's); see the module doc.
     ``workers`` > 1 recomputes the intervals' integrals in that many local processes, unless the command chose a
-    scheduler (:func:`stumpcheck.numerics.scheduling.using`; same checks, same order)."""
+    scheduler (:func:`stumpcheck.numerics.scheduling.using`; same checks, same order). ``arithmetic`` "fast"
+    encloses the integrals with the float64 layer first (Arb where it does not suffice), "arb" with Arb only,
+    whatever built the certificate."""
+    from stumpcheck.numerics.certified.tube.arithmetic import Counts, check_arithmetic, record_fault
+
+    check_arithmetic(arithmetic)
     started = time.perf_counter()
     if not is_flow_certificate(document):
         raise InputError(f"not a flow certificate: format {str(document.get('format'))[:60]!r}, expected {FORMAT!r}")
@@ -252,7 +299,7 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
     a0, b0, radius, t_max, settings, parsed = _parse(document)
     if document.get("digest") != digest(document):
         return _fail("the digest does not match the certificate's contents (it was edited)", started=started)
-    fault = statement_fault(document, a0, b0)
+    fault = statement_fault(document, a0, b0) or record_fault(document.get("arithmetic"), len(parsed))
     if fault is not None:
         return _fail(fault, started=started)
     settings = settings.at_dps(max(15, int(dps)))
@@ -263,7 +310,13 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
         index, message = _cheap_checks(document, a0, b0, radius, t_max, settings, parsed)
         if message is not None:
             return _fail(message, index, parsed[index][1] if index is not None else None, started, bits)
-        for k, reason in _recomputed(parsed, settings, bits, int(workers)):
+        counts = Counts()
+        if arithmetic == "fast" and int(workers) > 1:
+            from stumpcheck.numerics.certified.fast.hessian import compile_once
+
+            compile_once()  # a cold cache: compiled here once, then loaded by each worker
+        for k, (reason, done) in _recomputed(parsed, settings, bits, int(workers), arithmetic):
+            counts.merge(done)
             if reason is not None:
                 return _fail(reason, k, parsed[k][1], started, bits, k)
             if progress is not None:
@@ -271,7 +324,8 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
     what = (f"complete on [0, T = {document.get('t_max')}]" if document.get("complete") is True
             else f"incomplete (valid to t = {document.get('valid_to_t')} < T = {document.get('t_max')})")
     rows = sum(len(item["rows"]) for _, item in parsed)
-    message = (f"{len(parsed)} intervals ({rows} rows) re-verified at {settings.dps} digits ({bits} bits): contiguous "
+    message = (f"{len(parsed)} intervals ({rows} rows) re-verified at {settings.dps} digits ({bits} bits; θ-integrals "
+               f"{_integrals_text(arithmetic, counts)}): contiguous "
                f"from t = 0, jumps and Gronwall radii, boxes, rows' times within their proved ranges, defect "
                f"(points and ellipse) and log-norm bounds confirmed; estimator {ESTIMATOR}, statement derived from "
                f"the start; tube {what}")

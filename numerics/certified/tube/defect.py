@@ -25,7 +25,6 @@ from flint import arb
 
 from stumpcheck.numerics.certified.tube.analytic import ellipse_defect_bound, interpolation_error
 from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece, chebyshev_ball_coefficients, disk_enclosure
-from stumpcheck.numerics.certified.tube.points import point_gradient
 
 __all__ = ["DefectBound", "point_defects", "interpolant_bound", "defect_bound"]
 
@@ -49,8 +48,11 @@ def _chebyshev_point(j: int, n: int) -> arb:
     return (arb.pi() * j / n).cos()
 
 
-def point_defects(piece: ChebyshevPiece, n: int, dps: int) -> list:
-    """Balls (d_a, d_b) containing d at x_j = cos(jπ/n), j = 0..n (rigorous θ-integrals; ``dps`` is unused)."""
+def point_defects(piece: ChebyshevPiece, n: int, dps: int, *, arithmetic: str = "arb", counts=None) -> list:
+    """Balls (d_a, d_b) containing d at x_j = cos(jπ/n), j = 0..n (rigorous θ-integrals in ``arithmetic``:
+    :func:`stumpcheck.numerics.certified.tube.arithmetic.gradient_at`; ``dps`` is unused)."""
+    from stumpcheck.numerics.certified.tube.arithmetic import gradient_at
+
     half = (arb(piece.s1) - arb(piece.s0)) / 2
     middle = (arb(piece.s1) + arb(piece.s0)) / 2
     out = []
@@ -58,7 +60,7 @@ def point_defects(piece: ChebyshevPiece, n: int, dps: int) -> list:
         x = _chebyshev_point(j, n)
         (za, zb), (dza, dzb) = disk_enclosure(piece, arb(x.mid()), arb(x.rad()))
         za, zb, dza, dzb = za.real, zb.real, dza.real, dzb.real
-        ga, gb = point_gradient(za, zb)
+        ga, gb = gradient_at(za, zb, arithmetic, counts)
         scale = (middle + half * x).exp()
         out.append((dza + scale * ga, dzb + scale * gb))
     return out
@@ -73,13 +75,14 @@ def interpolant_bound(values: list) -> arb:
 
 
 def defect_bound(piece: ChebyshevPiece, n: int, rho: Fraction, widen: arb, dps: int, points=None,
-                 cells=(6, 2)) -> DefectBound:
-    """The bound of the module doc; ``points`` (from :func:`point_defects`) may be passed if already computed.
+                 cells=(6, 2), *, arithmetic: str = "arb", counts=None) -> DefectBound:
+    """The bound of the module doc; ``points`` (from :func:`point_defects`) may be passed if already computed;
+    ``arithmetic`` and ``counts`` as for :func:`point_defects`.
     ArithmeticError if a rigorous integral fails or is not finite on the ellipse."""
-    points = point_defects(piece, n, dps) if points is None else points
+    points = point_defects(piece, n, dps, arithmetic=arithmetic, counts=counts) if points is None else points
     p_a = interpolant_bound([d[0] for d in points])
     p_b = interpolant_bound([d[1] for d in points])
-    m_a, m_b, gradient = ellipse_defect_bound(piece, rho, widen, *cells)
+    m_a, m_b, gradient = ellipse_defect_bound(piece, rho, widen, *cells, arithmetic=arithmetic, counts=counts)
     e_a, e_b = interpolation_error(m_a, rho, n), interpolation_error(m_b, rho, n)
     delta = (((p_a + e_a) ** 2 + (p_b + e_b) ** 2).sqrt()).upper()
     return DefectBound(p_a, p_b, m_a, m_b, e_a, e_b, arb(delta), gradient)

@@ -28,21 +28,24 @@ from flint import arb, ctx
 
 from stumpcheck.numerics.certified.tube.analytic import interpolation_error
 from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece, chebyshev_ball_coefficients, disk_enclosure
-from stumpcheck.numerics.certified.tube.points import point_hessian
 
 __all__ = ["point_hessians", "chebyshev_ball_coefficients", "series_hull", "log_norms"]
 
 _BITS = 192
 
 
-def point_hessians(piece: ChebyshevPiece, n: int, dps: int | None = None) -> list:
-    """Balls (H_aa, H_ab, H_bb) containing ∇²L(z̃(x_j)), x_j = cos(jπ/n), j = 0..n
-    (:func:`stumpcheck.numerics.certified.tube.points.point_hessian`; ``dps`` is unused, kept for the callers)."""
+def point_hessians(piece: ChebyshevPiece, n: int, dps: int | None = None, *, arithmetic: str = "arb",
+                   counts=None) -> list:
+    """Balls (H_aa, H_ab, H_bb) containing ∇²L(z̃(x_j)), x_j = cos(jπ/n), j = 0..n, in ``arithmetic``
+    (:func:`stumpcheck.numerics.certified.tube.arithmetic.hessian_at`: the fast layer first, or
+    :func:`stumpcheck.numerics.certified.tube.points.point_hessian` only; ``dps`` is unused, kept for the callers)."""
+    from stumpcheck.numerics.certified.tube.arithmetic import hessian_at
+
     out = []
     for j in range(n + 1):
         x = (arb.pi() * j / n).cos()
         (za, zb), _ = disk_enclosure(piece, arb(x.mid()), arb(x.rad()))
-        out.append(point_hessian(za.real, zb.real))
+        out.append(hessian_at(za.real, zb.real, arithmetic, counts))
     return out
 
 

@@ -81,14 +81,17 @@ def ball_from_json(data) -> arb:
     return mid + arb(0, rad.upper())
 
 
-def interval_bounds(piece: ChebyshevPiece, settings: Settings, bits: int) -> dict:
+def interval_bounds(piece: ChebyshevPiece, settings: Settings, bits: int, arithmetic: str = "arb",
+                    counts=None) -> dict:
     """The rigorous integrals of one interval: δ's parts (P, M, E, δ), G, and the Hessian balls at the
-    Chebyshev points (exact arb values, serialised by :func:`ball_to_json`). ArithmeticError if one fails."""
+    Chebyshev points (exact arb values, serialised by :func:`ball_to_json`), each integral in ``arithmetic``
+    ("fast": the float64 layer first, Arb where it does not suffice; "arb": Arb only; counted into ``counts``,
+    :mod:`stumpcheck.numerics.certified.tube.arithmetic`). ArithmeticError if one fails."""
     with ctx.workprec(bits):
         widen = 2 * _q(settings.cauchy_radius) + _q(RHO_MAX)
         bound = defect_bound(piece, settings.defect_points, settings.rho_ellipse, widen, settings.dps,
-                             cells=settings.cells)
-        hessians = point_hessians(piece, settings.hessian_points, settings.dps)
+                             cells=settings.cells, arithmetic=arithmetic, counts=counts)
+        hessians = point_hessians(piece, settings.hessian_points, settings.dps, arithmetic=arithmetic, counts=counts)
         return {"p": [bound.p_a, bound.p_b], "m": [bound.m_a, bound.m_b], "e": [bound.e_a, bound.e_b],
                 "delta": bound.delta, "g": bound.gradient_sup, "hessians": hessians}
 

@@ -3,7 +3,7 @@
 tube.csv has one row per sub-interval of each interval, columns ``t_lo,t_hi,a_lo,a_hi,b_lo,b_hi`` (outward-rounded decimals
 from the certificate: z(t) ∈ [a_lo, a_hi] × [b_lo, b_hi] for t ∈ [t_lo, t_hi]). tube.json summarises
 the run: complete or not and up to which t it is valid, the relative width in b at chosen times, the
-enclosure of b(T), the counts and the seconds.
+enclosure of b(T), the counts (also of the θ-integrals by arithmetic) and the seconds.
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def tube_summary(tube: Tube) -> dict:
         "cpu_seconds": round(tube.cpu_seconds, 2),
         "integral_cpu_seconds": round(tube.integral_cpu_seconds, 2),
         "workers": tube.workers,
+        "arithmetic": {"integrals": tube.arithmetic, "counts": tube.counts.as_json()},
         "method": "Chebyshev pieces, Bernstein-ellipse defect bounds (format stumpcheck-flow-certificate/2)",
         "relative_width_b_at": widths,
         "enclosure_at_t_max": None if final is None else {"a": [final[0], final[1]], "b": [final[2], final[3]],

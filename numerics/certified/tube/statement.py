@@ -56,11 +56,12 @@ MAX_INTERVALS = 100_000
 #: Chebyshev coefficients of one piece (the tube writes degree 24: 25)
 MAX_COEFFICIENTS = 64
 #: the top-level fields of a format /1 certificate, /2 adds ``settings`` (``region`` and ``for_all_t``: an
-#: embedded region, :mod:`stumpcheck.numerics.certified.region.flow_certificate`)
+#: embedded region, :mod:`stumpcheck.numerics.certified.region.flow_certificate`) and, optionally, ``arithmetic``
+#: (how the θ-integrals were enclosed, :mod:`stumpcheck.numerics.certified.tube.arithmetic`; absent: Arb only)
 FIELDS_V1 = frozenset({"format", "statement", "initial", "t_max", "complete", "valid_to_t", "stop_reason", "method",
                        "estimator", "dps", "padding", "intervals", "seconds", "versions", "generated_code", "digest",
                        "region", "for_all_t"})
-FIELDS = FIELDS_V1 | {"settings"}
+FIELDS = FIELDS_V1 | {"settings", "arithmetic"}
 _INITIAL_FIELDS = frozenset({"a0", "b0", "radius"})
 _INTERVAL_FIELDS = frozenset({"piece", "p", "m", "delta", "g", "rho", "r_start", "mu", "r_end", "r_sup", "rows"})
 #: the last row of a complete tube ends at T up to this relative excess (2 ulps of log(1 + T), then rounding)

@@ -2,7 +2,8 @@
 computed at once (on local processes or a Dask cluster), and the checkpoint of finished intervals (one JSON
 line each, keyed by piece and settings) that lets an interrupted tube resume.
 
-The bounds themselves are :func:`stumpcheck.numerics.certified.tube.piece.interval_bounds` (rigorous, in Arb);
+The bounds themselves are :func:`stumpcheck.numerics.certified.tube.piece.interval_bounds` (rigorous: the fast
+float64 layer with Arb fallbacks, or Arb only, :mod:`stumpcheck.numerics.certified.tube.arithmetic`);
 nothing here decides a bound, only where and in which order it is computed.
 """
 
@@ -37,9 +38,10 @@ def piece_from_json(data) -> ChebyshevPiece:
     return ChebyshevPiece(s0, s1, ca, cb)
 
 
-def interval_key(piece: ChebyshevPiece, settings: Settings) -> str:
-    """The checkpoint key of one interval: a hash of its piece and the settings."""
-    text = json.dumps([piece_json(piece), settings.as_json()], sort_keys=True)
+def interval_key(piece: ChebyshevPiece, settings: Settings, arithmetic: str = "fast") -> str:
+    """The checkpoint key of one interval: a hash of its piece, the settings and the arithmetic of its integrals
+    (so that a run in one arithmetic never resumes from the other's intervals)."""
+    text = json.dumps([piece_json(piece), settings.as_json(), arithmetic], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -48,17 +50,22 @@ def bound_bits(settings: Settings) -> int:
     return working_bits(settings.dps, 200, 200)
 
 
-def compute_bounds(piece_data: dict, settings_data: dict) -> dict:
-    """Worker entry point: the serialised :func:`interval_bounds` of one piece, or {"error": reason}."""
+def compute_bounds(piece_data: dict, settings_data: dict, arithmetic: str = "fast") -> dict:
+    """Worker entry point: the serialised :func:`interval_bounds` of one piece in ``arithmetic``, with the counts
+    of the integrals by arithmetic (``counts``), or {"error": reason}."""
+    from stumpcheck.numerics.certified.tube.arithmetic import Counts, check_arithmetic
+
     piece, settings = piece_from_json(piece_data), Settings.from_json(settings_data)
+    counts = Counts()
     started = time.process_time()
     try:
-        out = interval_bounds(piece, settings, bound_bits(settings))
+        out = interval_bounds(piece, settings, bound_bits(settings), check_arithmetic(arithmetic), counts)
     except ArithmeticError as exc:
         return {"error": str(exc)[:300], "cpu": time.process_time() - started}
     return {"p": [ball_to_json(x) for x in out["p"]], "m": [ball_to_json(x) for x in out["m"]],
             "delta": ball_to_json(out["delta"]), "g": ball_to_json(out["g"]),
-            "hessians": [[ball_to_json(x) for x in h] for h in out["hessians"]], "cpu": time.process_time() - started}
+            "hessians": [[ball_to_json(x) for x in h] for h in out["hessians"]], "counts": counts.as_json(),
+            "cpu": time.process_time() - started}
 
 
 class BoundsCheckpoint:
@@ -82,7 +89,7 @@ class BoundsCheckpoint:
                 handle.write(json.dumps({"key": key, "bounds": bounds}) + "\n")
 
 
-def run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end):
+def run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end, arithmetic: str = "fast"):
     """Bounds for every piece not in the checkpoint, each added to it as its turn comes (in the order of the
     pieces; no new piece is sent out after the deadline), on
     :func:`stumpcheck.numerics.scheduling.for_workers` (``workers``): the command's scheduler (a Dask
@@ -93,7 +100,7 @@ def run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end)
 
     from stumpcheck.numerics.scheduling import InProcess, for_workers
 
-    todo = [p for p in pieces if interval_key(p, settings) not in checkpoint.done]
+    todo = [p for p in pieces if interval_key(p, settings, arithmetic) not in checkpoint.done]
     done_s = [0.0]
 
     def report(piece):
@@ -102,20 +109,20 @@ def run_bounds(pieces, settings, checkpoint, workers, deadline, progress, s_end)
             progress(min(1.0, done_s[0] / s_end))
 
     for p in pieces:
-        if interval_key(p, settings) in checkpoint.done:
+        if interval_key(p, settings, arithmetic) in checkpoint.done:
             report(p)
 
     def fill(scheduler) -> None:
-        left = [p for p in todo if interval_key(p, settings) not in checkpoint.done]
+        left = [p for p in todo if interval_key(p, settings, arithmetic) not in checkpoint.done]
 
         def jobs():
             for piece in left:
                 if time.perf_counter() >= deadline:
                     return
-                yield piece_json(piece), settings.as_json()
+                yield piece_json(piece), settings.as_json(), arithmetic
 
         for piece, bounds in zip(left, scheduler.imap(compute_bounds, jobs())):
-            checkpoint.add(interval_key(piece, settings), bounds)
+            checkpoint.add(interval_key(piece, settings, arithmetic), bounds)
             report(piece)
 
     try:
