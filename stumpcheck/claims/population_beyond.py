@@ -121,15 +121,10 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
 def _all_time(region, tail: dict, t_entry: Fraction, entry_box: dict) -> dict:
     """The all-time part with the tail joined: statement, assumptions, bands to 10³⁰ and the rate constants
     (:mod:`stumpcheck.numerics.certified.region.all_time`, on R ∪ R_∞ with the weaker constants)."""
-    from types import SimpleNamespace
-
-    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant
+    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant, union_constants
     from stumpcheck.numerics.certified.region.tail import TailRegion
 
-    tail_region = TailRegion.from_json(tail["region"])
-    union = SimpleNamespace(b_start=region.b_start, c=max(region.c, tail_region.c),
-                            d_minus=min(region.d_minus, tail_region.d_minus),
-                            d_plus=max(region.d_plus, tail_region.d_plus))
+    union = union_constants(region, TailRegion.from_json(tail["region"]))
     (beta_lo, beta_hi) = entry_box["b"]
     return {"horizon": "inf", "tail_statement": tail["statement"], "assumptions": list(tail.get("assumptions", [])),
             "bands_all_time": all_time_table(union, t_entry, beta_lo, beta_hi),

@@ -145,7 +145,7 @@ def _region_part(out_dir, region, region_document, *, workers: int, quiet: bool,
     else:
         if not quiet:
             click.echo(f"proving the region b ∈ [{float(region.b_start):g}, {float(region.b_max):g}] on "
-                       f"{workers} process(es) (about 635 s of CPU for B = 1000) ...", err=True)
+                       f"{workers} process(es) (about 30 s of CPU for B = 1000) ...", err=True)
         combined = embed_region(flow, region, workers=workers, progress=None if quiet else
                                 lambda name: click.echo(f"  proving {name} ...", err=True))
         if tail:
