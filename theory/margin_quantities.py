@@ -261,3 +261,24 @@ def integral_margin(expr: sp.Expr, coordinates: str, variables):
             total += partial * (derivatives[0] * sp.diff(mapping[a], x) + derivatives[1] * sp.diff(mapping[b], x))
         gradient.append(total)
     return body, tuple(gradient), used
+
+
+@cache
+def region_field_terms() -> tuple:
+    """(b³·ẇ, b(1 − 2b³ḃ)) of the population flow ż = −∇L in the region's coordinates w = b·(a − calibration_a(b)),
+    as SymPy expressions in b, w and the named θ-integrals L_a, L_b:
+
+        ẇ = b(−L_a + calibration_a′(b)·L_b) − (w/b)·L_b,  ḃ = −L_b,  calibration_a′(b) = 1 + 2/b + ρ₁/b².
+
+    calibration_a′ is written through the relation itself (ρ₁/b = b + 2 log b − calibration_a(b)), so that a
+    margin's srepr names the derived relation and no constant; SymPy checks that identity against the
+    derivative of the derived relation (InputError if it fails)."""
+    from stumpcheck.theory.errors import InputError
+
+    relation = relation_expression("calibration_a")
+    calibration_slope = 1 + 2 / b + (b + 2 * sp.log(b) - calibration_a(b)) / b
+    if sp.simplify(calibration_slope.subs(calibration_a(b), relation) - sp.diff(relation, b)) != 0:
+        raise InputError("the derived calibration relation is not b + 2 log b − ρ₁/b")
+    w_dot = b * (-L_a + calibration_slope * L_b) - (w / b) * L_b
+    b_dot = -L_b
+    return sp.expand(b**3 * w_dot), b * (1 - 2 * b**3 * b_dot)

@@ -1,6 +1,6 @@
 """The tail b ≥ B of the population flow in ε = 1/b: the scaled margins as functions of (ε, w) (docs/tail.md).
 
-The region's two scaled field quantities (:func:`stumpcheck.numerics.certified.region.invariant_region._field_terms`,
+The region's two scaled field quantities (:func:`stumpcheck.theory.margin_quantities.region_field_terms`,
 the same SymPy expressions the finite region proves)
 
     S(ε, w) = b³·ẇ,      D(ε, w) = b·(1 − 2b³ḃ),       b = 1/ε,  a = calibration_a(b) + w/b,
@@ -73,7 +73,6 @@ def loss_F() -> sp.Expr:
 @cache
 def field_in_F() -> tuple:
     """(S, D) = (b³ẇ, b(1 − 2b³ḃ)) in ε, w, r and F's functions: L_a = −rF_r + E_a, L_b = −ε²F_ε + rF_r + E_b."""
-    from stumpcheck.numerics.certified.region.invariant_region import _field_terms
     from stumpcheck.theory import margin_quantities as mq
 
     F = loss_F()
@@ -82,7 +81,7 @@ def field_in_F() -> tuple:
     l_b = -eps**2 * f_eps + rf_r + E_b_hat * eps**4
     relation = mq.relation_expression("calibration_a")
     out = []
-    for term in _field_terms():
+    for term in mq.region_field_terms():
         term = term.subs(mq.calibration_a(b), relation)
         term = sp.expand(term.subs({mq.L_a: l_a, mq.L_b: l_b}).subs(b, 1 / eps))
         out.append(term)

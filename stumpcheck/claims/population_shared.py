@@ -146,16 +146,12 @@ def _obligations_bar(desc: str):
 def _recheck(document: dict, where: str) -> bool:
     """True if the region certificate ``document`` re-checks (a progress bar over its four obligations); a
     tail certificate with its joined finite region is re-checked whole."""
-    from stumpcheck.numerics.certified.region.certificate import recheck_region
-    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate, recheck_tail
+    from stumpcheck.numerics.certified.region.any_certificate import recheck_any
     from stumpcheck.numerics.precision import InputError
 
     with _obligations_bar(f"C2-C4 re-checking the region certificate ({where})") as progress:
         try:
-            if is_tail_certificate(document):
-                ok, _ = recheck_tail(document)
-            else:
-                ok, _ = recheck_region(document, progress=progress)
+            ok, _ = recheck_any(document, progress=progress)
         except InputError:
             return False
     return ok

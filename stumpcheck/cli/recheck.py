@@ -59,7 +59,8 @@ def _with_region(document: dict, tube_result, arithmetic: str = "fast"):
 
 def _recheck_region(path, document: dict, points: str, arithmetic: str) -> None:
     """PASS or FAIL of a region certificate (exit 0 or 1), as ``stumpcheck region --recheck``."""
-    from stumpcheck.numerics.certified.region.certificate import check_region_limits, recheck_region
+    from stumpcheck.numerics.certified.region.any_certificate import check_limits as check_region_limits
+    from stumpcheck.numerics.certified.region.any_certificate import recheck_any as recheck_region
 
     try:
         check_region_limits(document)

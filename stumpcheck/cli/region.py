@@ -84,8 +84,9 @@ def _tail_fault(document: dict, b_max, b_min) -> str | None:
 
 
 def _recheck(path: str, points: str, b_max=None, entry=None, arithmetic: str = "fast", b_min=None) -> None:
-    from stumpcheck.numerics.certified.region.certificate import (check_region_limits, is_region_certificate,
-                                                                recheck_region)
+    from stumpcheck.numerics.certified.region.any_certificate import check_limits as check_region_limits
+    from stumpcheck.numerics.certified.region.any_certificate import recheck_any as recheck_region
+    from stumpcheck.numerics.certified.region.certificate import is_region_certificate
     from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate
     from stumpcheck.numerics.certified.certificates.lemma_certificate import read_certificate
 

@@ -111,12 +111,8 @@ def check_entry_shape(entry) -> None:
 
 def check_region_limits(document: dict) -> None:
     """InputError (one line, with the limit) if a region certificate exceeds a limit or has a malformed
-    entry: run before any work, so that a hostile file cannot stall the re-check. A tail certificate
-    (format ``stumpcheck-region-tail-certificate/1``) goes to its own limits."""
-    from stumpcheck.numerics.certified.region.tail_certificate import check_tail_limits, is_tail_certificate
-
-    if is_tail_certificate(document):
-        return check_tail_limits(document)
+    entry: run before any work, so that a hostile file cannot stall the re-check (a tail certificate:
+    :func:`stumpcheck.numerics.certified.region.any_certificate.check_limits`)."""
     region = document.get("region")
     if isinstance(region, dict):
         for key in ("b_start", "b_max", "c", "d_minus", "d_plus", "delta"):
@@ -225,13 +221,11 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
     ``points``: where each recorded leaf enclosure is tested against the margin's value ("midpoint" or
     "corners", as for lemma certificates); ``arithmetic``: "fast" (float64 θ-integrals first, Arb where they do not
     decide a leaf) or "arb" (every leaf in Arb). InputError for a document that is not a region certificate.
-    A tail certificate is re-checked by :func:`stumpcheck.numerics.certified.region.tail_certificate.recheck_tail`."""
+    A tail certificate is re-checked by :func:`stumpcheck.numerics.certified.region.tail_certificate.recheck_tail`
+    (:func:`stumpcheck.numerics.certified.region.any_certificate.recheck_any` chooses)."""
     from stumpcheck.numerics.certified.proofs.domains import Domain
     from stumpcheck.numerics.certified.certificates.lemma_recheck import recheck
-    from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate, recheck_tail
 
-    if is_tail_certificate(document):  # the tail b >= B (its own format and re-check)
-        return recheck_tail(document, progress=progress)
     if not is_region_certificate(document):
         raise InputError(f"not a region certificate: format {str((document or {}).get('format'))[:60]!r}, "
                          f"expected {FORMAT!r}" if isinstance(document, dict) else "not a region certificate")

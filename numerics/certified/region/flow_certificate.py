@@ -47,8 +47,9 @@ from flint import arb, ctx
 
 from stumpcheck.numerics.certified.region.invariant_region import Region
 from stumpcheck.numerics.certified.region.bounds import b4_band, horizon, lower_decimal as region_lower
-from stumpcheck.numerics.certified.region.certificate import (check_region_limits, entry_record, is_region_certificate,
-                                                            recheck_region, region_certificate)
+from stumpcheck.numerics.certified.region.any_certificate import check_limits as check_region_limits
+from stumpcheck.numerics.certified.region.any_certificate import recheck_any as recheck_region
+from stumpcheck.numerics.certified.region.certificate import entry_record, is_region_certificate, region_certificate
 from stumpcheck.numerics.certified.certificates.lemma_certificate import digest as region_digest
 from stumpcheck.numerics.certified.tube.certificate import digest as flow_digest
 from stumpcheck.numerics.certified.tube.records import exact_fraction, lower_decimal, upper_decimal

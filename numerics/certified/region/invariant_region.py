@@ -124,20 +124,11 @@ DEFAULT_REGION = Region(Fraction(30), Fraction(1000), Fraction(1, 2), Fraction(5
 
 @cache
 def _field_terms():
-    """(b³·ẇ, b(1 − 2b³ḃ)) as SymPy expressions in b, w and the named θ-integrals L_a, L_b."""
+    """(b³·ẇ, b(1 − 2b³ḃ)) as SymPy expressions in b, w and the named θ-integrals L_a, L_b
+    (:func:`stumpcheck.theory.margin_quantities.region_field_terms`)."""
     from stumpcheck.theory import margin_quantities as mq
-    from stumpcheck.theory.symbols import b
 
-    relation = mq.relation_expression("calibration_a")
-    # calibration_a′(b) = 1 + 2/b + ρ₁/b², written through the relation itself (ρ₁/b = b + 2 log b −
-    # calibration_a(b)), so that the margin's srepr names the derived relation and no constant; SymPy checks
-    # the identity against the derivative of the derived relation
-    calibration_slope = 1 + 2 / b + (b + 2 * sp.log(b) - mq.calibration_a(b)) / b
-    if sp.simplify(calibration_slope.subs(mq.calibration_a(b), relation) - sp.diff(relation, b)) != 0:
-        raise InputError("the derived calibration relation is not b + 2 log b − ρ₁/b")
-    w_dot = b * (-mq.L_a + calibration_slope * mq.L_b) - (mq.w / b) * mq.L_b
-    b_dot = -mq.L_b
-    return sp.expand(b**3 * w_dot), b * (1 - 2 * b**3 * b_dot)
+    return mq.region_field_terms()
 
 
 def boundary_margin():

@@ -33,53 +33,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import acb, arb, ctx
+from flint import acb, arb
 
-from stumpcheck.numerics.certified.enclosures.theta_integrals import _pieces
 from stumpcheck.numerics.certified.tube.chebyshev import ChebyshevPiece, disk_enclosure
-from stumpcheck.numerics.generated import population_arb as gen_arb
+from stumpcheck.numerics.certified.tube.complex_gradient import complex_gradient
 
 __all__ = ["complex_gradient", "ellipse_cells", "ellipse_defect_bound", "interpolation_error", "CELLS_X", "CELLS_Y"]
 
 #: the grid over the upper half of [−A, A] × [−B, B]
 CELLS_X = 6
 CELLS_Y = 2
-#: the relative tolerance of the crude integrals (their balls are wide anyway: wide parameter rectangles)
-_TOLERANCE_BITS = 8
-
-
-def complex_gradient(a: acb, b: acb) -> tuple[acb, acb]:
-    """Balls containing (∂L/∂a, ∂L/∂b) at every (a, b) in the complex rectangles a × b (see the module doc);
-    ArithmeticError if an enclosure is not finite. At the current working precision."""
-    a, b = acb(a), acb(b)
-    if not (b.real > 0):
-        raise ArithmeticError("the rectangle of b reaches Re b <= 0")
-    bits = ctx.prec
-    ends = _pieces(arb(a.real.mid()), arb(b.real.mid()), "one-head", bits)
-    error, gradient = gen_arb.error_one_head, gen_arb.error_gradient_one_head
-    values = {}
-
-    def products(t):
-        # both components' integrals visit mostly the same θ-balls: compute e·∇e there once
-        key = (t.real.mid().man_exp(), t.real.rad().man_exp(), t.imag.mid().man_exp(), t.imag.rad().man_exp())
-        if key not in values:
-            e = error(a, b, t, True)
-            values[key] = tuple(e * g for g in gradient(a, b, t, True))
-        return values[key]
-
-    out = []
-    for component in (0, 1):
-        def integrand(t, analytic, k=component):
-            return products(t)[k]
-
-        total = acb(0)
-        for lo, hi in zip(ends, ends[1:]):
-            part = acb.integral(integrand, lo, hi, rel_tol=arb(2) ** -_TOLERANCE_BITS, abs_tol=arb(2) ** -(bits // 2))
-            if not part.is_finite():
-                raise ArithmeticError(f"∇L is not finite on the complex box a = {a.str(3)}, b = {b.str(3)}")
-            total += part
-        out.append(total)
-    return out[0], out[1]
 
 
 def ellipse_cells(rho: Fraction, nx: int = CELLS_X, ny: int = CELLS_Y) -> list:

@@ -22,7 +22,7 @@ Gronwall chain, stays in Arb):
   bound the caller does not accept (a re-check confirming recorded bounds), is cut in two along each of its
   four real coordinates (re a, im a, re b, im b: 16 sub-rectangles covering it) and each tried again; if one
   still fails, the whole cell is enclosed by Arb
-  (:func:`stumpcheck.numerics.certified.tube.analytic.complex_gradient`). A re-check in Arb of bounds the
+  (:func:`stumpcheck.numerics.certified.tube.complex_gradient.complex_gradient`). A re-check in Arb of bounds the
   fast layer's parts gave (tighter than Arb's single ball over a cell) encloses the same parts in Arb.
 
 Every choice between them only decides how tight and how fast; each enclosure is rigorous under its own
@@ -212,7 +212,7 @@ def _fast_parts(ra, rb, good):
 def _arb_parts(a: acb, b: acb, accept) -> list:
     """Arb's enclosures: one ball over the whole cell; when ``accept`` rejects it (a re-check confirming bounds
     that the fast layer's finer parts gave), the same parts as the fast layer's, each not accepted cut in 16."""
-    from stumpcheck.numerics.certified.tube.analytic import complex_gradient
+    from stumpcheck.numerics.certified.tube.complex_gradient import complex_gradient
 
     whole = complex_gradient(a, b)
     if accept is None or accept(*whole):
