@@ -59,7 +59,7 @@ from stumpcheck.numerics.certified.fast.one_head import jet_box
 from stumpcheck.numerics.certified.fast.rounding import up
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["DEFAULT_ORDER", "RHOS", "CELLS_X", "CELLS_Y", "rule_enclosure", "ellipse_cells", "error_factors",
+__all__ = ["cell_rectangles", "DEFAULT_ORDER", "RHOS", "CELLS_X", "CELLS_Y", "rule_enclosure", "ellipse_cells", "error_factors",
            "rule_tables", "gl_piece"]
 
 #: Nodes per piece.
@@ -148,6 +148,19 @@ def rule_tables(n: int = DEFAULT_ORDER, rhos: tuple = RHOS, grid: tuple = (CELLS
 
 
 @numba.njit(inline="always", **_JIT)
+def cell_rectangles(clo, chi, klo, khi, xlo, xhi, ylo, yhi, upper):
+    """(t, u): the rectangles of θ and u = 1 − θ over the ellipse cell x + iy ∈ [xlo, xhi] + i[ylo, yhi] of a
+    piece c + k·(x + iy) (θ coordinates; u coordinates if ``upper``), each as (re lo, re hi, im lo, im hi)."""
+    srlo, srhi = mul(klo, khi, xlo, xhi)
+    srlo, srhi = add(clo, chi, srlo, srhi)
+    silo, sihi = mul(klo, khi, ylo, yhi)
+    orlo, orhi = one_minus(srlo, srhi)
+    if upper:
+        return (orlo, orhi, -sihi, -silo), (srlo, srhi, silo, sihi)
+    return (srlo, srhi, silo, sihi), (orlo, orhi, -sihi, -silo)
+
+
+@numba.njit(inline="always", **_JIT)
 def _map(clo, chi, klo, khi, xlo, xhi, upper):
     """(θ lo, θ hi, u lo, u hi) at c + k·x (θ coordinates), or u = c + k·x (upper half)."""
     plo, phi = mul(klo, khi, xlo, xhi)
@@ -194,16 +207,7 @@ def gl_piece(alo, ahi, blo, bhi, p0, p1, upper, rule, cells, offsets, factors):
         m = np.zeros(3)
         for c in range(offsets[r], offsets[r + 1]):
             xlo, xhi, ylo, yhi = cells[c, 0], cells[c, 1], cells[c, 2], cells[c, 3]
-            srlo, srhi = mul(klo, khi, xlo, xhi)
-            srlo, srhi = add(clo, chi, srlo, srhi)
-            silo, sihi = mul(klo, khi, ylo, yhi)
-            orlo, orhi = one_minus(srlo, srhi)
-            if upper:
-                t = (orlo, orhi, -sihi, -silo)
-                u = (srlo, srhi, silo, sihi)
-            else:
-                t = (srlo, srhi, silo, sihi)
-                u = (orlo, orhi, -sihi, -silo)
+            t, u = cell_rectangles(clo, chi, klo, khi, xlo, xhi, ylo, yhi, upper)
             m0, m1, m2 = integrand_bounds(alo, ahi, blo, bhi, t, u)
             m[0] = max(m[0], m0)
             m[1] = max(m[1], m1)

@@ -53,7 +53,7 @@ MAX_SPLITS = 6
 
 _DRIVER = '''
 from stumpcheck.numerics.certified.fast.complex_parameters import error_modulus
-from stumpcheck.numerics.certified.fast.gauss_legendre import _map
+from stumpcheck.numerics.certified.fast.gauss_legendre import _map, cell_rectangles
 from stumpcheck.numerics.certified.fast.interval import mul_pos, sqr, sub
 
 
@@ -93,16 +93,7 @@ def _hessian_piece(v, p0, p1, upper, rule, cells, offsets, factors, radius, out)
         m = 0.0
         for c in range(offsets[g], offsets[g + 1]):
             xlo, xhi, ylo, yhi = cells[c, 0], cells[c, 1], cells[c, 2], cells[c, 3]
-            srlo, srhi = mul(klo, khi, xlo, xhi)
-            srlo, srhi = add(clo, chi, srlo, srhi)
-            silo, sihi = mul(klo, khi, ylo, yhi)
-            orlo, orhi = one_minus(srlo, srhi)
-            if upper:
-                t = (orlo, orhi, -sihi, -silo)
-                u = (srlo, srhi, silo, sihi)
-            else:
-                t = (srlo, srhi, silo, sihi)
-                u = (orlo, orhi, -sihi, -silo)
+            t, u = cell_rectangles(clo, chi, klo, khi, xlo, xhi, ylo, yhi, upper)
             m = max(m, error_modulus(a, b, t, u))
             if m == math.inf:
                 break

@@ -41,7 +41,7 @@ import numba
 import numpy as np
 
 from stumpcheck.numerics.certified.fast.complex_one_head import integrand_bounds
-from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, _map, gl_piece, rule_tables
+from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, _map, cell_rectangles, gl_piece, rule_tables
 from stumpcheck.numerics.certified.fast.interval import add, mul, mul_pos, one_minus, sqr, sub
 from stumpcheck.numerics.certified.fast.one_head import jet_box
 from stumpcheck.numerics.certified.fast.rounding import down, up
@@ -263,16 +263,7 @@ def _gl_points(boxes, p0, p1, upper, rule, cells, offsets, factors, out):
         m = np.zeros(3)
         for c in range(offsets[r], offsets[r + 1]):
             xlo, xhi, ylo, yhi = cells[c, 0], cells[c, 1], cells[c, 2], cells[c, 3]
-            srlo, srhi = mul(klo, khi, xlo, xhi)
-            srlo, srhi = add(clo, chi, srlo, srhi)
-            silo, sihi = mul(klo, khi, ylo, yhi)
-            orlo, orhi = one_minus(srlo, srhi)
-            if upper:
-                t = (orlo, orhi, -sihi, -silo)
-                u = (srlo, srhi, silo, sihi)
-            else:
-                t = (srlo, srhi, silo, sihi)
-                u = (orlo, orhi, -sihi, -silo)
+            t, u = cell_rectangles(clo, chi, klo, khi, xlo, xhi, ylo, yhi, upper)
             m0, m1, m2 = integrand_bounds(alo, ahi, blo, bhi, t, u)
             m[0] = max(m[0], m0)
             m[1] = max(m[1], m1)
