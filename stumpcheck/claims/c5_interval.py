@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from stumpcheck.numerics.corpus.corpora import make_corpus
 
-__all__ = ["INTERVAL_SETTINGS", "certified_intervals", "interval_text"]
+__all__ = ["INTERVAL_SETTINGS", "certified_intervals", "interval_text", "save_interval"]
 
 INTERVAL_SETTINGS = {"quick": {"sizes": (64, 128), "corpora": 3}, "full": {"sizes": (64, 256, 1024), "corpora": 3}}
 
@@ -29,8 +29,6 @@ INTERVAL_SETTINGS = {"quick": {"sizes": (64, 128), "corpora": 3}, "full": {"size
 def certified_intervals(*, quick: bool, seed: int, seed_of, out_dir=None) -> dict:
     """Per corpus: b₂, whether it was capped, why the proof stopped, leaves, smallest margins and seconds;
     and the log-log slope of b₂ against m ∧ n with its 95 % interval."""
-    from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
-    from stumpcheck.numerics.corpus.corpora import save_corpus
     from stumpcheck.numerics.corpus.interval.centre import NoPositiveCurvature
     from stumpcheck.numerics.corpus.interval.run import prove_interval
     from stumpcheck.numerics.fits import fit_power_law
@@ -60,12 +58,7 @@ def certified_intervals(*, quick: bool, seed: int, seed_of, out_dir=None) -> dic
                    "smallest_margins": document["proof"]["smallest_margins"],
                    "seconds": round(time.perf_counter() - started, 1)}
             if out_dir is not None and run.b_end > run.b_start:
-                from pathlib import Path
-                folder = Path(out_dir) / "c5_intervals"
-                folder.mkdir(parents=True, exist_ok=True)
-                save_corpus(corpus, folder / f"{stem}.npz")
-                row["certificate"] = str(write_certificate(document, folder / f"{stem}.interval_certificate.json",
-                                                           one_per_line=("leaves",)).name)
+                row["certificate"] = save_interval(out_dir, "c5_intervals", stem, corpus, document)
             rows.append(row)
     points = [(r["m"], r["b2"]) for r in rows if r["b2"] is not None]
     slope = None
@@ -79,6 +72,20 @@ def certified_intervals(*, quick: bool, seed: int, seed_of, out_dir=None) -> dic
             "evidence": "certified b2 per corpus (fast float64 intervals with outward rounding + Arb margins); "
                         "the slope is a fit over corpora (sampled)",
             "band": "c_minus = 1/20, c_plus = 1/2", "b_start": 8}
+
+
+def save_interval(out_dir, folder_name: str, stem: str, corpus, document: dict) -> str:
+    """Write ``corpus`` (``stem``.npz) and its interval certificate (``stem``.interval_certificate.json) into
+    ``out_dir``/``folder_name`` for ``stumpcheck recheck … --corpus``; the certificate's file name."""
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
+    from stumpcheck.numerics.corpus.corpora import save_corpus
+
+    folder = Path(out_dir) / folder_name
+    folder.mkdir(parents=True, exist_ok=True)
+    save_corpus(corpus, folder / f"{stem}.npz")
+    return str(write_certificate(document, folder / f"{stem}.interval_certificate.json", one_per_line=("leaves",)).name)
 
 
 def interval_text(summary: dict) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from pathlib import Path
 
 __all__ = ["certified_coverage", "coverage_text"]
 
@@ -28,8 +27,8 @@ __all__ = ["certified_coverage", "coverage_text"]
 def certified_coverage(cells: list[dict], *, out_dir=None) -> dict:
     """Per size of the large-resolution ``cells`` (results of :func:`~stumpcheck.claims.c6_protocol.c6_cell`):
     b₂ of the first cell's corpus and whether the row's run is covered by its certificate (module docstring)."""
-    from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
-    from stumpcheck.numerics.corpus.corpora import make_corpus, save_corpus
+    from stumpcheck.claims.c5_interval import save_interval
+    from stumpcheck.numerics.corpus.corpora import make_corpus
     from stumpcheck.numerics.corpus.interval.centre import Centre, NoPositiveCurvature
     from stumpcheck.numerics.corpus.interval.run import DEFAULT_B_START, prove_interval
 
@@ -73,11 +72,7 @@ def certified_coverage(cells: list[dict], *, out_dir=None) -> dict:
                    why="; ".join(why) if why else "", end=document["end"].get("status"),
                    seconds=round(time.perf_counter() - started, 1))
         if out_dir is not None and b2 is not None:
-            folder = Path(out_dir) / "c6_intervals"
-            folder.mkdir(parents=True, exist_ok=True)
-            save_corpus(corpus, folder / f"{stem}.npz")
-            row["certificate"] = str(write_certificate(document, folder / f"{stem}.interval_certificate.json",
-                                                       one_per_line=("leaves",)).name)
+            row["certificate"] = save_interval(out_dir, "c6_intervals", stem, corpus, document)
         rows.append(row)
     return {"rows": rows, "evidence": "b2 certified (corpus interval); coverage is arithmetic on the certificate",
             "rule": "covered iff [b0, (m∧n)/2] ⊂ [8, b2], the start (a0, b0) lies in S and eta equals the "
