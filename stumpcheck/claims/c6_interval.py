@@ -38,10 +38,14 @@ def certified_coverage(cells: list[dict], *, out_dir=None) -> dict:
     rows = []
     for size, cell in sorted(first.items()):
         m, n, seed = int(cell["m"]), int(cell["n"]), int(cell["seed"])
-        row = {"m": m, "n": n, "corpus_seed": seed, "b0": cell["b0"], "trained_to": size / 2}
+        row = {"m": m, "n": n, "corpus_seed": seed, "trained_to": size / 2}
         b_max = Fraction(size, 2)
+        if "a0" not in cell or "b0" not in cell:
+            rows.append({**row, "b0": cell.get("b0"), "b2": None, "covered": False,
+                         "why": "the cell records no start (a0, b0)"})
+            continue
         if b_max <= DEFAULT_B_START:
-            rows.append({**row, "b2": None, "covered": False,
+            rows.append({**row, "b0": cell["b0"], "b2": None, "covered": False,
                          "why": f"the trained interval ends at {float(b_max):g}, not above b_start = {DEFAULT_B_START}"})
             continue
         corpus = make_corpus(m, n, seed=seed)
@@ -51,7 +55,7 @@ def certified_coverage(cells: list[dict], *, out_dir=None) -> dict:
             run, document = prove_interval(corpus.x, corpus.theta, b_max=b_max,
                                            corpus_info={"seed": seed, "file": f"{stem}.npz"})
         except NoPositiveCurvature as exc:
-            rows.append({**row, "b2": None, "covered": False, "why": f"no step: {exc}"})
+            rows.append({**row, "b0": cell["b0"], "b2": None, "covered": False, "why": f"no step: {exc}"})
             continue
         statement = document["statement"]
         b2 = float(run.b_end) if run.b_end > run.b_start else None
