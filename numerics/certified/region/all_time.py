@@ -76,7 +76,7 @@ def _kappas(region, beta_lo: arb) -> tuple[arb, arb, arb]:
 
 def all_time_band(region, t_entry, beta_lo, beta_hi, t) -> dict:
     """Bands of b(t)⁴ and b(t)⁴/t at any t ≥ T (module docstring), with log b/log t − 1/4 and the bound
-    c/b of |a − calibration_a(b)|; outward decimals."""
+    c/b of the distance a − calibration_a(b) (in absolute value); outward decimals."""
     t_entry, beta_lo, beta_hi = _entry(region, t_entry, beta_lo, beta_hi)
     t = to_fraction(t, "t")
     if t < t_entry or t <= 1:
@@ -102,7 +102,7 @@ def all_time_band(region, t_entry, beta_lo, beta_hi, t) -> dict:
 
 
 def rate_constant(region, t_entry, beta_lo, beta_hi, t0) -> dict:
-    """K with |β_±(t) − 2| ≤ K·t^{−1/4} for every t ≥ t₀ (module docstring); t₀ ≥ T."""
+    """K with ``|β_±(t) − 2| ≤ K·t^{−1/4}`` for every t ≥ t₀ (module docstring); t₀ ≥ T."""
     t_entry, beta_lo, beta_hi = _entry(region, t_entry, beta_lo, beta_hi)
     t0 = to_fraction(t0, "t0")
     if t0 < t_entry or t0 <= 0:
