@@ -44,7 +44,6 @@ Domain: x (m, n) float64 in [0, 1], θ (m,) in [0, 1], a finite, 0 < b finite; m
 
 from __future__ import annotations
 
-import math
 
 import numba
 import numpy as np
@@ -52,6 +51,7 @@ import numpy as np
 from stumpcheck.numerics.certified.fast.corpus_algebra import task_box
 from stumpcheck.numerics.certified.fast.interval import add, div, intersect, mul, sqr, sub
 from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS as _ROUNDING
+from stumpcheck.numerics.certified.fast.interval import as_pair
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["ASSUMPTIONS", "corpus_enclosure", "task_enclosures"]
@@ -142,16 +142,6 @@ def _mean_value(box, point, alo, ahi, blo, bhi, ca, cb, hessian):
         box[2 * k], box[2 * k + 1] = intersect(box[2 * k], box[2 * k + 1], plo, phi)
 
 
-def _pair(name: str, value) -> tuple[float, float]:
-    if isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2:
-        lo, hi = float(value[0]), float(value[1])
-    else:
-        lo = hi = float(value)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-        raise InputError(f"{name} must be a finite number or a pair lo <= hi of finite numbers, got {value!r}")
-    return lo, hi
-
-
 def _check_corpus(x, theta):
     x = np.ascontiguousarray(x, dtype=np.float64)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
@@ -193,8 +183,8 @@ def _run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian=False, shear=(0.0,
 
 
 def _box(a, b):
-    alo, ahi = _pair("a", a)
-    blo, bhi = _pair("b", b)
+    alo, ahi = as_pair("a", a)
+    blo, bhi = as_pair("b", b)
     if not blo > 0.0:
         raise InputError(f"b must be > 0 over the box, got {b!r}")
     return alo, ahi, blo, bhi
@@ -236,7 +226,7 @@ def corpus_enclosure(x, theta, a, b, *, hessian: bool = False, refine: bool = Fa
     alo, ahi, blo, bhi = _box(a, b)
     threads = _check_threads(threads)
     hessian = bool(hessian)
-    shear = _pair("shear", shear)
+    shear = as_pair("shear", shear)
     if refine and shear != (0.0, 0.0):
         raise InputError("refine=True needs an axis box (shear 0)")
     box = _sums(_run_tasks(x, theta, alo, ahi, blo, bhi, threads, hessian, shear))

@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 
 import numpy as np
 
 from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, rule_tables
+from stumpcheck.numerics.certified.fast.interval import as_pair
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["CAUCHY_RADIUS", "MAX_SPLITS", "hessian_enclosure", "jet_module", "compile_once", "is_compiled"]
@@ -183,16 +183,6 @@ def jet_module():
     return load_module(_text(), _DEPENDENCIES)
 
 
-def _pair(name: str, value) -> tuple[float, float]:
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        lo, hi = float(value[0]), float(value[1])
-    else:
-        lo = hi = float(value)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-        raise InputError(f"{name} must be a finite number or a pair lo <= hi of finite numbers, got {value!r}")
-    return lo, hi
-
-
 def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER, grid=None) -> tuple[np.ndarray, bool]:
     """([[∂²L/∂a² lo, hi], [∂²L/∂a∂b lo, hi], [∂²L/∂b² lo, hi]], ok) over a ∈ [a], b ∈ [b] (floats or
     pairs), b > 2·:data:`CAUCHY_RADIUS`; ok False when a piece found no finite remainder bound (module
@@ -200,8 +190,8 @@ def hessian_enclosure(a, b, *, order: int = DEFAULT_ORDER, grid=None) -> tuple[n
     :func:`~stumpcheck.numerics.certified.fast.gauss_legendre.rule_tables`)."""
     from stumpcheck.numerics.certified.fast.theta_integrals import split_pieces
 
-    alo, ahi = _pair("a", a)
-    blo, bhi = _pair("b", b)
+    alo, ahi = as_pair("a", a)
+    blo, bhi = as_pair("b", b)
     if not blo > 2 * CAUCHY_RADIUS:
         raise InputError(f"b must be > {2 * CAUCHY_RADIUS} for the fast Hessian, got {b!r}")
     theta_points, rest_points = split_pieces(0.5 * (alo + ahi), 0.5 * (blo + bhi))

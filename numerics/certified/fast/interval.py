@@ -27,7 +27,7 @@ import numba
 
 from stumpcheck.numerics.certified.fast.rounding import down, down_libm, up, up_libm
 
-__all__ = ["add", "sub", "neg", "mul", "mul_pos", "sqr", "div", "recip", "scale", "exp", "expm1", "log",
+__all__ = ["as_pair", "add", "sub", "neg", "mul", "mul_pos", "sqr", "div", "recip", "scale", "exp", "expm1", "log",
            "log1p", "hull", "intersect", "one_minus", "contains"]
 
 _INF = math.inf
@@ -199,3 +199,19 @@ def intersect(alo, ahi, blo, bhi):
 def contains(alo, ahi, x):
     """Whether x ∈ [a]."""
     return alo <= x <= ahi
+
+
+def as_pair(name: str, value) -> tuple[float, float]:
+    """(lo, hi) from a finite number or a pair lo ≤ hi of finite numbers (a point or an interval given by a
+    caller); InputError naming ``name`` otherwise."""
+    import numpy as np
+
+    from stumpcheck.numerics.precision import InputError
+
+    if isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2:
+        lo, hi = float(value[0]), float(value[1])
+    else:
+        lo = hi = float(value)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise InputError(f"{name} must be a finite number or a pair lo <= hi of finite numbers, got {value!r}")
+    return lo, hi

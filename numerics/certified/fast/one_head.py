@@ -44,6 +44,7 @@ import numpy as np
 from stumpcheck.numerics.certified.fast.cumulants import kappa_range
 from stumpcheck.numerics.certified.fast.interval import (add, div, exp, expm1, intersect, mul, mul_pos, one_minus,
                                                          sqr, sub)
+from stumpcheck.numerics.certified.fast.interval import as_pair
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["jet_box", "jet_boxes", "error_gradient_enclosure"]
@@ -138,16 +139,6 @@ def complement(lo, hi):
     return one_minus(lo, hi)
 
 
-def _pair(name: str, value) -> tuple[float, float]:
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        lo, hi = float(value[0]), float(value[1])
-    else:
-        lo = hi = float(value)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-        raise InputError(f"{name} must be a finite number or a pair lo <= hi of finite numbers, got {value!r}")
-    return lo, hi
-
-
 def error_gradient_enclosure(a, b, theta=None, *, rest=None) -> np.ndarray:
     """Enclosures [[e lo, e hi], [∂e/∂a lo, hi], [∂e/∂b lo, hi]] over a ∈ [a], b ∈ [b], θ ∈ [θ].
 
@@ -155,16 +146,16 @@ def error_gradient_enclosure(a, b, theta=None, *, rest=None) -> np.ndarray:
     threshold as ``theta`` or by its distance from 1 as ``rest`` (u = 1 − θ, for boxes near θ = 1),
     or both (each must then enclose the box's θ, resp. 1 − θ). b > 0, θ ⊂ [0, 1].
     """
-    alo, ahi = _pair("a", a)
-    blo, bhi = _pair("b", b)
+    alo, ahi = as_pair("a", a)
+    blo, bhi = as_pair("b", b)
     if not blo > 0:
         raise InputError(f"b must be > 0, got {b!r}")
     if theta is None and rest is None:
         raise InputError("give theta or rest (1 - theta)")
     if theta is not None:
-        tlo, thi = _pair("theta", theta)
+        tlo, thi = as_pair("theta", theta)
     if rest is not None:
-        ulo, uhi = _pair("rest", rest)
+        ulo, uhi = as_pair("rest", rest)
         if theta is None:
             tlo, thi = complement(ulo, uhi)
     else:
