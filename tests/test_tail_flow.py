@@ -60,6 +60,26 @@ def test_flow_certificate_with_the_tail_holds_for_all_t():
     low, high = (float(x) for x in bands["1e+12"]["b4_over_t"])
     assert 1.98 < low < 2 < high + 0.01 and high - low < 0.04  # the target: at most 2 % wide at 10¹²
     assert [r["t0"] for r in summary["rate"]] == [1e6, 1e12] and float(summary["rate"][1]["K"]) < 20
+    interior = summary["interior_error_all_time"]
+    assert [r["t"] for r in interior["rows"]] == [1e6, 1e8, 1e10, 1e12, 1e15, 1e20, 1e25, 1e30]
+    assert float(interior["rows"][0]["sup_e_b"][0]) > 0.999999999 and interior["rows"][0]["sup_e_b"][1] == "1"
+    assert "−1/4" in interior["limits"] and "−1/4" in summary["limits"]
+    forged = copy.deepcopy(combined)
+    forged["for_all_t"]["interior_error_all_time"]["rows"][0]["M"] = "1.000E-1"
+    forged["digest"] = flow_digest(forged)
+    ok, message = recheck_flow_region(forged)
+    assert not ok and "for_all_t" in message
+    older = copy.deepcopy(combined)  # as written before the C4 bounds were part of the summary: still accepted
+    del older["for_all_t"]["interior_error_all_time"]
+    older["for_all_t"]["limits"] = ("b(t)⁴/t → 2 (both band ends, at the rate above), hence log b/log t → 1/4; "
+                                    "|a − calibration_a(b)| ≤ c/b → 0")
+    older["digest"] = flow_digest(older)
+    ok, message = recheck_flow_region(older)
+    assert ok, message
+    older["for_all_t"]["bands_all_time"]["1e+12"]["b4_over_t"][0] = "1.999"
+    older["digest"] = flow_digest(older)
+    ok, message = recheck_flow_region(older)
+    assert not ok and "for_all_t" in message
     forged = copy.deepcopy(combined)
     forged["for_all_t"]["rate"][0]["K"] = "1"
     forged["digest"] = flow_digest(forged)

@@ -11,7 +11,10 @@ t_B (b ≤ B before it) and the bands of b(t)⁴/t at t = 10⁸, 10¹¹ and t_B 
 
 Evidence: *certified* only when the region certificate was proved or re-checked in this run (the caller
 says so: ``checked``) and the entry check passed for this tube's state at T; otherwise the same figures
-are shown as *not certified* with the reason. Nothing is said for t > t_B (b > B is not proved).
+are shown as *not certified* with the reason. Nothing is said for t > t_B unless the region is a tail
+certificate b ≥ B joined to the finite region: then z(t) ∈ R ∪ R_∞ for every t ≥ T, with the all-time bands
+of b⁴/t, the rate constants and the bounds of b·sup|e| (C4) of
+:mod:`stumpcheck.numerics.certified.region.all_time_record`.
 """
 
 from __future__ import annotations
@@ -119,18 +122,17 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
 
 
 def _all_time(region, tail: dict, t_entry: Fraction, entry_box: dict) -> dict:
-    """The all-time part with the tail joined: statement, assumptions, bands to 10³⁰ and the rate constants
-    (:mod:`stumpcheck.numerics.certified.region.all_time`, on R ∪ R_∞ with the weaker constants)."""
-    from stumpcheck.numerics.certified.region.all_time import all_time_table, rate_constant, union_constants
-    from stumpcheck.numerics.certified.region.tail import TailRegion
+    """The all-time part with the tail joined: statement, assumptions, bands to 10³⁰, the rate constants and the
+    bounds of b·sup|e| (:mod:`stumpcheck.numerics.certified.region.all_time_record`, on R ∪ R_∞ with the weaker
+    constants)."""
+    from stumpcheck.numerics.certified.region.all_time_record import all_time_record
 
-    union = union_constants(region, TailRegion.from_json(tail["region"]))
     (beta_lo, beta_hi) = entry_box["b"]
+    record = all_time_record(region, tail, t_entry, beta_lo, beta_hi)
     return {"horizon": "inf", "tail_statement": tail["statement"], "assumptions": list(tail.get("assumptions", [])),
-            "bands_all_time": all_time_table(union, t_entry, beta_lo, beta_hi),
-            "rate": [rate_constant(union, t_entry, beta_lo, beta_hi, t0)
-                     for t0 in (t_entry, Fraction(10**12)) if t0 >= t_entry],
-            "calibration_all_time": f"|w| = b|λ| <= {float(union.c):g} for every t >= T"}
+            "bands_all_time": record["bands"], "rate": record["rate"],
+            "interior_error_all_time": record["interior_error"],
+            "calibration_all_time": f"|w| = b|λ| <= {float(record['union'].c):g} for every t >= T"}
 
 
 def beyond_markdown(part: dict) -> list[str]:
@@ -147,11 +149,19 @@ def beyond_markdown(part: dict) -> list[str]:
                   f"[{band['minus_2_scaled'][0]}, {band['minus_2_scaled'][1]}] |" for band in part["bands"]]
     if "bands_all_time" in part:
         lines += ["", f"**For all t ≥ T** ({part['covers']}): {part['tail_statement']}.", "",
-                  "| t | b(t)⁴/t | log b/log t − 1/4 | bound of |a − calibration_a(b)| |", "|---|---|---|---|"]
+                  "| t | b(t)⁴/t | log b/log t − 1/4 | bound of \\|a − calibration_a(b)\\| |", "|---|---|---|---|"]
         lines += [f"| {band['t']:.3g} | [{band['b4_over_t'][0]}, {band['b4_over_t'][1]}] | "
                   f"[{band['log_b_over_log_t_minus_quarter'][0]}, {band['log_b_over_log_t_minus_quarter'][1]}] | "
                   f"{band['calibration_gap_at_most']} |" for band in part["bands_all_time"]]
         lines += [""] + [f"- Rate: {r['statement']}." for r in part["rate"]]
+        interior = part.get("interior_error_all_time")
+        if interior is not None:
+            lines += ["", f"C4 for all t ≥ T: {interior['statement']}.", "",
+                      "| t | b(t) ≥ | M | b·sup\\|e\\| | log sup\\|e\\|/log t + 1/4 |", "|---|---|---|---|---|"]
+            lines += [f"| {row['t']:.3g} | {row['b_at_least']} | {row['M']} | [{row['sup_e_b'][0]}, "
+                      f"{row['sup_e_b'][1]}] | [{row['log_sup_e_over_log_t_plus_quarter'][0]}, "
+                      f"{row['log_sup_e_over_log_t_plus_quarter'][1]}] |" for row in interior["rows"]]
+            lines += ["", f"- Limits: {interior['limits']}."]
         lines += [f"- Assumed: {a}" for a in part["assumptions"]]
     if part["why_not"]:
         lines += ["", f"Not certified: {part['why_not']}."]

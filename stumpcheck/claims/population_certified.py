@@ -232,7 +232,15 @@ def _beyond_clause(beyond: dict, claim: str) -> str:
             text = (f"b⁴/t in [{last['b4_over_t'][0]}, {last['b4_over_t'][1]}] at t = {last['t']:.3g}, "
                     f"{rate['statement']}: b⁴/t → 2 and log b/log t → 1/4")
         else:
-            text = "z(t) in R for all t, but no bound of sup|e|·b beyond T is proved (C4 stays sampled there)"
+            interior = beyond.get("interior_error_all_time")
+            if interior is None:
+                text = "z(t) in R for all t, but no bound of sup|e|·b beyond T is proved (C4 stays sampled there)"
+            else:
+                first, last = interior["rows"][0], interior["rows"][-1]
+                text = (f"sup|e|·b in [{first['sup_e_b'][0]}, {first['sup_e_b'][1]}] at t = T and in "
+                        f"[{last['sup_e_b'][0]}, {last['sup_e_b'][1]}] at t = {last['t']:.3g}, log sup|e|/log t + 1/4 "
+                        f"in [{last['log_sup_e_over_log_t_plus_quarter'][0]}, "
+                        f"{last['log_sup_e_over_log_t_plus_quarter'][1]}] there: {interior['limits']}")
         return f"; for all t >= T (certified, assuming Lemma E): {text}"
     if claim == "C4":
         return ""
