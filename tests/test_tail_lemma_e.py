@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from stumpcheck.theory.asymptotics import Y, right_layer_error
-from stumpcheck.theory.symbols import a, b, eps, r, theta, v
+from stumpcheck.theory.symbols import a, b, eps, r, theta, u, v
 
 DPS = 1000
 
@@ -95,3 +95,23 @@ def test_the_rest_E_is_far_below_the_lemma(b_value, w_value):
         for value in (e_a, e_b):
             assert abs(value) <= 29 * bb**2 * mp.exp(-bb / 2)
             assert abs(value) <= mp.exp(-bb) / bb
+
+
+def test_the_identities_and_constants_of_the_proof_hold_by_sympy():
+    """Kinds 1 and 2 of Lemma E's steps (theory/tail_lemma_e.py): every identity and every inequality between
+    constants on b ≥ 1000, decided by SymPy, not sampled."""
+    from stumpcheck.theory.tail_lemma_e import lemma_e_checks
+
+    checks = lemma_e_checks()
+    assert len(checks) == 23 and all(checks.values()), [name for name, ok in checks.items() if not ok]
+
+
+def test_the_sympy_checks_can_fail():
+    from stumpcheck.theory import tail_lemma_e as lemma
+
+    assert not lemma._holds_for_b_at_least_1000(14 * b**2, 13 * b**2)
+    assert not lemma._holds_for_b_at_least_1000(b**2 + 10**7, b**2 + b)  # false at b = 1000, true later
+    assert not lemma._decreasing_and_small(27 * b**2, sp.Rational(1, 1000), 1)  # small rate: not ≤ 1 at 1000
+    assert not lemma._decreasing_and_small(b**3000, sp.Rational(1, 2), 1)  # grows on [1000, 6000]
+    big_u, big_a, n, d1, d2 = lemma._pieces()
+    assert not lemma._is_zero(sp.diff(sp.log(n / d1), r) * r - (r * u / n + r / d1))  # a sign flipped

@@ -166,7 +166,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
 
     figure = ("power-mean fit error ≈ (A^k (m∧n)^-pk + B^k N^-qk)^(1/k), bootstrap 95% intervals: "
               + "; ".join(describe(row) for row in fits)
-              + f"; frozen b by m∧n (large-resolution): "
+              + "; frozen b by m∧n (large-resolution): "
               + ", ".join(f"{s}: {np.mean([r['b'] for r in lr if r['m_min_n'] == s]):.4g}"
                           for s in sorted({r['m_min_n'] for r in lr}))
               + f"; horizon (m∧n, binding bound, b*): {binding}"
