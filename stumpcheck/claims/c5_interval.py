@@ -9,8 +9,9 @@ proved). The paper predicts b₂ ∝ m ∧ n; the log-log slope of b₂ against 
 fitted (OLS with a 95 % interval: the spread between corpora, a sampled figure) and reported beside
 C5's sampled verdict, not as part of it.
 
-Sizes: quick m = n ∈ {64, 128}, 3 corpora each (about a minute); full m = n ∈ {64, 256, 1024}, 3
-corpora each. Each certificate is written to the claim's folder (``c5_intervals/``) when one is given,
+Sizes: quick m = n ∈ {64, 128}, 3 corpora each (about a minute); full m = n ∈ {64, 128, 256}, 3
+corpora each (a few minutes: at m = n = 1024 one corpus takes 7–16 min, docs/corpus_interval.md, which would
+make the certified part alone longer than verify --full's budget; `stumpcheck interval` proves those). Each certificate is written to the claim's folder (``c5_intervals/``) when one is given,
 so that ``stumpcheck recheck`` can re-check it against its corpus (also written there).
 """
 
@@ -23,7 +24,7 @@ from stumpcheck.numerics.corpus.corpora import make_corpus
 
 __all__ = ["INTERVAL_SETTINGS", "certified_intervals", "interval_text", "save_interval"]
 
-INTERVAL_SETTINGS = {"quick": {"sizes": (64, 128), "corpora": 3}, "full": {"sizes": (64, 256, 1024), "corpora": 3}}
+INTERVAL_SETTINGS = {"quick": {"sizes": (64, 128), "corpora": 3}, "full": {"sizes": (64, 128, 256), "corpora": 3}}
 
 
 def certified_intervals(*, quick: bool, seed: int, seed_of, out_dir=None) -> dict:
