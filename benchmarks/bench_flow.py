@@ -18,6 +18,9 @@ process, the variants timed in turn (best of 3, one run if a run exceeds 20 s):
 3. ``run_population_flow`` with the rtol/10 a-posteriori check against the same without (both with
    the diagnostics at 8 save times a decade).
 4. (informative) ours with Rodas4 against ours with LSODA, one solve each: the evidence for the default.
+5. ``stumpcheck flow --out D`` (to 10¹², four PNG plots) against ``--no-plots``, fresh processes, interleaved,
+   best of 3 (quick: one each): the whole command's wall time with plots over without, target ≤ 4/3, i.e. the
+   plots take at most a quarter of it.
 
 Details of each row: final b, its relative difference from the 30-digit reference
 (b = 1187.83397129676224326345186483 at t = 10¹², rtol 1e-9; benchmarks/README.md), field
@@ -161,7 +164,35 @@ def run(quick: bool = False) -> list[dict]:
     rows.append(row("float64 flow to 1e12, one solve: default solver (LSODA)", ours_s, "ours with Rodas4 (rtol 1e-8)",
                     rodas_s, note="informative: the evidence for the float64 default; same compiled field",
                     details={"lsoda": _details(ours, 1e12), "rodas4": _details(rodas, 1e12)}))
+    rows.append(_plots_row(repeats=1 if quick else 3))
     return rows
+
+
+def _plots_row(repeats: int) -> dict:
+    """``stumpcheck flow --out D`` against ``--no-plots`` (module doc, item 5)."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    work = Path(tempfile.mkdtemp(prefix="bench-flow-plots-"))
+    seconds = {"plots": [], "no plots": []}
+    try:
+        for i in range(repeats):
+            for name, extra in (("plots", []), ("no plots", ["--no-plots"])):
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "stumpcheck", "flow", "--quiet", "--out", str(work / f"{i}{extra}"),
+                                *extra], check=True, capture_output=True)
+                seconds[name].append(time.perf_counter() - start)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    with_plots, without = min(seconds["plots"]), min(seconds["no plots"])
+    share = (with_plots - without) / with_plots
+    return row("stumpcheck flow --out D (four plots) vs --no-plots", with_plots, "the same with --no-plots", without,
+               kind="ours/bound", target=("<=", 4 / 3),
+               note=f"fresh processes, best of {repeats}; plots {share:.0%} of the whole command",
+               details={k: [round(x, 3) for x in v] for k, v in seconds.items()})
 
 
 def timed(function, *args, **kwargs):

@@ -5,12 +5,16 @@ and from a ``git archive`` export of the reference revision (:mod:`benchmarks.re
 after the other (baseline first), target baseline/ours ≥ 2. The details carry both runs' exit
 status, PASS count and per-row seconds (from results.json). With ``quick=True`` only ``--only C1``
 runs (about a minute for both), the row that the certified C1 changed; the whole ``verify --quick``
-takes minutes. Usage: ``python benchmarks/bench_verify.py [--quick]``.
+takes minutes. A second row times the first run in a new environment: the same command with numba's cache in an
+empty folder (``NUMBA_CACHE_DIR``: every compiled kernel it needs is compiled in the run) against the run right
+after it with that cache now filled (target cold/warm ≤ 1.3). Usage: ``python benchmarks/bench_verify.py
+[--quick]``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -58,6 +62,7 @@ def run(quick: bool = False) -> list[dict]:
                  kind="baseline/ours", target=(">=", 2),
                  note="same sample counts and verdict criteria; wall seconds, one run each",
                  details={"ours": runs["ours"][1], "baseline": runs["baseline"][1], "reference": REFERENCE})
+    rows = [result, _cold_start(extra)]
     ours = runs["ours"][1]
     if ours["exit_status"] != 0:
         # a run that failed a check may have skipped work: its time is not comparable
@@ -65,10 +70,33 @@ def run(quick: bool = False) -> list[dict]:
         result["note"] = f"ours exited {ours['exit_status']} ({ours.get('passed', '?')} PASS): not comparable"
     else:
         result["note"] += f"; both {ours.get('passed', '?')} and {runs['baseline'][1].get('passed', '?')} PASS"
-    return [result]
+    return rows
+
+
+def _cold_start(extra: list[str]) -> dict:
+    """verify --quick with an empty numba cache (compiling) against the same command right after (cache warm)."""
+    work = Path(tempfile.mkdtemp(prefix="bench-verify-cold-"))
+    try:
+        environment = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"))
+        runs = {}
+        for name in ("cold", "warm"):
+            out_dir = work / f"out-{name}"
+            seconds, done = timed_run(["-m", "stumpcheck", "verify", "--quick", *extra, "--out", str(out_dir)],
+                                      cwd=work, env=environment)
+            runs[name] = (seconds, _summary(out_dir, done))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    label = "verify --quick" + (" --only C1" if extra else "") + ", empty numba cache (first run)"
+    result = row(label, runs["cold"][0], "the same, cache warm", runs["warm"][0], kind="ours/bound",
+                 target=("<=", 1.3), note="wall seconds, one run each; NUMBA_CACHE_DIR a new empty folder",
+                 details={"cold": runs["cold"][1], "warm": runs["warm"][1]})
+    if any(r[1]["exit_status"] != 0 for r in runs.values()):
+        result["met"] = False
+        result["note"] = "a run exited non-zero: not comparable"
+    return result
 
 
 if __name__ == "__main__":
     rows = run(quick="--quick" in sys.argv)
     print(format_rows(rows))
-    print(json.dumps(rows[0]["details"], indent=1))
+    print(json.dumps([r["details"] for r in rows], indent=1))

@@ -27,7 +27,7 @@ from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.plotting import light_log_axes, pyplot, save_figure
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["write_flow_outputs", "flow_table", "plot_flow", "FLOW_PANELS", "SINGLE_PANEL_MARGINS"]
+__all__ = ["write_flow_outputs", "draw_flow_plots", "flow_table", "plot_flow", "FLOW_PANELS", "SINGLE_PANEL_MARGINS"]
 
 #: The panels of :func:`plot_flow`, each also a PNG file of :func:`write_flow_outputs` (``scale.png``, …);
 #: ``interior_error`` needs a :class:`~stumpcheck.numerics.flow.run.FlowRun` (its sup over interior θ).
@@ -50,9 +50,11 @@ def flow_table(run: FlowRun, rows: int = 12) -> str:
     return "\n".join(lines)
 
 
-def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict, plots: bool = True) -> list[Path]:
-    """Write flow.csv, flow.json and (``plots``, the default) the PNG plots, one per panel of :func:`plot_flow`
-    as it draws a single panel, into ``out_dir``; return the paths."""
+def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict, plots: bool = True,
+                       worker=None) -> list[Path]:
+    """Write flow.csv, flow.json and (``plots``, the default) the PNG plots of :func:`draw_flow_plots` into
+    ``out_dir`` (drawn by ``worker``, a :class:`~stumpcheck.numerics.flow.plot_worker.PlotWorker`, when given);
+    return the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [run.to_csv(out / "flow.csv")]
@@ -61,9 +63,14 @@ def write_flow_outputs(run: FlowRun, out_dir: str | Path, *, provenance: dict, p
     json_path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     paths.append(json_path)
     if plots:
-        paths += [save_figure(plot_flow(run, panels=(name,)), out / f"{name}.png", tight=False)
-                  for name in FLOW_PANELS]
+        paths += draw_flow_plots(run, out) if worker is None else worker.draw(run, out)
     return paths
+
+
+def draw_flow_plots(run: FlowRun, out_dir: str | Path) -> list[Path]:
+    """One PNG per panel of :func:`plot_flow` as it draws a single panel (``scale.png``, …) in ``out_dir``."""
+    out = Path(out_dir)
+    return [save_figure(plot_flow(run, panels=(name,)), out / f"{name}.png", tight=False) for name in FLOW_PANELS]
 
 
 def plot_flow(run_or_solution, *, panels=None):

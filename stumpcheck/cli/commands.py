@@ -141,10 +141,8 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     of b(t) (claim: 1/4), the constant C of b ≈ (C t)^{1/4} against the
     derived C, and the exponent of the sup interior error (claim: −1/4).
     """
-    from stumpcheck.numerics.flow.report import flow_table, write_flow_outputs
-    from stumpcheck.numerics.flow.population_flow import check_flow_arguments, run_population_flow
+    from stumpcheck.numerics.flow.population_flow import check_flow_arguments
     from stumpcheck.numerics.precision import validate_dps
-    from stumpcheck.numerics.provenance import provenance
 
     _check_flow_option_pairs(click.get_current_context(), certified, dps)
     if no_plots and (certified or out_dir is None):
@@ -175,6 +173,29 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
         from stumpcheck.numerics.resources import check_writable_dir
 
         check_writable_dir(out_dir, "--out")
+    with _plot_worker(out_dir is not None and not no_plots) as worker:
+        _plain_flow(a0, b0, t_max, rtol=rtol, delta=delta, no_check=no_check, quiet=quiet, solver=solver, dps=dps,
+                    rhs=rhs, workers=workers, out_dir=out_dir, no_plots=no_plots, worker=worker)
+
+
+def _plot_worker(wanted: bool):
+    """A :class:`~stumpcheck.numerics.flow.plot_worker.PlotWorker` started now (matplotlib's import then overlaps
+    the flow), or a null context."""
+    import contextlib
+
+    if not wanted:
+        return contextlib.nullcontext()
+    from stumpcheck.numerics.flow.plot_worker import PlotWorker
+
+    return PlotWorker()
+
+
+def _plain_flow(a0, b0, t_max, *, rtol, delta, no_check, quiet, solver, dps, rhs, workers, out_dir, no_plots,
+                worker) -> None:
+    """The float64 (or --dps) flow of ``stumpcheck flow``: integrate, print, write; ``worker`` draws the plots."""
+    from stumpcheck.numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.flow.report import flow_table, write_flow_outputs
+    from stumpcheck.numerics.provenance import provenance
     from stumpcheck.progress import fraction_bar
 
     with fraction_bar("flow (fraction of log t_max)", quiet=quiet) as progress:
@@ -204,7 +225,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
         click.echo(f"caveat on the fits above: {caveat}")
     if out_dir is not None:
         paths = write_flow_outputs(run, out_dir, provenance=provenance(seed=None, precision="float64" if dps is None else f"{dps} digits"),
-                                   plots=not no_plots)
+                                   plots=not no_plots, worker=worker)
         click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}")
     if not run.status.ok:  # the flow did not reach t-max: what was asked for was not computed
         click.echo(f"stumpcheck flow: the solve {run.status.message}", err=True)
