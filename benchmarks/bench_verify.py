@@ -43,26 +43,32 @@ def _summary(out_dir: Path, done) -> dict:
     return summary
 
 
-def run(quick: bool = False) -> list[dict]:
-    """One row: verify --quick (quick=True: --only C1), ours against the reference revision."""
-    extra = ["--only", "C1"] if quick else []
-    work = Path(tempfile.mkdtemp(prefix="bench-verify-"))
+def _runs(prefix: str, variants, extra: list[str]) -> dict:
+    """{name: (wall seconds, summary)} of ``verify --quick`` for each (name, source, environment) in turn, in a
+    new temporary folder (removed after)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        source = export_revision(REFERENCE, into=work)
         runs = {}
-        for name, src in (("baseline", source), ("ours", None)):
+        for name, source, environment in variants(work):
             out_dir = work / f"out-{name}"
             seconds, done = timed_run(["-m", "stumpcheck", "verify", "--quick", *extra, "--out", str(out_dir)],
-                                      source=src, cwd=work)
+                                      source=source, cwd=work, env=environment)
             runs[name] = (seconds, _summary(out_dir, done))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return runs
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Two rows: verify --quick (quick=True: --only C1) against the reference revision, and cold against warm."""
+    extra = ["--only", "C1"] if quick else []
+    runs = _runs("bench-verify-", lambda work: (("baseline", export_revision(REFERENCE, into=work), None),
+                                                ("ours", None, None)), extra)
     label = "verify --quick" + (" --only C1" if quick else "")
     result = row(label, runs["ours"][0], f"verify --quick at {REFERENCE}", runs["baseline"][0],
                  kind="baseline/ours", target=(">=", 2),
                  note="same sample counts and verdict criteria; wall seconds, one run each",
                  details={"ours": runs["ours"][1], "baseline": runs["baseline"][1], "reference": REFERENCE})
-    rows = [result, _cold_start(extra)]
     ours = runs["ours"][1]
     if ours["exit_status"] != 0:
         # a run that failed a check may have skipped work: its time is not comparable
@@ -70,22 +76,16 @@ def run(quick: bool = False) -> list[dict]:
         result["note"] = f"ours exited {ours['exit_status']} ({ours.get('passed', '?')} PASS): not comparable"
     else:
         result["note"] += f"; both {ours.get('passed', '?')} and {runs['baseline'][1].get('passed', '?')} PASS"
-    return rows
+    return [result, _cold_start(extra)]
 
 
 def _cold_start(extra: list[str]) -> dict:
     """verify --quick with an empty numba cache (compiling) against the same command right after (cache warm)."""
-    work = Path(tempfile.mkdtemp(prefix="bench-verify-cold-"))
-    try:
+    def variants(work):
         environment = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"))
-        runs = {}
-        for name in ("cold", "warm"):
-            out_dir = work / f"out-{name}"
-            seconds, done = timed_run(["-m", "stumpcheck", "verify", "--quick", *extra, "--out", str(out_dir)],
-                                      cwd=work, env=environment)
-            runs[name] = (seconds, _summary(out_dir, done))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        return (("cold", None, environment), ("warm", None, environment))
+
+    runs = _runs("bench-verify-cold-", variants, extra)
     label = "verify --quick" + (" --only C1" if extra else "") + ", empty numba cache (first run)"
     result = row(label, runs["cold"][0], "the same, cache warm", runs["warm"][0], kind="ours/bound",
                  target=("<=", 1.3), note="wall seconds, one run each; NUMBA_CACHE_DIR a new empty folder",
