@@ -115,7 +115,9 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
                      f"not certified: {out['why_not']}")
     if tail is not None and check["inside"]:
         out.update(_all_time(region, tail, t_entry, entry_box))
-        out["not_proved"] = [*out["not_proved"], *tail.get("not_proved", [])]
+        # the finite region's "nothing for b > b_max" is what the joined tail proves
+        finite_only = [text for text in out["not_proved"] if not text.startswith("nothing for b > b_max")]
+        out["not_proved"] = [*finite_only, *tail.get("not_proved", [])]
         if not reasons:
             out["covers"] = f"certified on [{float(t_entry):g}, ∞), assuming Lemma E (hand-proved, docs/tail.md)"
     return out

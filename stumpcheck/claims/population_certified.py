@@ -327,6 +327,12 @@ def claim_markdown(details: dict) -> str:
     lines += [""] + [f"- {v['statement']}: **{v['verdict']}**" for v in details["verdicts"]]
     lines += ["", "These verdicts are about the exact flow on the window only; the row's PASS/FAIL is the sampled "
               "verdict over [10⁶, 10¹²]."]
+    beyond = details.get("beyond_t", {})
+    if beyond.get("horizon") == "inf" and beyond.get("evidence") == "certified":
+        lines += ["", "**For all t ≥ 0** (certified, assuming Lemma E): the tube on [0, T] and the region joined "
+                  "with the tail on [T, ∞), below. Still sampled: the row's PASS/FAIL (the fitted exponent over "
+                  "[10⁶, 10¹²] against its tolerance, which the certified limits do not decide at a finite t); "
+                  "by hand: the pointwise term bounds of Lemma E (docs/tail.md §4)."]
     if "beyond_t" in details:
         lines += [""] + beyond_markdown(details["beyond_t"])
     return "\n".join(lines)
