@@ -27,3 +27,10 @@ def test_a_trained_interval_below_the_proof_start_has_no_certificate():
     a0, b0 = large_resolution_start(16, 16)
     row = certified_coverage([_cell(16, 0, a0, b0, 1.0)])["rows"][0]
     assert row["b2"] is None and not row["covered"] and "b_start" in row["why"]
+
+
+def test_a_size_above_the_limit_is_listed_without_a_proof():
+    a0, b0 = large_resolution_start(64, 64)
+    row = certified_coverage([_cell(64, 1, a0, b0, 100.0)], max_size=32)["rows"][0]
+    assert row["b2"] is None and not row["covered"] and "stumpcheck interval --m 64 --n 64 --seed 1" in row["why"]
+    assert "64: no certified interval (not proved here" in coverage_text({"rows": [row]})

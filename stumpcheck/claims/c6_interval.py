@@ -14,6 +14,10 @@ Each is reported, and "covered" only when all three hold. The trainer's large-re
 λ ≈ +5 … +9 above the corpus nullcline (docs/corpus_interval.md, Entry), far above S's band; this version
 certifies no entry phase, so the row's start is expected outside S and the answer "no" says why. b₂ is
 *certified* (under the fast layer's stated assumptions); the rest is arithmetic on the certificate.
+
+Sizes above :data:`MAX_SIZE` get a row without a proof (measured on the 2-core machine: 83 s at s = 512 and
+336 s at s = 1024, most of ``verify --full``'s budget, for the same "no: start outside S");
+``stumpcheck interval --m M --n N --seed S --b-max s/2`` proves them.
 """
 
 from __future__ import annotations
@@ -21,12 +25,16 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-__all__ = ["certified_coverage", "coverage_text"]
+__all__ = ["MAX_SIZE", "certified_coverage", "coverage_text"]
+
+#: the largest m ∧ n whose interval C6 proves (module doc)
+MAX_SIZE = 256
 
 
-def certified_coverage(cells: list[dict], *, out_dir=None) -> dict:
+def certified_coverage(cells: list[dict], *, out_dir=None, max_size: int = MAX_SIZE) -> dict:
     """Per size of the large-resolution ``cells`` (results of :func:`~stumpcheck.claims.c6_protocol.c6_cell`):
-    b₂ of the first cell's corpus and whether the row's run is covered by its certificate (module docstring)."""
+    b₂ of the first cell's corpus and whether the row's run is covered by its certificate (module docstring);
+    sizes above ``max_size`` are listed without a proof."""
     from stumpcheck.claims.c5_interval import save_interval
     from stumpcheck.numerics.corpus.corpora import make_corpus
     from stumpcheck.numerics.corpus.interval.centre import Centre, NoPositiveCurvature
@@ -43,6 +51,11 @@ def certified_coverage(cells: list[dict], *, out_dir=None) -> dict:
         if "a0" not in cell or "b0" not in cell:
             rows.append({**row, "b0": cell.get("b0"), "b2": None, "covered": False,
                          "why": "the cell records no start (a0, b0)"})
+            continue
+        if size > max_size:
+            rows.append({**row, "b0": cell["b0"], "b2": None, "covered": False,
+                         "why": f"not proved here (m ∧ n > {max_size}: minutes per corpus; stumpcheck interval "
+                                f"--m {m} --n {n} --seed {seed} --b-max {size / 2:g} proves it)"})
             continue
         if b_max <= DEFAULT_B_START:
             rows.append({**row, "b0": cell["b0"], "b2": None, "covered": False,
