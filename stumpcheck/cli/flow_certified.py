@@ -123,6 +123,13 @@ def _say_for_all_t(for_all_t: dict) -> None:
                       for key, row in for_all_t["bands_all_time"].items() if key in ("1e+08", "1e+12", "1e+30"))
     click.echo(f"proved: {for_all_t['status']}")
     click.echo(f"proved: b(t)⁴/t in {bands}; " + "; ".join(r["statement"] for r in for_all_t["rate"]))
+    interior = for_all_t.get("interior_error_all_time")
+    if interior is not None:
+        first, last = interior["rows"][0], interior["rows"][-1]
+        click.echo(f"proved: b·sup over θ in [{interior['delta']}, 1 − {interior['delta']}] of |e(θ)| in "
+                   f"[{first['sup_e_b'][0]}, {first['sup_e_b'][1]}] at t = T (M = {first['M']}); log sup|e|/log t "
+                   f"+ 1/4 in [{last['log_sup_e_over_log_t_plus_quarter'][0]}, "
+                   f"{last['log_sup_e_over_log_t_plus_quarter'][1]}] at t = {last['t']:g}; {interior['limits']}")
     for assumption in for_all_t.get("assumptions", []):
         click.echo(f"assumed: {assumption}")
 
