@@ -54,7 +54,7 @@ def _nonnegative(expression) -> bool:
     polys = [sp.Poly(sp.expand(x), *_ATOMS) for x in (numerator, denominator)]
     if polys[1].is_zero:
         return False
-    signs = [{c >= 0 for c in poly.coeffs()} | ({True} if poly.is_zero else set()) for poly in polys]
+    signs = [{bool(c >= 0) for c in poly.coeffs()} | ({True} if poly.is_zero else set()) for poly in polys]
     return signs[0] == signs[1] == {True} or (signs[0] <= {False} and signs[1] == {False})
 
 
