@@ -97,13 +97,13 @@ def test_the_rest_E_is_far_below_the_lemma(b_value, w_value):
             assert abs(value) <= mp.exp(-bb) / bb
 
 
-def test_the_identities_and_constants_of_the_proof_hold_by_sympy():
-    """Kinds 1 and 2 of Lemma E's steps (theory/tail_lemma_e.py): every identity and every inequality between
-    constants on b ≥ 1000, decided by SymPy, not sampled."""
+def test_the_identities_constants_and_pointwise_inequalities_of_the_proof_hold_by_sympy():
+    """Lemma E's steps (theory/tail_lemma_e.py, tail_lemma_e_bounds.py): every identity, every inequality between
+    constants on b ≥ 1000 and every pointwise inequality, decided by SymPy, not sampled."""
     from stumpcheck.theory.tail_lemma_e import lemma_e_checks
 
     checks = lemma_e_checks()
-    assert len(checks) == 23 and all(checks.values()), [name for name, ok in checks.items() if not ok]
+    assert len(checks) == 52 and all(checks.values()), [name for name, ok in checks.items() if not ok]
 
 
 def test_the_sympy_checks_can_fail():
@@ -115,3 +115,15 @@ def test_the_sympy_checks_can_fail():
     assert not lemma._decreasing_and_small(b**3000, sp.Rational(1, 2), 1)  # grows on [1000, 6000]
     big_u, big_a, n, d1, d2 = lemma._pieces()
     assert not lemma._is_zero(sp.diff(sp.log(n / d1), r) * r - (r * u / n + r / d1))  # a sign flipped
+
+
+def test_the_pointwise_checks_can_fail():
+    """Each relaxation dropped or each bound tightened past the truth makes its check fail."""
+    from stumpcheck.theory import tail_lemma_e_bounds as bounds
+
+    assert not bounds._at_most(v + 2 * r, bounds._D1, bounds._EXP_V)  # D₁ ≥ v + 2r is false for small α
+    assert not bounds._at_most(bounds._N, 2 * b, {v: b - u})  # N ≤ 2b needs r ≤ 2ε²
+    assert not bounds._at_most(v + r, bounds._D2, bounds._EXP_V, bounds._BU_HALF)  # only v + r/2
+    assert not bounds._at_most(bounds._Ev, 2 * bounds._A, bounds._EXP_V)  # e^v ≤ 2A needs v ≥ 1
+    assert not bounds._at_most(sp.Integer(1), 2 * b * r * u, {u: b / 4 + bounds._mu}, bounds._R_LOW)  # θ ≥ ¼ only
+    assert not bounds._nonnegative(u - v) and bounds._nonnegative(u * v)

@@ -1,5 +1,5 @@
 """The algebra of Lemma E (docs/tail.md §4) checked by SymPy: every identity its proof uses, and every scalar
-inequality between its constants on b ≥ 1000.
+inequality between its constants on b ≥ 1000 (its pointwise inequalities: :mod:`.tail_lemma_e_bounds`).
 
 Lemma E bounds E_a, E_b (the rest of L beyond the right-layer loss F) by 29b²e^{−b/2} for b ≥ 1000, |w| ≤ 1.
 Its proof has three kinds of steps:
@@ -9,11 +9,12 @@ Its proof has three kinds of steps:
    P = N/D₁, the form of N and of e₀² − ε² for θ < 0, and the integral ½∫_b^∞ 12ε²·4ve^{−v}(v/b) dv/b;
 2. **inequalities between constants** on b ≥ 1000 (7 + 2b + 12b² ≤ 13b², 12 + 27b² ≤ 28b², …) — each is a
    polynomial (or exponential-polynomial) inequality that SymPy decides after b = 1000 + s, s ≥ 0;
-3. **pointwise term bounds** (each of r∂_r log Q's terms in [0, 1], N/D₂ ≤ 2b for θ ≥ 1/2, …): elementary
-   but *not* checked here; they are sampled at 1000 digits (tests/test_tail_lemma_e.py).
+3. **pointwise inequalities** (each of r∂_r log Q's terms in [0, 1], N/D₂ ≤ 2b for θ ≥ 1/2, …): decided in
+   :mod:`stumpcheck.theory.tail_lemma_e_bounds` from stated elementary facts (e^x ≥ 1 + x, e^{−500} ≤ ½, …).
 
-So with this module Lemma E is checked by machine in its kinds 1 and 2 only; it stays an assumption of the tail
-certificate (kind 3 is by hand). :func:`lemma_e_checks` returns each check's name and outcome.
+What stays by hand: those elementary facts, the composition of the steps (triangle inequalities, products of
+bounds) and differentiation under the integral sign; so the lemma stays an assumption of the tail certificate.
+:func:`lemma_e_checks` returns each check's name and outcome.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def lemma_e_constants() -> dict:
         "26b² + 2/b ≤ 27b²": _holds_for_b_at_least_1000(26 * b**2 + 2 / b, 27 * b**2),
         "12 + 27b² ≤ 28b²": _holds_for_b_at_least_1000(12 + 27 * b**2, 28 * b**2),
         "(1 + 4b)/b ≤ 5": _holds_for_b_at_least_1000((1 + 4 * b) / b, sp.Integer(5)),
-        "1/b + 1/b + 1 + (1 + 1/b) + 1 ≤ 4b": _holds_for_b_at_least_1000(3 / b + 3, 4 * b),
+        "b(1/b + 1/b + 1 + (1 + 1/b) + 1) ≤ 4b (P ≤ b)": _holds_for_b_at_least_1000(b * (3 / b + 3), 4 * b),
         "24(b² + 2b + 2)/b² ≤ 25": _holds_for_b_at_least_1000(24 * (b**2 + 2 * b + 2) / b**2, sp.Integer(25)),
         "25 ≤ b⁴ (so 25ε²e^{−b} ≤ b²e^{−b/2})": _holds_for_b_at_least_1000(sp.Integer(25), b**4),
         "29b² ≤ b⁴": _holds_for_b_at_least_1000(29 * b**2, b**4),
@@ -113,5 +114,8 @@ def lemma_e_constants() -> dict:
 
 
 def lemma_e_checks() -> dict:
-    """Both groups: {name: True/False}."""
-    return {**lemma_e_identities(), **lemma_e_constants()}
+    """Every check of the proof: the identities, the constants, and the pointwise inequalities
+    (:func:`stumpcheck.theory.tail_lemma_e_bounds.lemma_e_pointwise`); {name: True/False}."""
+    from stumpcheck.theory.tail_lemma_e_bounds import lemma_e_pointwise
+
+    return {**lemma_e_identities(), **lemma_e_constants(), **lemma_e_pointwise()}

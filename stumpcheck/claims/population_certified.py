@@ -332,7 +332,7 @@ def claim_markdown(details: dict) -> str:
         lines += ["", "**For all t ≥ 0** (certified, assuming Lemma E): the tube on [0, T] and the region joined "
                   "with the tail on [T, ∞), below. Still sampled: the row's PASS/FAIL (the fitted exponent over "
                   "[10⁶, 10¹²] against its tolerance, which the certified limits do not decide at a finite t); "
-                  "by hand: the pointwise term bounds of Lemma E (docs/tail.md §4)."]
+                  "by hand: how Lemma E's inequalities, each checked by SymPy, compose into its bound (docs/tail.md §4)."]
     if "beyond_t" in details:
         lines += [""] + beyond_markdown(details["beyond_t"])
     return "\n".join(lines)
