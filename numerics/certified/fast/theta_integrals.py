@@ -42,7 +42,7 @@ import numpy as np
 
 from stumpcheck.numerics.certified.fast.complex_one_head import integrand_bounds
 from stumpcheck.numerics.certified.fast.gauss_legendre import DEFAULT_ORDER, _map, cell_rectangles, gl_piece, rule_tables
-from stumpcheck.numerics.certified.fast.interval import add, mul, mul_pos, one_minus, sqr, sub
+from stumpcheck.numerics.certified.fast.interval import add, as_pair, mul, mul_pos, one_minus, sqr, sub
 from stumpcheck.numerics.certified.fast.one_head import jet_box
 from stumpcheck.numerics.certified.fast.rounding import down, up
 from stumpcheck.numerics.precision import InputError
@@ -176,16 +176,6 @@ def split_pieces(a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
     return np.array(sorted(lower)), np.array(sorted(upper))
 
 
-def _pair(name: str, value) -> tuple[float, float]:
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        lo, hi = float(value[0]), float(value[1])
-    else:
-        lo = hi = float(value)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-        raise InputError(f"{name} must be a finite number or a pair lo <= hi of finite numbers, got {value!r}")
-    return lo, hi
-
-
 def loss_gradient_enclosure_counted(a, b, *, method: str = "gauss-legendre", order: int = DEFAULT_ORDER,
                                     subdivisions: int = DEFAULT_SUBDIVISIONS, grid=None) -> tuple[np.ndarray, dict]:
     """(:func:`loss_gradient_enclosure`'s array, counts): counts = {"pieces": pieces integrated by the rule,
@@ -193,8 +183,8 @@ def loss_gradient_enclosure_counted(a, b, *, method: str = "gauss-legendre", ord
     ``grid``: the cells of each Bernstein ellipse's upper half (default that of
     :func:`~stumpcheck.numerics.certified.fast.gauss_legendre.rule_tables`; a coarser grid gives a cruder,
     still valid, remainder at less cost)."""
-    alo, ahi = _pair("a", a)
-    blo, bhi = _pair("b", b)
+    alo, ahi = as_pair("a", a)
+    blo, bhi = as_pair("b", b)
     if not blo > 0:
         raise InputError(f"b must be > 0, got {b!r}")
     if isinstance(subdivisions, bool) or not isinstance(subdivisions, int) or not 1 <= subdivisions <= 10 ** 6:
@@ -327,8 +317,8 @@ def loss_gradient_points(boxes, *, order: int = DEFAULT_ORDER) -> np.ndarray:
     pieces fail, are each enclosed on its own by :func:`loss_gradient_enclosure_counted`."""
     boxes = np.array(boxes, dtype=np.float64).reshape(-1, 4)
     for row in boxes:
-        _pair("a", (row[0], row[1]))
-        _pair("b", (row[2], row[3]))
+        as_pair("a", (row[0], row[1]))
+        as_pair("b", (row[2], row[3]))
         if not row[2] > 0:
             raise InputError(f"b must be > 0, got {row[2]!r}")
     b_span = boxes[:, 3].max() - boxes[:, 2].min()
