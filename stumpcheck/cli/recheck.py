@@ -16,6 +16,11 @@ If it embeds a region (``stumpcheck flow --certified --region``), the region is 
 (:func:`stumpcheck.numerics.certified.region.flow_certificate.recheck_flow_region`: its obligations restated and every
 leaf re-enclosed, its entry time = T and its entry box containing the tube's own box at T): one verdict.
 
+A training certificate of ``stumpcheck train --certify`` (format ``stumpcheck-training-certificate/1``) is
+re-checked against its corpus (``--corpus``) by :func:`stumpcheck.numerics.corpus.certified_run.recheck.recheck_training`:
+the chain re-derived from the start, every step re-proved, the stopping rule, Arb at the first and last
+centres (``--arb``: every step's).
+
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`stumpcheck.numerics.certified.certificates.box_recheck`: its leaves cover the box, each is certainly true again).
 
@@ -105,7 +110,8 @@ def _interval_text(item) -> str:
                    "--scheduler local, the Dask cluster's processes.")
 @scheduler_option
 @click.option("--corpus", "corpus_file", default=None, type=click.Path(dir_okay=False),
-              help="The corpus (.npz) of an interval certificate (stumpcheck interval); required for one.")
+              help="The corpus (.npz) of an interval certificate (stumpcheck interval) or a training certificate "
+                   "(stumpcheck train --certify); required for either.")
 @click.option("--arb", "arb_all", is_flag=True,
               help="Arb at every leaf, whatever produced it: a lemma, region or flow certificate's leaves are all "
                    "re-enclosed in Arb (default: a Taylor-form θ-integral leaf, and a tube's θ-integrals, first with "
@@ -137,8 +143,16 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
 
         recheck_interval_file(certificate_file, document, corpus_file, arb_all)
         return
+    from stumpcheck.numerics.corpus.certified_run.certificate import is_training_certificate
+
+    if is_training_certificate(document):
+        from stumpcheck.cli.train_certify import recheck_training_file
+
+        recheck_training_file(certificate_file, document, corpus_file, arb_all)
+        return
     if corpus_file is not None:
-        raise InputError(f"{certificate_file}: --corpus goes with an interval certificate (stumpcheck interval)")
+        raise InputError(f"{certificate_file}: --corpus goes with an interval certificate (stumpcheck interval) "
+                         "or a training certificate (stumpcheck train --certify)")
     arithmetic = "arb" if arb_all else "fast"
     from stumpcheck.numerics.certified.region.certificate import is_region_certificate
     from stumpcheck.numerics.certified.region.tail_certificate import is_tail_certificate  # the tail b >= B

@@ -16,7 +16,9 @@ checkpoints/checkpoint.npz into --out. Bad input raises
 0 < b₀ ≤ 10¹⁵⁰, the corpus, the checkpoint, the step rule at the start and
 the step cap (``stumpcheck.numerics.corpus.gd.MAX_STEPS``, also for ``--t-max``) are
 checked before --out is created, and a failure after that removes what this
-run created (the folder, or the checkpoints folder in an existing one).
+run created (the folder, or the checkpoints folder in an existing one). ``--certify`` (one-head) also
+encloses the exact-arithmetic GD of the same run and writes training_certificate.json
+(:mod:`stumpcheck.cli.train_certify`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import click
 
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.cli.options import first_missing_folder, parse_float, parse_int, parse_scale, parse_score, parse_seed
+from stumpcheck.cli.train_certify import certify_run, check_certify_options, remove_stale_certificate
 from stumpcheck.progress import progress_bar
 
 __all__ = ["train", "DEFAULT_STEPS"]
@@ -156,9 +159,13 @@ def _remove_created(folder: Path | None) -> None:
               help="An interval certificate of this corpus (stumpcheck interval): start at its start point with "
                    "its eta unless --a0/--b0/--eta are given, and stop with a note when an iterate leaves its S "
                    "or passes its b_end (the certificate is taken as written; re-check it with stumpcheck recheck).")
+@click.option("--certify", is_flag=True,
+              help="Also enclose the exact-arithmetic GD of this run (its a0, b0, eta and stopping rule; one-head) "
+                   "step by step in float64 intervals and write training_certificate.json (re-check it with "
+                   "stumpcheck recheck FILE --corpus C); exit 1 when the enclosure ends before the rule holds.")
 def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_target_text, eta_text, eta_rule, init,
           a0_text, b0_text, out_dir, resume, estimator, checkpoint_every_text, record_every_text, method,
-          quiet, interval_file) -> None:
+          quiet, interval_file, certify) -> None:
     """Constant-step gradient descent z ← z − η ∇L̂(z) on a corpus, z = (a, b).
 
     Prints η and its rule and a table of the trajectory, and writes
@@ -224,6 +231,8 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         total = step_budget(steps, t_max, shown_eta, record_every)
     except InputError as exc:
         raise InputError(f"{exc}".replace("(record_every)", "(--record-every)")) from None
+    if certify:
+        check_certify_options(estimator, interval_file, record_every, steps, t_max, shown_eta)
 
     new_folder = first_missing_folder(out)
     new_checkpoints = not checkpoint_dir.exists()
@@ -231,6 +240,7 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create {out}: {exc.strerror or exc}") from None
+    remove_stale_certificate(out)
     bar = progress_bar(total=total, desc="GD steps", quiet=quiet, mininterval=0.5, unit="step")
     shown = {"time": 0.0}
 
@@ -277,6 +287,12 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     except OSError as exc:
         raise InputError(f"cannot write into {out}: {exc.strerror or exc}") from None
     click.echo(f"wrote {', '.join(p.name for p in paths)} and checkpoints/{CHECKPOINT_NAME} to {out}")
+    status = 0
+    if certify:
+        status = certify_run(corpus, corpus_file, result, out, b_target=b_target, steps=steps, t_max=t_max,
+                             quiet=quiet)
     if result.stopped_because.startswith("diverged"):
         click.echo(f"stumpcheck train: {result.stopped_because}", err=True)
-        click.get_current_context().exit(1)
+        status = 1
+    if status:
+        click.get_current_context().exit(status)

@@ -35,6 +35,8 @@ Domain: finite doubles; η > 0. Precision: R′ is wider than the exact image by
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -144,14 +146,20 @@ def image_coordinates(point_image, hess, eta, A, R, c_new, A_new):
 
 
 def next_frame(point_image: np.ndarray, hess: np.ndarray, eta: float, A: np.ndarray, R: np.ndarray):
-    """(c′, A′): the midpoint of [F(c)] and the QR frame of mid([J]·A) (module docstring); plain doubles."""
+    """(c′, A′): the midpoint of [F(c)] and the QR frame of mid([J]·A) (module docstring); plain doubles.
+
+    The 2×2 QR by hand: q₁ the unit vector along the column of largest extent, q₂ = q₁ turned by 90°,
+    its sign making the triangular factor's second diagonal entry ≥ 0 (the frame keeps the columns' sense)."""
     c_new = np.array([min(max(0.5 * lo + 0.5 * hi, lo), hi) for lo, hi in point_image])
     B = _times_frame(_jacobian(hess, eta), A)
     mid = 0.5 * B[:, :, 0] + 0.5 * B[:, :, 1]
-    extent = np.linalg.norm(mid, axis=0) * (R[:, 1] - R[:, 0])
-    order = np.argsort(-extent, kind="stable")
-    q, upper = np.linalg.qr(mid[:, order])
-    q = q * np.where(np.diag(upper) < 0, -1.0, 1.0)   # a sign convention: the frame keeps the columns' sense
-    if not np.all(np.isfinite(q)):
-        q = np.eye(2)
-    return c_new, np.ascontiguousarray(q)
+    extent = [math.hypot(mid[0, j], mid[1, j]) * (R[j, 1] - R[j, 0]) for j in range(2)]
+    first = 1 if extent[1] > extent[0] else 0
+    v0, v1 = mid[0, first], mid[1, first]
+    norm = math.hypot(v0, v1)
+    if not (math.isfinite(norm) and norm > 0.0):
+        return c_new, np.eye(2)
+    q0, q1 = v0 / norm, v1 / norm
+    w0, w1 = mid[0, 1 - first], mid[1, 1 - first]
+    sign = -1.0 if (-q1 * w0 + q0 * w1) < 0.0 else 1.0
+    return c_new, np.array([[q0, -sign * q1], [q1, sign * q0]])
