@@ -7,7 +7,8 @@
 * the flow dz/dt = −∇L(z): :func:`integrate_flow` (:class:`FlowSolution`, :class:`FlowStatus`,
   :class:`StiffnessWarning`), :func:`run_population_flow` (:class:`FlowRun`: with diagnostics and fits);
 * corpora, training, fresh contexts: :class:`Corpus`, :func:`make_corpus`, :func:`load_corpus`,
-  :func:`save_corpus`, :func:`train_gd` (:class:`TrainResult`), :func:`fresh_context_errors` (:class:`FreshResult`);
+  :func:`save_corpus`, :func:`train_gd` (:class:`TrainResult`), :func:`certify_training` (:class:`CertifiedTraining`:
+  the exact GD iterates of a run enclosed step by step), :func:`fresh_context_errors` (:class:`FreshResult`);
 * lemmas: :func:`lemma`, :func:`sympy_lemma`, :class:`Lemma`, :func:`load_lemma` (define), :func:`check_lemma`
   (check), :func:`certified`, :func:`symbolic`, :class:`Margin`, :class:`Domain` (certify), :func:`recheck`
   (:class:`RecheckResult`);
@@ -65,7 +66,7 @@ __all__ = [
     "Enclosure", "EnclosureTooWide",
     "integrate_flow", "FlowSolution", "FlowStatus", "StiffnessWarning", "run_population_flow", "FlowRun",  # flow
     "Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",  # corpora, training
-    "fresh_context_errors", "FreshResult",
+    "certify_training", "CertifiedTraining", "fresh_context_errors", "FreshResult",
     "lemma", "sympy_lemma", "Lemma", "load_lemma", "check_lemma", "certified", "symbolic", "Margin",  # lemmas
     "Domain", "recheck", "RecheckResult",
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
@@ -84,6 +85,7 @@ _LAZY = {
     **dict.fromkeys(["Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",
                      "fresh_context_errors", "FreshResult", "write_training_outputs"], "stumpcheck.numerics.corpus"),
     **dict.fromkeys(["lemma", "sympy_lemma", "symbolic", "Lemma", "load_lemma"], "stumpcheck.lemmas"),
+    **dict.fromkeys(["certify_training", "CertifiedTraining"], "stumpcheck.numerics.corpus.certified_run"),
     "Margin": "stumpcheck.numerics.certified.proofs.margins", "Domain": "stumpcheck.numerics.certified.proofs.domains",
     "RecheckResult": "stumpcheck.numerics.certified.certificates.lemma_recheck",
     **dict.fromkeys([f"check_c{k}" for k in range(2, 10)] + ["ClaimResult"], "stumpcheck.claims"),

@@ -71,7 +71,7 @@ def test_the_chain_is_proved_and_rechecks(run):
     box = chain.final_box
     assert box["b"][0] <= trained.b <= box["b"][1] or float_distances(chain, trained.trajectory["a"],
                                                                         trained.trajectory["b"])["max_distance"] < 1e-9
-    ok, reason, derived, notes = recheck_training(document, corpus.x, corpus.theta)
+    ok, reason, derived, notes = recheck_training(document, corpus.x, corpus.theta, float64=True)
     assert ok, reason
     assert derived["steps"] == chain.steps and derived["final_box"] == document["statement"]["final_box"]
     assert derived["start"] == [double_text(chain.a0), double_text(chain.b0)]

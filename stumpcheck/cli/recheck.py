@@ -18,8 +18,8 @@ leaf re-enclosed, its entry time = T and its entry box containing the tube's own
 
 A training certificate of ``stumpcheck train --certify`` (format ``stumpcheck-training-certificate/1``) is
 re-checked against its corpus (``--corpus``) by :func:`stumpcheck.numerics.corpus.certified_run.recheck.recheck_training`:
-the chain re-derived from the start, every step re-proved, the stopping rule, Arb at the first and last
-centres (``--arb``: every step's).
+the chain re-derived from the start, every step re-proved, the stopping rule, Arb at the last step's centre
+(``--arb``: every step's).
 
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`stumpcheck.numerics.certified.certificates.box_recheck`: its leaves cover the box, each is certainly true again).

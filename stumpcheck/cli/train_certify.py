@@ -116,7 +116,7 @@ def recheck_training_file(path: str, document: dict, corpus_file, arb_all: bool)
     started = time.perf_counter()
     with fraction_bar("re-checking the steps", leave=False) as progress:
         ok, reason, derived, notes = recheck_training(document, corpus.x, corpus.theta,
-                                                      arb="all" if arb_all else "ends", progress=progress)
+                                                      arb="all" if arb_all else "last", progress=progress)
     seconds = time.perf_counter() - started
     if derived is not None:
         click.echo(f"{'PASS' if ok else 'FAIL'} {path}: {derived['text']}")

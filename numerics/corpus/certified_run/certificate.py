@@ -120,8 +120,8 @@ def float64_section(chain: CertifiedTraining, float_run: dict | None) -> dict | 
             "steps_compared": d["steps_compared"], "inside_hull": d["inside"],
             "max_distance": repr(d["max_distance"]), "max_distance_step": d["max_distance_step"],
             "max_relative_distance": repr(d["max_relative_distance"]),
-            "note": "the float64 run rounds every step; it is not the exact map. Informative: recomputed by the "
-                    "re-check, not part of the statement"}
+            "note": "the float64 run rounds every step; it is not the exact map. Informative, not part of the "
+                    "statement (the re-check recomputes it on request)"}
 
 
 def training_certificate(chain: CertifiedTraining, corpus_info: dict, *, float_run: dict | None = None,

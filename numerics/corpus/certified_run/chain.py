@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
+from stumpcheck.numerics.display import Display, brief_text, figure_text, shape_text
+from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.corpus.certified_run.lohner import gd_point_image, hull_box, image_coordinates, next_frame
 from stumpcheck.numerics.corpus.steps import corpus_arrays
 from stumpcheck.numerics.precision import InputError, finite_float
@@ -50,7 +52,7 @@ MAX_CERTIFIED_STEPS = 200_000
 
 
 @dataclass(repr=False)
-class CertifiedTraining:
+class CertifiedTraining(Display):
     """The chain of :func:`certify_training`.
 
     ``centres`` (K+1, 2), ``frames`` (K+1, 2, 2), ``boxes`` (K+1, 2, 2) (the coordinates r as [lo, hi])
@@ -58,6 +60,8 @@ class CertifiedTraining:
     k = 0 … K = ``steps``. ``proved`` is True when the trainer's stopping rule holds for the whole X_K
     (``stopped_because`` says which one: "b_target", "steps" or "t_max"); otherwise ``stopped_because``
     says why the chain ended and only the steps recorded are proved. ``final_box`` is the hull of X_K.
+    Shown (:class:`~stumpcheck.numerics.display.Display`) by its verdict, steps and final box;
+    :meth:`to_dict` has every field, :meth:`to_csv` one row a step (step, a_lo, a_hi, b_lo, b_hi: the hulls).
     """
 
     a0: float
@@ -91,10 +95,29 @@ class CertifiedTraining:
         lo, hi = self.hulls[k, 1]
         return float((hi - lo) / lo)
 
-    def __repr__(self) -> str:
+    def _display_rows(self) -> list:
         box = self.final_box
-        return (f"CertifiedTraining(proved={self.proved}, steps={self.steps}, stopped_because={self.stopped_because!r}, "
-                f"a in [{box['a'][0]!r}, {box['a'][1]!r}], b in [{box['b'][0]!r}, {box['b'][1]!r}])")
+        return [("proved", str(self.proved)), ("stopped_because", brief_text(self.stopped_because, 80, clause=False)),
+                ("steps", str(self.steps)), ("final a", f"[{box['a'][0]!r}, {box['a'][1]!r}]"),
+                ("final b", f"[{box['b'][0]!r}, {box['b'][1]!r}]"),
+                ("relative width in b", figure_text(self.relative_width_b(), 3)),
+                ("eta", repr(self.eta)), ("arithmetic", f"float64 intervals (fast layer), {self.seconds:.3g} s"),
+                ("arrays", shape_text({"centres": self.centres, "frames": self.frames, "boxes": self.boxes,
+                                       "hulls": self.hulls}))]
+
+    def _display_columns(self) -> dict:
+        h = self.hulls
+        return {"step": np.arange(h.shape[0]), "a_lo": h[:, 0, 0], "a_hi": h[:, 0, 1], "b_lo": h[:, 1, 0],
+                "b_hi": h[:, 1, 1]}
+
+    def to_dict(self) -> dict:
+        """Every field, JSON-ready (arrays as lists of doubles)."""
+        return finite_json({"a0": self.a0, "b0": self.b0, "eta": self.eta, "b_target": self.b_target,
+                            "max_steps": self.max_steps, "t_max": self.t_max, "proved": self.proved,
+                            "stopped_because": self.stopped_because, "steps": self.steps,
+                            "final_box": {k: list(v) for k, v in self.final_box.items()},
+                            "centres": self.centres, "frames": self.frames, "boxes": self.boxes, "hulls": self.hulls,
+                            "seconds": self.seconds, "settings": self.settings})
 
 
 def stop_reason(k: int, b_lo: float, b_hi: float, *, eta: float, b_target, max_steps, t_max):
@@ -148,6 +171,15 @@ def certify_training(x, theta, *, a0: float, b0: float, eta: float, b_target: fl
     ``threads``: the fast layer's (its result does not depend on it). ``progress(k, hull)`` after each
     step.
     Returns a :class:`CertifiedTraining`; InputError on bad input.
+
+        >>> from stumpcheck.api import certify_training, make_corpus
+        >>> corpus = make_corpus(16, 16, seed=0)
+        >>> chain = certify_training(corpus.x, corpus.theta, a0=6.0, b0=4.0, eta=100.0, max_steps=5)
+        >>> chain.proved, chain.steps, chain.stopped_because
+        (True, 5, 'steps')
+        >>> box = chain.final_box                       # the hull of X_5: z_5 of the exact map lies in it
+        >>> bool(box["b"][0] <= box["b"][1] and chain.relative_width_b() < 1e-12)
+        True
     """
     started = time.perf_counter()
     x, theta, a0, b0, eta, b_target, max_steps, t_max, width = _validated(
