@@ -264,3 +264,29 @@ def test_recheck_of_a_training_certificate_needs_its_corpus(run, tmp_path, capsy
     path.write_text(json.dumps(run[3]), encoding="utf-8")
     assert main(["recheck", str(path)]) == 2
     assert "give --corpus" in capsys.readouterr().err
+
+
+def test_an_interrupted_chain_resumes_to_the_uninterrupted_one(run, tmp_path):
+    from stumpcheck.numerics.corpus.certified_run.checkpoint import read_chain, write_chain
+
+    corpus, chain, _, _ = run
+    fingerprint = corpus_fingerprint(corpus.x, corpus.theta)
+    rule = dict(a0=chain.a0, b0=chain.b0, eta=chain.eta, b_target=M / 2, max_steps=STEPS, t_max=None)
+
+    def interrupt(k, hull):
+        if k == 17:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        certify_training(corpus.x, corpus.theta, **rule, progress=interrupt,
+                         checkpoint=lambda partial: write_chain(partial, tmp_path, fingerprint))
+    paused = read_chain(tmp_path, fingerprint, **rule)
+    assert paused.steps == 17 and not paused.proved
+    resumed = certify_training(corpus.x, corpus.theta, **rule, resume_from=paused)
+    assert resumed.proved and resumed.steps == chain.steps
+    for name in ("centres", "frames", "boxes", "hulls"):
+        assert np.array_equal(getattr(resumed, name), getattr(chain, name)), name
+    with pytest.raises(InputError, match="another run"):
+        read_chain(tmp_path, fingerprint, **dict(rule, eta=chain.eta * 2))
+    with pytest.raises(InputError, match="another corpus"):
+        read_chain(tmp_path, "0" * 64, **rule)

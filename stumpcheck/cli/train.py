@@ -290,7 +290,7 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     status = 0
     if certify:
         status = certify_run(corpus, corpus_file, result, out, b_target=b_target, steps=steps, t_max=t_max,
-                             quiet=quiet)
+                             quiet=quiet, resume=resume)
     if result.stopped_because.startswith("diverged"):
         click.echo(f"stumpcheck train: {result.stopped_because}", err=True)
         status = 1

@@ -51,9 +51,11 @@ def _number(value: float) -> str:
     return f"{value:.17g}"
 
 
-def certify_run(corpus, corpus_file, result, out: Path, *, b_target, steps, t_max, quiet: bool) -> int:
+def certify_run(corpus, corpus_file, result, out: Path, *, b_target, steps, t_max, quiet: bool,
+                resume: bool = False) -> int:
     """Certify the exact run of ``result`` (a float64 :class:`~stumpcheck.numerics.corpus.gd.TrainResult`), write
-    the certificate, print the summary; the exit status (0 proved, 1 partial)."""
+    the certificate, print the summary; the exit status (0 proved, 1 partial). The chain so far is kept in
+    OUT/checkpoints/certified_chain.npz every 10 s and on Ctrl-C; ``resume`` continues from it."""
     from stumpcheck.numerics.certified.certificates.lemma_certificate import write_certificate
     from stumpcheck.numerics.corpus.certified_run import certify_training
     from stumpcheck.numerics.corpus.certified_run.certificate import CERTIFICATE_NAME, training_certificate
@@ -62,22 +64,36 @@ def certify_run(corpus, corpus_file, result, out: Path, *, b_target, steps, t_ma
     from stumpcheck.numerics.provenance import provenance
     from stumpcheck.progress import progress_bar
 
+    from stumpcheck.numerics.corpus.certified_run.checkpoint import CHAIN_CHECKPOINT, read_chain, write_chain
+
     settings = result.settings
+    fingerprint = corpus_fingerprint(corpus.x, corpus.theta)
+    folder = out / "checkpoints"
+    run = dict(a0=settings["a0"], b0=settings["b0"], eta=result.eta, b_target=b_target, max_steps=steps, t_max=t_max)
+    paused = read_chain(folder, fingerprint, **run) if resume else None
+    if paused is not None:
+        click.echo(f"resuming the certified chain at step {paused.steps} from {folder / CHAIN_CHECKPOINT}", err=True)
     wall, cpu = time.perf_counter(), time.process_time()
     bar = progress_bar(total=result.steps, desc="certified steps", quiet=quiet, mininterval=0.5, unit="step")
     try:
-        chain = certify_training(corpus.x, corpus.theta, a0=settings["a0"], b0=settings["b0"], eta=result.eta,
-                                 b_target=b_target, max_steps=steps, t_max=t_max,
-                                 progress=lambda k, hull: bar.update(k - bar.n))
+        chain = certify_training(corpus.x, corpus.theta, **run, progress=lambda k, hull: bar.update(k - bar.n),
+                                 checkpoint=lambda partial: write_chain(partial, folder, fingerprint),
+                                 resume_from=paused)
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo(f"stumpcheck train: interrupted; the certified chain so far is kept in {folder / CHAIN_CHECKPOINT}; "
+                   "rerun with --resume to continue", err=True)
+        raise
     finally:
         bar.close()
+    (folder / CHAIN_CHECKPOINT).unlink(missing_ok=True)
     seconds = {"wall": round(time.perf_counter() - wall, 2), "cpu": round(time.process_time() - cpu, 2)}
     if corpus_file is None:
         corpus_path = save_corpus(corpus, out / "corpus.npz")
         file_name = corpus_path.name
     else:
         file_name = str(corpus_file)
-    info = {"sha256": corpus_fingerprint(corpus.x, corpus.theta), "m": corpus.m, "n": corpus.n, "seed": corpus.seed,
+    info = {"sha256": fingerprint, "m": corpus.m, "n": corpus.n, "seed": corpus.seed,
             "file": file_name}
     float_run = {"a": result.trajectory["a"], "b": result.trajectory["b"], "steps": result.steps,
                  "stopped_because": result.stopped_because, "method": settings.get("method", "dense")}

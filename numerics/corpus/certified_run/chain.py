@@ -161,7 +161,8 @@ def _validated(x, theta, a0, b0, eta, b_target, max_steps, t_max, max_relative_w
 def certify_training(x, theta, *, a0: float, b0: float, eta: float, b_target: float | None = None,
                      max_steps: int | None = None, t_max: float | None = None,
                      max_relative_width: float = DEFAULT_MAX_RELATIVE_WIDTH, threads: int | None = None,
-                     progress=None) -> CertifiedTraining:
+                     progress=None, checkpoint=None, checkpoint_seconds: float = 10.0,
+                     resume_from: CertifiedTraining | None = None) -> CertifiedTraining:
     """Enclose the exact GD iterates from (a₀, b₀) with step η on the corpus (x, θ) until the trainer's
     stopping rule holds for the whole enclosure (module docstring); one-head L̂.
 
@@ -169,7 +170,11 @@ def certify_training(x, theta, *, a0: float, b0: float, eta: float, b_target: fl
     ``max_steps``, ``t_max``; a chain takes at most :data:`MAX_CERTIFIED_STEPS` steps (InputError when
     ``max_steps`` and ``t_max`` allow more and ``b_target`` is not given: it could never end otherwise).
     ``threads``: the fast layer's (its result does not depend on it). ``progress(k, hull)`` after each
-    step.
+    step. ``checkpoint(partial)``, if given, receives the chain so far (a :class:`CertifiedTraining` with
+    ``stopped_because`` "paused") every ``checkpoint_seconds`` and when the run is interrupted
+    (KeyboardInterrupt, then re-raised); ``resume_from`` such a partial chain of the same start, step and
+    rule continues from its last step (each step depends only on the last set, so the result is the
+    uninterrupted one).
     Returns a :class:`CertifiedTraining`; InputError on bad input.
 
         >>> from stumpcheck.api import certify_training, make_corpus
@@ -189,56 +194,89 @@ def certify_training(x, theta, *, a0: float, b0: float, eta: float, b_target: fl
     else:
         cap = min(v for v in (max_steps, None if t_max is None else math.ceil(t_max / eta), MAX_CERTIFIED_STEPS)
                   if v is not None)
-    c = np.array([a0, b0])
-    A = np.eye(2)
-    R = np.zeros((2, 2))
-    centres, frames, boxes, hulls = [c], [A], [R], [hull_box(c, A, R)]
-    stopped, proved = None, False
-    while stopped is None:
+    settings = {"max_relative_width": width, "estimator": "one-head"}
+
+    def result(stopped, proved):
+        n = min(len(centres), len(frames), len(boxes), len(hulls))   # an interrupt may fall between the appends
+        return CertifiedTraining(a0=a0, b0=b0, eta=eta, b_target=b_target, max_steps=max_steps, t_max=t_max,
+                                 centres=np.array(centres[:n]), frames=np.array(frames[:n]), boxes=np.array(boxes[:n]),
+                                 hulls=np.array(hulls[:n]), proved=proved, stopped_because=stopped,
+                                 seconds=time.perf_counter() - started, settings=settings)
+
+    if resume_from is not None:
+        centres, frames, boxes, hulls = _resumed(resume_from, a0, b0, eta, b_target, max_steps, t_max, width)
+    else:
+        c = np.array([a0, b0])
+        A = np.eye(2)
+        R = np.zeros((2, 2))
+        centres, frames, boxes, hulls = [c], [A], [R], [hull_box(c, A, R)]
+    saved = time.monotonic()
+    try:
+        stopped, proved = _run(x, theta, eta, b_target, max_steps, t_max, width, cap, threads, progress,
+                               centres, frames, boxes, hulls,
+                               None if checkpoint is None else lambda: checkpoint(result("paused", False)),
+                               checkpoint_seconds, saved)
+    except KeyboardInterrupt:
+        if checkpoint is not None:
+            checkpoint(result("paused", False))
+        raise
+    return result(stopped, proved)
+
+
+def _resumed(chain: CertifiedTraining, a0, b0, eta, b_target, max_steps, t_max, width):
+    """The lists of a paused chain of the same run (InputError otherwise), its sets checked to be hulls again."""
+    if (chain.a0, chain.b0, chain.eta, chain.b_target, chain.max_steps, chain.t_max) != \
+            (a0, b0, eta, b_target, max_steps, t_max) or chain.settings.get("max_relative_width") != width:
+        raise InputError("the chain to resume was made with another start, step, stopping rule or width limit")
+    if not (np.array_equal(chain.centres[0], [a0, b0]) and np.array_equal(chain.frames[0], np.eye(2))
+            and not chain.boxes[0].any()):
+        raise InputError("the chain to resume does not start at (a0, b0)")
+    for k in range(chain.steps + 1):
+        if not np.array_equal(hull_box(chain.centres[k], chain.frames[k], chain.boxes[k]), chain.hulls[k]):
+            raise InputError(f"the chain to resume is inconsistent at step {k}")
+    return ([v for v in chain.centres], [v for v in chain.frames], [v for v in chain.boxes],
+            [v for v in chain.hulls])
+
+
+def _run(x, theta, eta, b_target, max_steps, t_max, width, cap, threads, progress, centres, frames, boxes, hulls,
+         save, save_seconds, saved):
+    """Extend the lists step by step until the rule holds or the chain must end: (stopped_because, proved)."""
+    while True:
         k = len(centres) - 1
         c, A, R, Z = centres[-1], frames[-1], boxes[-1], hulls[-1]
         verdict, rule = stop_reason(k, Z[1, 0], Z[1, 1], eta=eta, b_target=b_target, max_steps=max_steps,
                                     t_max=t_max)
         if verdict == "stop":
-            stopped, proved = rule, True
-            break
+            return rule, True
         if verdict == "undecided":
-            stopped = rule
-            break
+            return rule, False
         if k >= cap:
-            stopped = f"step cap: the stopping rule did not hold within {cap} steps"
-            break
+            return f"step cap: the stopping rule did not hold within {cap} steps", False
         grad = corpus_enclosure(x, theta, float(c[0]), float(c[1]), threads=threads)[1:]
         hess = corpus_enclosure(x, theta, (float(Z[0, 0]), float(Z[0, 1])), (float(Z[1, 0]), float(Z[1, 1])),
                                 hessian=True, threads=threads)[3:]
         image = gd_point_image(c, grad, eta)
         if not np.all(np.isfinite(image)) or not np.all(np.isfinite(hess)):
-            stopped = f"step {k + 1}: an enclosure of the gradient or the Hessian is not finite"
-            break
+            return f"step {k + 1}: an enclosure of the gradient or the Hessian is not finite", False
         c_new, A_new = next_frame(image, hess, eta, A, R)
         R_new, ok = image_coordinates(image, hess, eta, A, R, c_new, A_new)
         if not ok:
-            stopped = f"step {k + 1}: the new frame's determinant is not certainly non-zero"
-            break
+            return f"step {k + 1}: the new frame's determinant is not certainly non-zero", False
         Z_new = hull_box(c_new, A_new, R_new)
         if not np.all(np.isfinite(Z_new)) or not Z_new[1, 0] > 0.0:
-            stopped = f"step {k + 1}: the enclosure leaves b > 0 (b in [{Z_new[1, 0]!r}, {Z_new[1, 1]!r}])"
-            break
+            return f"step {k + 1}: the enclosure leaves b > 0 (b in [{Z_new[1, 0]!r}, {Z_new[1, 1]!r}])", False
         if (Z_new[1, 1] - Z_new[1, 0]) > width * Z_new[1, 0]:
-            stopped = (f"step {k + 1}: the enclosure is too wide (b in [{Z_new[1, 0]!r}, {Z_new[1, 1]!r}], relative "
-                       f"width above {width:g})")
-            break
+            return (f"step {k + 1}: the enclosure is too wide (b in [{Z_new[1, 0]!r}, {Z_new[1, 1]!r}], relative "
+                    f"width above {width:g})"), False
         centres.append(c_new)
         frames.append(A_new)
         boxes.append(R_new)
         hulls.append(Z_new)
         if progress is not None:
             progress(k + 1, Z_new)
-    settings = {"max_relative_width": width, "estimator": "one-head"}
-    return CertifiedTraining(a0=a0, b0=b0, eta=eta, b_target=b_target, max_steps=max_steps, t_max=t_max,
-                             centres=np.array(centres), frames=np.array(frames), boxes=np.array(boxes),
-                             hulls=np.array(hulls), proved=proved, stopped_because=stopped,
-                             seconds=time.perf_counter() - started, settings=settings)
+        if save is not None and time.monotonic() - saved > save_seconds:
+            save()
+            saved = time.monotonic()
 
 
 def float_distances(chain: CertifiedTraining, a, b) -> dict:
