@@ -263,4 +263,5 @@ def test_cli_wrong_format_is_not_an_interval_certificate(proved, tmp_path, capsy
     status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz")])
     err = capsys.readouterr().err
     assert status == 2 and err.strip() == (f"stumpcheck: error: {path}: --corpus goes with an interval certificate "
-                                           "(stumpcheck interval)")
+                                           "(stumpcheck interval) or a training certificate (stumpcheck train "
+                                           "--certify)")

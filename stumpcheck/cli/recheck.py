@@ -116,7 +116,8 @@ def _interval_text(item) -> str:
               help="Arb at every leaf, whatever produced it: a lemma, region or flow certificate's leaves are all "
                    "re-enclosed in Arb (default: a Taylor-form θ-integral leaf, and a tube's θ-integrals, first with "
                    "the float64 θ-integrals, in Arb where they do not decide it); an interval certificate's fast layer is "
-                   "checked against Arb at every leaf's centre (default: at the leaves with the smallest margins).")
+                   "checked against Arb at every leaf's centre (default: at the leaves with the smallest margins); a "
+                   "training certificate's at every step's centre (default: the last step's).")
 def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler, corpus_file, arb_all) -> None:
     """Re-check a lemma certificate: the leaves tile the domain, every leaf re-encloses the margin.
 
