@@ -290,3 +290,14 @@ def test_an_interrupted_chain_resumes_to_the_uninterrupted_one(run, tmp_path):
         read_chain(tmp_path, fingerprint, **dict(rule, eta=chain.eta * 2))
     with pytest.raises(InputError, match="another corpus"):
         read_chain(tmp_path, "0" * 64, **rule)
+
+
+def test_the_certificate_records_what_the_summary_prints(run):
+    _, chain, trained, document = run
+    st = document["statement"]
+    assert document["format"] == "stumpcheck-training-certificate/1" and document["status"] == "proved"
+    assert st["eta"] == double_text(chain.eta) and Fraction(st["eta"]) == Fraction(chain.eta)
+    assert [Fraction(v) for v in st["final_box"]["b"]] == [Fraction(v) for v in chain.final_box["b"]]
+    assert st["stop"] == {"b_target": "16", "max_steps": STEPS, "t_max": None}
+    assert document["arithmetic"]["fast_layer"]["libm"].startswith("exp, expm1, log, log1p")
+    assert len(document["chain"]) == chain.steps + 1 and document["float64_run"]["steps"] == trained.steps

@@ -30,7 +30,7 @@ itself would align both columns with the least contracting direction.
 (round to nearest, each end widened outward by a step; assumptions in
 :data:`stumpcheck.numerics.certified.fast.rounding.ASSUMPTIONS`); c′ and A′ are plain doubles.
 Domain: finite doubles; η > 0. Precision: R′ is wider than the exact image by the widths of [F(c)] and
-[J] times |A|·|R| and a few roundings a step.
+[J] times the magnitudes of A and R, and a few roundings a step.
 """
 
 from __future__ import annotations

@@ -271,6 +271,9 @@ def recheck_training(document, x, theta, *, arb: str = "last", threads=None, pro
         _keys(document["corpus"], _CORPUS, "corpus", required={"sha256", "m", "n"})
         _keys(document["settings"], _SETTINGS, "settings")
         _keys(document["end"], {"stopped_because"}, "end")
+        if not (isinstance(document["eta_rule"], str) and isinstance(document["seconds"], dict)
+                and isinstance(document["versions"], dict) and isinstance(document["end"]["stopped_because"], str)):
+            raise RecheckFailure("eta_rule and end.stopped_because must be text, seconds and versions objects")
         if document["corpus"]["sha256"] != corpus_fingerprint(x, theta):
             raise RecheckFailure("the corpus given is not the certificate's (sha256 differs)")
         _check_arithmetic(document["arithmetic"], notes)
