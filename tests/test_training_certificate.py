@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from flint import arb, arb_mat, ctx, fmpq
+from flint import arb, arb_mat, ctx
 
 from stumpcheck.cli.commands import main
 from stumpcheck.numerics.certified.certificates.lemma_certificate import digest, read_certificate

@@ -80,7 +80,7 @@ def statement_text(st: dict, status: str) -> str:
         return (f"{head} stops by the trainer's rule ({rule}) at step {st['steps']} ({st['stopped_because']}), "
                 f"with a in [{box['a'][0]}, {box['a'][1]}], b in [{box['b'][0]}, {box['b'][1]}]; "
                 f"every iterate lies in its recorded set.")
-    return (f"{head} has its first {st['steps']} iterates in the recorded sets, the last with a in [{box['a'][0]}, "
+    return (f"{head} has its iterates z_0 ... z_{st['steps']} in the recorded sets, the last with a in [{box['a'][0]}, "
             f"{box['a'][1]}], b in [{box['b'][0]}, {box['b'][1]}]; the trainer's rule ({rule}) is not reached "
             f"by the proof.")
 

@@ -131,8 +131,8 @@ def stop_reason(k: int, b_lo: float, b_hi: float, *, eta: float, b_target, max_s
         if b_lo >= b_target:
             return "stop", "b_target"
         if b_hi >= b_target:
-            return "undecided", (f"undecided stop: at step {k} the enclosure b in [{b_lo!r}, {b_hi!r}] straddles "
-                                 f"b_target = {b_target!r}, so the exact run may stop at step {k} or later")
+            return "undecided", (f"undecided stop: at step {k} the enclosure b in [{float(b_lo)!r}, {float(b_hi)!r}] "
+                                 f"straddles b_target = {b_target!r}, so the exact run may stop at step {k} or later")
     return "go", None
 
 
@@ -264,10 +264,11 @@ def _run(x, theta, eta, b_target, max_steps, t_max, width, cap, threads, progres
             return f"step {k + 1}: the new frame's determinant is not certainly non-zero", False
         Z_new = hull_box(c_new, A_new, R_new)
         if not np.all(np.isfinite(Z_new)) or not Z_new[1, 0] > 0.0:
-            return f"step {k + 1}: the enclosure leaves b > 0 (b in [{Z_new[1, 0]!r}, {Z_new[1, 1]!r}])", False
+            return (f"step {k + 1}: the enclosure leaves b > 0 (b in [{float(Z_new[1, 0])!r}, "
+                    f"{float(Z_new[1, 1])!r}])"), False
         if (Z_new[1, 1] - Z_new[1, 0]) > width * Z_new[1, 0]:
-            return (f"step {k + 1}: the enclosure is too wide (b in [{Z_new[1, 0]!r}, {Z_new[1, 1]!r}], relative "
-                    f"width above {width:g})"), False
+            return (f"step {k + 1}: the enclosure is too wide (b in [{float(Z_new[1, 0])!r}, {float(Z_new[1, 1])!r}], "
+                    f"relative width above {width:g})"), False
         centres.append(c_new)
         frames.append(A_new)
         boxes.append(R_new)

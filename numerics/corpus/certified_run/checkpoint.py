@@ -72,7 +72,8 @@ def read_chain(folder, fingerprint: str, *, a0, b0, eta, b_target, max_steps, t_
         raise InputError(f"the certified-chain checkpoint {path} was made for another run (start, step or rule)")
     steps = arrays["centres"].shape[0]
     shapes = {"centres": (steps, 2), "frames": (steps, 2, 2), "boxes": (steps, 2, 2), "hulls": (steps, 2, 2)}
-    if steps < 1 or any(arrays[k].shape != shape for k, shape in shapes.items()) or not isinstance(meta.get("settings"), dict):
+    if (steps < 1 or any(arrays[k].shape != shape for k, shape in shapes.items())
+            or not isinstance(meta.get("settings"), dict)):
         raise InputError(f"corrupt certified-chain checkpoint {path} (inconsistent arrays)")
     return CertifiedTraining(a0=a0, b0=b0, eta=eta, b_target=b_target, max_steps=max_steps, t_max=t_max,
                              proved=False, stopped_because="paused", settings=meta["settings"], **arrays)

@@ -319,6 +319,6 @@ def recheck_training(document, x, theta, *, arb: str = "last", threads=None, pro
     derived["text"] = statement_text(derived, status)
     reason = (f"all {steps} steps re-proved from the start; Arb checked the fast layer at {checked} centre(s)")
     if status != "proved":
-        return False, f"{reason}, but the proof stopped before the trainer's rule held: {document['end']['stopped_because']}", \
-            derived, notes
+        ended = document["end"]["stopped_because"]
+        return False, f"{reason}, but the proof stopped before the trainer's rule held: {ended}", derived, notes
     return True, reason, derived, notes
