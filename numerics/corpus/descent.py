@@ -1,0 +1,214 @@
+"""C9 certified on a corpus: constant-step GD decreases L̂ at every step, from λ_max(∇²L̂) ≤ M enclosed over boxes that hold the run's segments.
+
+**The lemma used** (descent lemma, second-order Taylor form). If L̂ is C² on the segment [z, z + d] and
+λ_max(∇²L̂(ξ)) ≤ M_k at every ξ of it, then
+
+    L̂(z + d) ≤ L̂(z) + ∇L̂(z)·d + (M_k/2)‖d‖²,
+
+since L̂(z + d) − L̂(z) − ∇L̂(z)·d = ∫₀¹ (1 − s) dᵀ∇²L̂(z + sd) d ds and dᵀHd ≤ λ_max(H)‖d‖². With the exact step
+d = −η∇L̂(z) this is L̂(z − η∇L̂) ≤ L̂(z) − η(1 − ηM_k/2)‖∇L̂(z)‖²: a strict decrease when ∇L̂(z) ≠ 0 and
+η < 2/M_k. Only λ_max matters (negative curvature helps), so M_k may be below the spectral norm.
+
+**The set.** Step k's set is a union of boxes that holds both the computed segment [z_k, z_{k+1}] (the
+float iterates the run recorded, taken exactly) and the exact step's segment [z_k, z_k − η∇L̂(z_k)]: with
+[g_k] ∋ ∇L̂(z_k) (a rigorous point enclosure) and the interval [D_k] ∋ z_{k+1} − z_k, −η[g_k], the piece
+s ∈ [s_j, s_{j+1}] of either segment lies in z_k + [s_j, s_{j+1}]·[D_k] (interval arithmetic, outward), so
+the p pieces' boxes cover both (:func:`segment_boxes`). Another source of boxes (a certified training run's
+enclosures of the exact iterates: the segment between two iterates lies in the hull of their boxes) can
+feed :func:`curvature_bounds` and :func:`certify_descent` directly (``step_boxes=``).
+
+**The enclosure.** Over a box the fast layer encloses ∂²L̂/∂a², ∂²L̂/∂a∂b, ∂²L̂/∂b²
+(:func:`~stumpcheck.numerics.certified.fast.corpus.corpus_enclosure` with ``hessian=True``; one head). For
+every H in the box and unit d, dᵀHd ≤ p·d₁² + 2h|d₁d₂| + q·d₂² with p, q the upper ends of the diagonal and
+h = max|∂²L̂/∂a∂b|, so λ_max(H) ≤ (p + q)/2 + √(((p − q)/2)² + h²), computed in Arb and rounded up.
+The largest bound is refined where it decides M: the step with the largest M_k has its segment cut in twice
+as many pieces, until that no longer lowers it by 1 % (or 64 pieces).
+
+**What is proved.** M = max_k M_k, the bound 2/M (rounded down) against η; for each step the decrease of
+the exact step (η(1 − ηM_k/2)‖[g_k]‖² > 0) and of the computed iterates (the upper end of
+[g_k]·d_k + (M_k/2)‖d_k‖² < 0, d_k = z_{k+1} − z_k exactly). It rests on the fast layer's assumptions
+(:data:`~stumpcheck.numerics.certified.fast.corpus.ASSUMPTIONS`: IEEE binary64, libm exp within 2 ulp), which
+:func:`certify_descent` returns with the result.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from flint import arb, ctx
+
+from stumpcheck.numerics.precision import InputError
+
+__all__ = ["DescentProof", "curvature_bounds", "lambda_max_upper", "segment_boxes", "certify_descent"]
+
+_PREC = 128
+_MAX_PIECES = 64
+_GAIN = 0.01
+
+
+def _float_down(x: arb) -> float:
+    value = float(arb(x.lower()).mid())
+    return value if arb(value) <= arb(x.lower()) else math.nextafter(value, -math.inf)
+
+
+def _float_up(x: arb) -> float:
+    value = float(arb(x.upper()).mid())
+    return value if arb(value) >= arb(x.upper()) else math.nextafter(value, math.inf)
+
+
+def _interval(lo: float, hi: float) -> arb:
+    return arb(lo).union(arb(hi))
+
+
+def lambda_max_upper(hessian) -> arb:
+    """An upper bound (an exact Arb number) of λ_max(H) over every symmetric H with entries in the enclosure
+    ``hessian`` = [[∂aa lo, hi], [∂ab lo, hi], [∂bb lo, hi]] (module doc)."""
+    with ctx.workprec(_PREC):
+        p, q = arb(float(hessian[0][1])), arb(float(hessian[2][1]))
+        h = max(abs(float(hessian[1][0])), abs(float(hessian[1][1])))
+        value = (p + q) / 2 + (((p - q) / 2) ** 2 + arb(h) ** 2).sqrt()
+        return arb(value.upper())
+
+
+def curvature_bounds(x, theta, boxes, *, threads: int | None = None) -> list:
+    """Upper bounds (exact Arb numbers) of λ_max(∇²L̂) over each box ((a_lo, a_hi), (b_lo, b_hi)) (b > 0)."""
+    from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
+
+    out = []
+    for box in boxes:
+        (alo, ahi), (blo, bhi) = box
+        enclosure = corpus_enclosure(x, theta, (float(alo), float(ahi)), (float(blo), float(bhi)), hessian=True,
+                                     threads=threads)
+        if not np.all(np.isfinite(enclosure)):
+            raise ArithmeticError(f"the Hessian enclosure over the box {box} is not finite")
+        out.append(lambda_max_upper(enclosure[3:]))
+    return out
+
+
+def segment_boxes(a0: float, b0: float, direction, pieces: int) -> list:
+    """``pieces`` boxes covering z₀ + s·D for every s ∈ [0, 1] and D in the interval pair ``direction``
+    ((Da_lo, Da_hi), (Db_lo, Db_hi)), as floats rounded outward."""
+    with ctx.workprec(_PREC):
+        da, db = (_interval(*pair) for pair in direction)
+        out = []
+        for j in range(pieces):
+            s = _interval(j / pieces, (j + 1) / pieces)  # j/pieces are exact doubles for pieces a power of two
+            a, b = arb(a0) + s * da, arb(b0) + s * db
+            out.append(((_float_down(a), _float_up(a)), (_float_down(b), _float_up(b))))
+        return out
+
+
+@dataclass
+class DescentProof:
+    """The certified C9 on one run (module doc): ``M`` = max_k M_k, ``bound`` = 2/M rounded down, ``eta_below_bound``
+    (η < 2/M exactly), per-step counts, and what it rests on."""
+
+    eta: float
+    M: float
+    bound: float
+    eta_below_bound: bool
+    steps: int
+    exact_step_decreases: int
+    iterate_decreases: int
+    boxes: int
+    worst_step: int
+    smallest_decrease: float
+    seconds: float
+    assumptions: dict = field(default_factory=dict)
+    box_source: str = "segments of the recorded iterates and of the exact steps"
+
+    @property
+    def proved(self) -> bool:
+        return self.eta_below_bound and self.exact_step_decreases == self.steps == self.iterate_decreases
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return {**asdict(self), "proved": self.proved}
+
+
+def _gradients(x, theta, a, b, threads):
+    from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
+
+    return [corpus_enclosure(x, theta, float(a[k]), float(b[k]), threads=threads)[1:] for k in range(len(a) - 1)]
+
+
+def _direction(a, b, k, eta, gradient):
+    """[D_k]: the hull of z_{k+1} − z_k and −η[g_k], per coordinate, as float pairs rounded outward."""
+    with ctx.workprec(_PREC):
+        pairs = []
+        for z, g in ((a, gradient[0]), (b, gradient[1])):
+            step = arb(float(z[k + 1])) - arb(float(z[k]))
+            exact = -arb(eta) * _interval(float(g[0]), float(g[1]))
+            hull = step.union(exact)
+            pairs.append((_float_down(hull), _float_up(hull)))
+        return tuple(pairs)
+
+
+def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int | None = None) -> DescentProof:
+    """Prove that GD with step ``eta`` decreases L̂ at every step of the run with iterates (a[k], b[k]) (module doc).
+
+    ``step_boxes``: optional list, per step k, of boxes whose union holds both segments of step k (else built
+    by :func:`segment_boxes` and refined where they decide M). One head (the fast layer's model)."""
+    from stumpcheck.numerics.certified.fast.corpus import ASSUMPTIONS
+
+    started = time.process_time()
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise InputError("certify_descent needs finite 1-D iterates a, b of the same length >= 2")
+    if not (isinstance(eta, float) and math.isfinite(eta) and eta > 0):
+        raise InputError(f"eta must be a positive finite float, got {eta!r}")
+    steps = a.size - 1
+    if step_boxes is not None and len(step_boxes) != steps:
+        raise InputError(f"step_boxes needs one list of boxes per step ({steps}), got {len(step_boxes)}")
+    gradients = _gradients(x, theta, a, b, threads)
+    directions = [_direction(a, b, k, eta, gradients[k]) for k in range(steps)]
+    pieces = [1] * steps
+    boxes = list(step_boxes) if step_boxes is not None else [segment_boxes(a[k], b[k], directions[k], 1)
+                                                              for k in range(steps)]
+    bounds = [max(curvature_bounds(x, theta, boxes[k], threads=threads)) for k in range(steps)]
+    if step_boxes is None:  # refine the step that decides M
+        heap = [(-float(m), k) for k, m in enumerate(bounds)]
+        heapq.heapify(heap)
+        while heap:
+            _, k = heapq.heappop(heap)
+            if pieces[k] >= _MAX_PIECES:
+                break
+            pieces[k] *= 2
+            boxes[k] = segment_boxes(a[k], b[k], directions[k], pieces[k])
+            refined = max(curvature_bounds(x, theta, boxes[k], threads=threads))
+            gain = float(bounds[k] - refined) / max(abs(float(bounds[k])), 1e-300)
+            bounds[k] = min(bounds[k], refined)
+            heapq.heappush(heap, (-float(bounds[k]), k))
+            if gain < _GAIN:  # the step that decides M no longer improves
+                break
+    with ctx.workprec(_PREC):
+        m_all = max(bounds)
+        eta_ball = arb(eta)
+        bound = 2 / m_all if m_all > 0 else None
+        exact_ok = iterate_ok = 0
+        smallest = math.inf
+        for k in range(steps):
+            ga, gb = (_interval(float(g[0]), float(g[1])) for g in gradients[k])
+            norm2 = ga**2 + gb**2
+            exact_gain = eta_ball * (1 - eta_ball * bounds[k] / 2) * norm2
+            if exact_gain > 0:
+                exact_ok += 1
+            da = arb(float(a[k + 1])) - arb(float(a[k]))
+            db = arb(float(b[k + 1])) - arb(float(b[k]))
+            change = ga * da + gb * db + bounds[k] / 2 * (da**2 + db**2)
+            if change < 0:
+                iterate_ok += 1
+            smallest = min(smallest, float(arb(exact_gain.lower()).mid()))
+        below = bool(bound is None or eta_ball < bound)
+        worst = int(max(range(steps), key=lambda k: float(bounds[k])))
+        return DescentProof(eta=eta, M=_float_up(m_all), bound=math.inf if bound is None else _float_down(bound),
+                            eta_below_bound=below, steps=steps, exact_step_decreases=exact_ok,
+                            iterate_decreases=iterate_ok, boxes=sum(len(bx) for bx in boxes), worst_step=worst,
+                            smallest_decrease=smallest, seconds=round(time.process_time() - started, 3),
+                            assumptions=dict(ASSUMPTIONS),
+                            box_source="given (step_boxes)" if step_boxes is not None else DescentProof.box_source)
