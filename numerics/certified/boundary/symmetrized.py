@@ -40,7 +40,7 @@ PREC_BITS = 128
 #: b₀ of the certified C8
 C8_B_MIN = Fraction(10)
 #: every leaf must show |b·e_pooled| ≤ this
-POOLED_TARGET = Fraction(2)
+POOLED_TARGET = Fraction(101, 100)
 _MAX_DEPTH = 12
 
 
