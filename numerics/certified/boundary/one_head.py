@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from functools import cache
 
 from flint import arb, ctx, fmpq
 
@@ -35,7 +36,7 @@ from stumpcheck.numerics.certified.proofs.domains import to_fraction
 from stumpcheck.numerics.certified.region.bounds import lower_decimal, upper_decimal
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["C7_B_MIN", "C7_BAND", "witness_enclosure", "prove_c7_population", "witness_delta"]
+__all__ = ["C7_B_MIN", "C7_BAND", "witness_enclosure", "prove_c7_population", "witness_delta", "rho1_ball", "identities"]
 
 PREC_BITS = 128
 #: b₀ of the certified C7 (the smallest scale of the quick table)
@@ -55,9 +56,29 @@ def _hull(lo: arb, hi: arb) -> arb:
     return arb(lo.lower()).union(arb(hi.upper()))
 
 
-def _rho1() -> arb:
-    """ρ₁ = 3/2 + π²/3 − 3ζ(3), the calibration relation's 1/b coefficient (its derived value, checked in the tests)."""
-    return arb(3) / 2 + arb.pi() ** 2 / 3 - 3 * arb(3).zeta()
+@cache
+def _derived_rho1():
+    """ρ₁ of the derived calibration relation a = b + 2 log b − ρ₁/b (a SymPy constant; once per process)."""
+    from stumpcheck.numerics.certified.region.bounds import _rho1
+    from stumpcheck.theory import margin_quantities as mq
+    from stumpcheck.theory.symbols import b as b_symbol
+
+    return _rho1(mq.relation_expression("calibration_a"), b_symbol)
+
+
+def rho1_ball() -> arb:
+    """ρ₁ = 3/2 + π²/3 − 3ζ(3) as an Arb ball at the current precision, read off the derived relation."""
+    from stumpcheck.numerics.certified.enclosures.balls import sympy_constant_ball
+
+    return sympy_constant_ball(_derived_rho1())
+
+
+@cache
+def identities(claim: str) -> dict:
+    """The SymPy checks of the exact forms a proof of ``claim`` ("C7" or "C8") rests on (once per process)."""
+    from stumpcheck.theory.boundary import boundary_identities
+
+    return boundary_identities(claim)
 
 
 def _e_u(eps: Fraction) -> arb:
@@ -82,7 +103,7 @@ def witness_enclosure(eps_lo, eps_hi, c=C7_BAND, prec_bits: int = PREC_BITS) -> 
     if not (0 <= e0 <= e1 <= Fraction(1, 2) and 0 <= c <= 1):
         raise InputError("the witness needs 0 <= ε₀ <= ε₁ <= 1/2 and 0 <= c <= 1")
     with ctx.workprec(prec_bits):
-        rho = _rho1()
+        rho = rho1_ball()
         x_lo, x_hi = rho - _ball(c), rho + _ball(c)
         q = _hull((x_lo * _ball(e0)).exp(), (x_hi * _ball(e1)).exp())
         e_u = _hull(_e_u(e0), _e_u(e1))
@@ -136,7 +157,8 @@ def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dic
         m = interior_error_margin(b_min, c, delta)
         interior = arb(1).max(m - 1)
     sup_floor = 1 - k / b_min
-    proved = sup_floor > 0
+    checks = identities("C7")
+    proved = sup_floor > 0 and all(checks.values())
     interior_c = upper_decimal(interior, 8)
     statement = (f"for every b >= {b_min} and every a with |b·(a − calibration_a(b))| <= {c} (the calibration "
                  f"relation is w = 0): at θ = 1 − b⁻⁴, e(θ) <= −1 + K/b with K = {float(k):.8g} (K -> 2 as b -> ∞), so "
@@ -147,7 +169,8 @@ def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dic
             "sup_lower_bound_at_b_min": lower_decimal(1 - _ball(k) / _ball(b_min), 8),
             "end_bound": "|e(1)| = 1 - kappa_1(b) >= 1 - 1/b (every real a, b > 0)",
             "interior_constant": interior_c, "interior_M_at_b_min": upper_decimal(m, 8), "leaves": leaves,
-            "rests_on": ["the exact forms of stumpcheck.theory.boundary (SymPy: boundary_identities)",
+            "identities": checks, "rho1": str(_derived_rho1()),
+            "rests_on": ["the exact forms of stumpcheck.theory.boundary, decided by SymPy in this run (identities)",
                          "the monotonicity of E_u, E_u/ε, R_A and q in ε (module doc)",
                          "the interior bound of stumpcheck.numerics.certified.region.interior_error",
                          "Arb ball arithmetic at 128 bits (python-flint)"],
