@@ -162,6 +162,8 @@ def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int
         raise InputError("certify_descent needs finite 1-D iterates a, b of the same length >= 2")
     if not (isinstance(eta, float) and math.isfinite(eta) and eta > 0):
         raise InputError(f"eta must be a positive finite float, got {eta!r}")
+    if not np.all(b > 0):
+        raise InputError("certify_descent needs every iterate in the model's regime b > 0 (the enclosures need it)")
     steps = a.size - 1
     if step_boxes is not None and len(step_boxes) != steps:
         raise InputError(f"step_boxes needs one list of boxes per step ({steps}), got {len(step_boxes)}")
