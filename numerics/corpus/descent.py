@@ -117,6 +117,7 @@ class DescentProof:
     boxes: int
     worst_step: int
     smallest_decrease: float
+    pieces_at_worst: int
     seconds: float
     assumptions: dict = field(default_factory=dict)
     box_source: str = "segments of the recorded iterates and of the exact steps"
@@ -211,6 +212,6 @@ def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int
         return DescentProof(eta=eta, M=_float_up(m_all), bound=math.inf if bound is None else _float_down(bound),
                             eta_below_bound=below, steps=steps, exact_step_decreases=exact_ok,
                             iterate_decreases=iterate_ok, boxes=sum(len(bx) for bx in boxes), worst_step=worst,
-                            smallest_decrease=smallest, seconds=round(time.process_time() - started, 3),
+                            smallest_decrease=smallest, pieces_at_worst=len(boxes[worst]), seconds=round(time.process_time() - started, 3),
                             assumptions=dict(ASSUMPTIONS),
                             box_source="given (step_boxes)" if step_boxes is not None else DescentProof.box_source)

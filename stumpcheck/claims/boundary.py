@@ -15,9 +15,11 @@ calibration relation, fresh contexts at b = 4N) live in
 
 Each check returns a :class:`stumpcheck.claims.population.ClaimResult` and, with
 ``out_dir``, writes its plot there (:func:`c7_figure`, :func:`c8_figure`, drawn from the details), listed in
-``details["plots"]``. Population figures come from the generated float64 e(θ)
-on a θ grid (evidence *sampled*); fresh-context figures are Monte Carlo means
-(evidence *sampled*, 95% normal CIs, seeds reported).
+``details["plots"]``. The population level is decided by a proof for every b ≥ b₀
+(:mod:`stumpcheck.claims.boundary_certified`, evidence *certified*: C7 for the one head, C8 for the averaged
+and pooled estimators); the float64 tables of the generated e(θ) on a θ grid are kept beside it and must agree
+with it. Fresh-context figures are Monte Carlo means (evidence *sampled*, 95% normal CIs, seeds reported);
+``details["evidence_parts"]`` names the level of each part, and the figure says "(fresh contexts: sampled)".
 
 Cost (measured on the 2-core shared machine, one process): quick C7 + C8
 a few seconds of CPU; full C7 ≈ 100 s and C8 ≈ 200 s wall (N up to 4096 with
@@ -206,6 +208,11 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     ≤ −½ in b (N). ``scheduler`` is accepted for a uniform signature (unused).
     ``estimator`` (default one-head, the claim's model) lets the same test run
     on a symmetrization, where it must FAIL.
+
+    For the one head the population level is decided by the proof of
+    :func:`stumpcheck.claims.boundary_certified.c7_population_certified` (every b ≥ 10 on the band
+    |b·(a − calibration_a(b))| ≤ ½: sup ≥ 1 − K/b, interior sup ≤ 1/b), and the row's evidence is
+    *certified*; the fresh-context part stays sampled. Other estimators: sampled only.
     """
     start = time.perf_counter()
     seed = _check_seed(seed)
@@ -279,6 +286,11 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     levels. Each estimator's own verdict is printed in the figure and kept in
     ``details`` (the averaged one does not meet it: see the note).
     ``estimators`` (default the claim's two) lets the test run on others.
+
+    The population level of the averaged and pooled estimators is decided by the proof of
+    :func:`stumpcheck.claims.boundary_certified.c8_population_certified` (pooled sup ≤ K/b for every b ≥ 10,
+    a ≥ b; averaged e(0) = ½), and the row's evidence is *certified* when every estimator's population verdict
+    came from it; the fresh-context part stays sampled.
     """
     start = time.perf_counter()
     seed = _check_seed(seed)
@@ -306,7 +318,7 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                "evidence_parts": dict(EVIDENCE_PARTS) if by_proof else {"population": "sampled",
                                                                         "fresh contexts": "sampled"},
                "note": ("at θ = 0 (θ = 1) every label is 1 (0): one of the two heads of the average sees a single "
-                        "label and its error is ±(1 − O(1/b)), so the average is off by ≈ 1/2 there; "
+                        "label and its error is ±(1 − κ₁(b)), so the average is off by exactly 1/2 there; "
                         "population.sup_error_open is the sup without the exact ends (the one-head layer at θ = 1 "
                         "has width ~ b⁻³, resolved by the grid)")}
     details.update(_fresh_details(_save_boundary_plot(out_dir, "c8_symmetrized.png", c8_figure, details)))

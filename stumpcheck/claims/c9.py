@@ -15,6 +15,12 @@ relative increase L̂(z_{k+1})/L̂(z_k) − 1 (reported even when it is ≤ 0 or
 rounding level), and the raw count of any increase at all. PASS iff η < 2/M
 and there is no increase above that level.
 
+**Certified** (one head, :func:`stumpcheck.numerics.corpus.descent.certify_descent`): λ_max(∇²L̂) ≤ M is
+enclosed over boxes that hold every segment of the run (the recorded iterates' and the exact steps'), so the
+descent lemma proves that L̂ decreases at each of the run's steps, and η < 2/M with M rigorous. When that proof
+holds the row's evidence is *certified* (``details["certified"]``); else it keeps the sampled verdict and
+evidence, with the reason. The sampled figures above stay in the row as a control.
+
 For contrast (details and plot, not part of PASS) the same number of steps
 runs at η = 3·(2/M) and 10·(2/M), above the bound, with iterates allowed to
 leave b > 0 (L̂ is defined for every real b), to show what the bound guards
