@@ -211,7 +211,7 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
 
     For the one head the population level is decided by the proof of
     :func:`stumpcheck.claims.boundary_certified.c7_population_certified` (every b ≥ 10 on the band
-    |b·(a − calibration_a(b))| ≤ ½: sup ≥ 1 − K/b, interior sup ≤ 1/b), and the row's evidence is
+    ``|b·(a − calibration_a(b))| ≤ ½``: sup ≥ 1 − K/b, interior sup ≤ 1/b), and the row's evidence is
     *certified*; the fresh-context part stays sampled. Other estimators: sampled only.
     """
     start = time.perf_counter()
