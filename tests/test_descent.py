@@ -9,8 +9,8 @@ from flint import arb
 
 from stumpcheck.numerics.corpus.corpora import make_corpus
 from stumpcheck.numerics.corpus.curvature import loss_gradient_hessian
-from stumpcheck.numerics.corpus.descent import (certify_descent, curvature_bounds, lambda_max_upper,
-                                                segment_boxes)
+from stumpcheck.numerics.corpus.descent import (certify_descent, certify_descent_from_enclosures, curvature_bounds,
+                                                lambda_max_upper, segment_boxes)
 from stumpcheck.numerics.corpus.empirical import loss_and_gradient
 from stumpcheck.numerics.corpus.gd import default_eta, train_gd
 from stumpcheck.numerics.precision import InputError
@@ -86,6 +86,30 @@ def test_certify_descent_takes_given_boxes_and_fails_honestly(short_run):
                                 factor * float(eta))
         assert not proof.proved and not proof.eta_below_bound
     assert checked >= 1
+
+
+def test_certify_descent_from_iterate_enclosures(short_run):
+    """A certified run's boxes Z_k (here: the recorded iterates widened by 10⁻⁹, a stand-in) feed the same proof."""
+    corpus, eta, run = short_run
+    boxes = [((a - 1e-9, a + 1e-9), (b - 1e-9, b + 1e-9)) for a, b in zip(run.trajectory["a"], run.trajectory["b"])]
+    proof = certify_descent_from_enclosures(corpus.x, corpus.theta, boxes, float(eta))
+    assert proof.proved and proof.steps == 40 and proof.iterate_decreases is None
+    assert proof.box_source == "segments from the given iterate enclosures" and proof.eta < proof.bound
+    point = certify_descent(corpus.x, corpus.theta, run.trajectory["a"], run.trajectory["b"], float(eta))
+    assert point.M <= proof.M * (1 + 1e-3)  # wider starts, no smaller curvature bound
+    with pytest.raises(InputError):
+        certify_descent_from_enclosures(corpus.x, corpus.theta, boxes[:1], float(eta))
+    with pytest.raises(InputError):
+        certify_descent_from_enclosures(corpus.x, corpus.theta, [((1.0, 2.0), (-1.0, 1.0))] * 2, float(eta))
+
+
+def test_segment_boxes_from_a_box_of_starts():
+    boxes = segment_boxes((1.0, 1.5), (2.0, 2.25), ((0.1, 0.2), (-0.3, -0.1)), 4)
+    for s in np.linspace(0, 1, 21):
+        for a0 in (1.0, 1.5):
+            for b0 in (2.0, 2.25):
+                a, b = a0 + s * 0.2, b0 - s * 0.3
+                assert any(alo <= a <= ahi and blo <= b <= bhi for (alo, ahi), (blo, bhi) in boxes)
 
 
 def test_bad_input_is_refused(short_run):

@@ -13,9 +13,10 @@ d = −η∇L̂(z) this is L̂(z − η∇L̂) ≤ L̂(z) − η(1 − ηM_k/2)�
 float iterates the run recorded, taken exactly) and the exact step's segment [z_k, z_k − η∇L̂(z_k)]: with
 [g_k] ∋ ∇L̂(z_k) (a rigorous point enclosure) and the interval [D_k] ∋ z_{k+1} − z_k, −η[g_k], the piece
 s ∈ [s_j, s_{j+1}] of either segment lies in z_k + [s_j, s_{j+1}]·[D_k] (interval arithmetic, outward), so
-the p pieces' boxes cover both (:func:`segment_boxes`). Another source of boxes (a certified training run's
-enclosures of the exact iterates: the segment between two iterates lies in the hull of their boxes) can
-feed :func:`curvature_bounds` and :func:`certify_descent` directly (``step_boxes=``).
+the p pieces' boxes cover both (:func:`segment_boxes`). Other sources of the set can feed the same proof:
+boxes per step that hold both segments (``certify_descent(..., step_boxes=)``), or enclosures Z_k of the exact
+GD iterates, e.g. a certified training run's (:func:`certify_descent_from_enclosures`: step k's segment lies in
+Z_k + s·(−η[∇L̂(Z_k)]), s ∈ [0, 1], with the gradient enclosed over Z_k).
 
 **The enclosure.** Over a box the fast layer encloses ∂²L̂/∂a², ∂²L̂/∂a∂b, ∂²L̂/∂b²
 (:func:`~stumpcheck.numerics.certified.fast.corpus.corpus_enclosure` with ``hessian=True``; one head). For
@@ -43,7 +44,8 @@ from flint import arb, ctx
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["DescentProof", "curvature_bounds", "lambda_max_upper", "segment_boxes", "certify_descent"]
+__all__ = ["DescentProof", "curvature_bounds", "lambda_max_upper", "segment_boxes", "certify_descent",
+           "certify_descent_from_enclosures"]
 
 _PREC = 128
 _MAX_PIECES = 64
@@ -89,15 +91,17 @@ def curvature_bounds(x, theta, boxes, *, threads: int | None = None) -> list:
     return out
 
 
-def segment_boxes(a0: float, b0: float, direction, pieces: int) -> list:
-    """``pieces`` boxes covering z₀ + s·D for every s ∈ [0, 1] and D in the interval pair ``direction``
-    ((Da_lo, Da_hi), (Db_lo, Db_hi)), as floats rounded outward."""
+def segment_boxes(a0, b0, direction, pieces: int) -> list:
+    """``pieces`` boxes covering z₀ + s·D for every z₀ = (a0, b0) (floats, or pairs (lo, hi) for a box of starts),
+    s ∈ [0, 1] and D in the interval pair ``direction`` ((Da_lo, Da_hi), (Db_lo, Db_hi)), as floats rounded
+    outward."""
     with ctx.workprec(_PREC):
         da, db = (_interval(*pair) for pair in direction)
+        start_a, start_b = (_interval(*z) if isinstance(z, (tuple, list)) else arb(float(z)) for z in (a0, b0))
         out = []
         for j in range(pieces):
             s = _interval(j / pieces, (j + 1) / pieces)  # j/pieces are exact doubles for pieces a power of two
-            a, b = arb(a0) + s * da, arb(b0) + s * db
+            a, b = start_a + s * da, start_b + s * db
             out.append(((_float_down(a), _float_up(a)), (_float_down(b), _float_up(b))))
         return out
 
@@ -113,7 +117,7 @@ class DescentProof:
     eta_below_bound: bool
     steps: int
     exact_step_decreases: int
-    iterate_decreases: int
+    iterate_decreases: int | None
     boxes: int
     worst_step: int
     smallest_decrease: float
@@ -124,7 +128,8 @@ class DescentProof:
 
     @property
     def proved(self) -> bool:
-        return self.eta_below_bound and self.exact_step_decreases == self.steps == self.iterate_decreases
+        iterates = self.iterate_decreases is None or self.iterate_decreases == self.steps
+        return self.eta_below_bound and self.exact_step_decreases == self.steps and iterates
 
     def to_dict(self) -> dict:
         from dataclasses import asdict
@@ -132,49 +137,38 @@ class DescentProof:
         return {**asdict(self), "proved": self.proved}
 
 
-def _gradients(x, theta, a, b, threads):
+def _gradient_enclosures(x, theta, starts, threads):
+    """[∇L̂] over each start (a point (a, b) or a box ((a_lo, a_hi), (b_lo, b_hi)))."""
     from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
 
-    return [corpus_enclosure(x, theta, float(a[k]), float(b[k]), threads=threads)[1:] for k in range(len(a) - 1)]
+    return [corpus_enclosure(x, theta, a, b, threads=threads)[1:] for a, b in starts]
 
 
-def _direction(a, b, k, eta, gradient):
-    """[D_k]: the hull of z_{k+1} − z_k and −η[g_k], per coordinate, as float pairs rounded outward."""
+def _direction(eta: float, gradient, step=None):
+    """[D_k]: −η[g_k] (the exact step), with ``step`` = (Δa, Δb) as exact balls its hull with the recorded step,
+    per coordinate, as float pairs rounded outward."""
     with ctx.workprec(_PREC):
         pairs = []
-        for z, g in ((a, gradient[0]), (b, gradient[1])):
-            step = arb(float(z[k + 1])) - arb(float(z[k]))
+        for i, g in enumerate(gradient):
             exact = -arb(eta) * _interval(float(g[0]), float(g[1]))
-            hull = step.union(exact)
+            hull = exact if step is None else exact.union(step[i])
             pairs.append((_float_down(hull), _float_up(hull)))
         return tuple(pairs)
 
 
-def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int | None = None) -> DescentProof:
-    """Prove that GD with step ``eta`` decreases L̂ at every step of the run with iterates (a[k], b[k]) (module doc).
+def _check_eta(eta) -> float:
+    if isinstance(eta, bool) or not isinstance(eta, (float, int, np.floating)) or not (math.isfinite(eta) and eta > 0):
+        raise InputError(f"eta must be a positive finite number, got {eta!r}")
+    return float(eta)
 
-    ``step_boxes``: optional list, per step k, of boxes whose union holds both segments of step k (else built
-    by :func:`segment_boxes` and refined where they decide M). One head (the fast layer's model)."""
-    from stumpcheck.numerics.certified.fast.corpus import ASSUMPTIONS
 
-    started = time.process_time()
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise InputError("certify_descent needs finite 1-D iterates a, b of the same length >= 2")
-    if not (isinstance(eta, float) and math.isfinite(eta) and eta > 0):
-        raise InputError(f"eta must be a positive finite float, got {eta!r}")
-    if not np.all(b > 0):
-        raise InputError("certify_descent needs every iterate in the model's regime b > 0 (the enclosures need it)")
-    steps = a.size - 1
-    if step_boxes is not None and len(step_boxes) != steps:
-        raise InputError(f"step_boxes needs one list of boxes per step ({steps}), got {len(step_boxes)}")
-    gradients = _gradients(x, theta, a, b, threads)
-    directions = [_direction(a, b, k, eta, gradients[k]) for k in range(steps)]
+def _bounds(x, theta, starts, directions, given, threads) -> tuple:
+    """(boxes per step, M_k per step): the given boxes, or segment boxes refined where they decide M."""
+    steps = len(starts)
     pieces = [1] * steps
-    boxes = list(step_boxes) if step_boxes is not None else [segment_boxes(a[k], b[k], directions[k], 1)
-                                                              for k in range(steps)]
+    boxes = list(given) if given is not None else [segment_boxes(*starts[k], directions[k], 1) for k in range(steps)]
     bounds = [max(curvature_bounds(x, theta, boxes[k], threads=threads)) for k in range(steps)]
-    if step_boxes is None:  # refine the step that decides M
+    if given is None:
         heap = [(-float(m), k) for k, m in enumerate(bounds)]
         heapq.heapify(heap)
         while heap:
@@ -182,13 +176,21 @@ def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int
             if pieces[k] >= _MAX_PIECES:
                 break
             pieces[k] *= 2
-            boxes[k] = segment_boxes(a[k], b[k], directions[k], pieces[k])
+            boxes[k] = segment_boxes(*starts[k], directions[k], pieces[k])
             refined = max(curvature_bounds(x, theta, boxes[k], threads=threads))
             gain = float(bounds[k] - refined) / max(abs(float(bounds[k])), 1e-300)
             bounds[k] = min(bounds[k], refined)
             heapq.heappush(heap, (-float(bounds[k]), k))
             if gain < _GAIN:  # the step that decides M no longer improves
                 break
+    return boxes, bounds
+
+
+def _proof(eta, gradients, boxes, bounds, steps_taken, started, source) -> DescentProof:
+    """The per-step decreases and η < 2/M; ``steps_taken`` the recorded steps (Δa, Δb) as exact balls, or None."""
+    from stumpcheck.numerics.certified.fast.corpus import ASSUMPTIONS
+
+    steps = len(gradients)
     with ctx.workprec(_PREC):
         m_all = max(bounds)
         eta_ball = arb(eta)
@@ -197,21 +199,76 @@ def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int
         smallest = math.inf
         for k in range(steps):
             ga, gb = (_interval(float(g[0]), float(g[1])) for g in gradients[k])
-            norm2 = ga**2 + gb**2
-            exact_gain = eta_ball * (1 - eta_ball * bounds[k] / 2) * norm2
+            exact_gain = eta_ball * (1 - eta_ball * bounds[k] / 2) * (ga**2 + gb**2)
             if exact_gain > 0:
                 exact_ok += 1
-            da = arb(float(a[k + 1])) - arb(float(a[k]))
-            db = arb(float(b[k + 1])) - arb(float(b[k]))
-            change = ga * da + gb * db + bounds[k] / 2 * (da**2 + db**2)
-            if change < 0:
-                iterate_ok += 1
+            if steps_taken is not None:
+                da, db = steps_taken[k]
+                if ga * da + gb * db + bounds[k] / 2 * (da**2 + db**2) < 0:
+                    iterate_ok += 1
             smallest = min(smallest, float(arb(exact_gain.lower()).mid()))
-        below = bool(bound is None or eta_ball < bound)
         worst = int(max(range(steps), key=lambda k: float(bounds[k])))
         return DescentProof(eta=eta, M=_float_up(m_all), bound=math.inf if bound is None else _float_down(bound),
-                            eta_below_bound=below, steps=steps, exact_step_decreases=exact_ok,
-                            iterate_decreases=iterate_ok, boxes=sum(len(bx) for bx in boxes), worst_step=worst,
-                            smallest_decrease=smallest, pieces_at_worst=len(boxes[worst]), seconds=round(time.process_time() - started, 3),
-                            assumptions=dict(ASSUMPTIONS),
-                            box_source="given (step_boxes)" if step_boxes is not None else DescentProof.box_source)
+                            eta_below_bound=bool(bound is None or eta_ball < bound), steps=steps,
+                            exact_step_decreases=exact_ok,
+                            iterate_decreases=iterate_ok if steps_taken is not None else None,
+                            boxes=sum(len(bx) for bx in boxes), worst_step=worst, smallest_decrease=smallest,
+                            pieces_at_worst=len(boxes[worst]), seconds=round(time.process_time() - started, 3),
+                            assumptions=dict(ASSUMPTIONS), box_source=source)
+
+
+def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int | None = None) -> DescentProof:
+    """Prove that GD with step ``eta`` decreases L̂ at every step of the run with recorded iterates (a[k], b[k])
+    (floats, taken exactly; module doc).
+
+    ``step_boxes``: optional list, per step k, of boxes ((a_lo, a_hi), (b_lo, b_hi)) whose union holds both
+    segments of step k (another source's set); else built by :func:`segment_boxes` and refined where they
+    decide M. One head (the fast layer's model)."""
+    started = time.process_time()
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise InputError("certify_descent needs finite 1-D iterates a, b of the same length >= 2")
+    eta = _check_eta(eta)
+    if not np.all(b > 0):
+        raise InputError("certify_descent needs every iterate in the model's regime b > 0 (the enclosures need it)")
+    steps = a.size - 1
+    if step_boxes is not None and len(step_boxes) != steps:
+        raise InputError(f"step_boxes needs one list of boxes per step ({steps}), got {len(step_boxes)}")
+    starts = [(float(a[k]), float(b[k])) for k in range(steps)]
+    gradients = _gradient_enclosures(x, theta, starts, threads)
+    with ctx.workprec(_PREC):
+        taken = [(arb(float(a[k + 1])) - arb(float(a[k])), arb(float(b[k + 1])) - arb(float(b[k])))
+                 for k in range(steps)]
+        directions = [_direction(eta, gradients[k], taken[k]) for k in range(steps)]
+    boxes, bounds = _bounds(x, theta, starts, directions, step_boxes, threads)
+    source = "given (step_boxes)" if step_boxes is not None else DescentProof.box_source
+    return _proof(eta, gradients, boxes, bounds, taken, started, source)
+
+
+def certify_descent_from_enclosures(x, theta, iterate_boxes, eta: float, *, threads: int | None = None) -> DescentProof:
+    """The same proof for a run known through enclosures Z_k ∋ z_k of the exact GD iterates
+    z_{k+1} = z_k − η∇L̂(z_k) (e.g. a certified training run's boxes), ``iterate_boxes`` a list of
+    ((a_lo, a_hi), (b_lo, b_hi)), k = 0 … K.
+
+    Step k's segment z_k − s·η∇L̂(z_k), s ∈ [0, 1], lies in Z_k + s·(−η[∇L̂(Z_k)]) (the gradient enclosed over
+    the whole box Z_k), which :func:`segment_boxes` covers; the exact step decreases L̂ when
+    η(1 − ηM_k/2)‖[∇L̂(Z_k)]‖² > 0. There are no recorded float iterates (``iterate_decreases`` is None)."""
+    from stumpcheck.numerics.certified.fast.interval import as_pair
+
+    started = time.process_time()
+    eta = _check_eta(eta)
+    if not isinstance(iterate_boxes, (list, tuple)) or len(iterate_boxes) < 2:
+        raise InputError("certify_descent_from_enclosures needs a list of at least 2 iterate boxes")
+    starts = []
+    for box in iterate_boxes[:-1]:
+        try:
+            (alo, ahi), (blo, bhi) = as_pair("a", box[0]), as_pair("b", box[1])
+        except (TypeError, ValueError, IndexError):
+            raise InputError(f"an iterate box must be ((a_lo, a_hi), (b_lo, b_hi)), got {box!r}") from None
+        if not blo > 0:
+            raise InputError(f"an iterate box needs b > 0, got {box!r}")
+        starts.append(((alo, ahi), (blo, bhi)))
+    gradients = _gradient_enclosures(x, theta, starts, threads)
+    directions = [_direction(eta, g) for g in gradients]
+    boxes, bounds = _bounds(x, theta, starts, directions, None, threads)
+    return _proof(eta, gradients, boxes, bounds, None, started, "segments from the given iterate enclosures")
