@@ -125,6 +125,9 @@ class DescentProof:
     seconds: float
     assumptions: dict = field(default_factory=dict)
     box_source: str = "segments of the recorded iterates and of the exact steps"
+    #: per step: the number of segment pieces and M_k (an upper bound of λ_max over them); not in to_dict
+    pieces: list = field(default_factory=list, repr=False)
+    curvature: list = field(default_factory=list, repr=False)
 
     @property
     def proved(self) -> bool:
@@ -134,7 +137,10 @@ class DescentProof:
     def to_dict(self) -> dict:
         from dataclasses import asdict
 
-        return {**asdict(self), "proved": self.proved}
+        record = asdict(self)
+        for name in ("pieces", "curvature"):
+            record.pop(name)
+        return {**record, "proved": self.proved}
 
 
 def _gradient_enclosures(x, theta, starts, threads):
@@ -162,13 +168,16 @@ def _check_eta(eta) -> float:
     return float(eta)
 
 
-def _bounds(x, theta, starts, directions, given, threads) -> tuple:
-    """(boxes per step, M_k per step): the given boxes, or segment boxes refined where they decide M."""
+def _bounds(x, theta, starts, directions, given, threads, pieces=None) -> tuple:
+    """(boxes per step, M_k per step): the given boxes; or segment boxes in the given numbers of ``pieces``; or
+    segment boxes refined where they decide M."""
     steps = len(starts)
-    pieces = [1] * steps
-    boxes = list(given) if given is not None else [segment_boxes(*starts[k], directions[k], 1) for k in range(steps)]
+    refine = given is None and pieces is None
+    pieces = list(pieces) if pieces is not None else [1] * steps
+    boxes = list(given) if given is not None else [segment_boxes(*starts[k], directions[k], pieces[k])
+                                                    for k in range(steps)]
     bounds = [max(curvature_bounds(x, theta, boxes[k], threads=threads)) for k in range(steps)]
-    if given is None:
+    if refine:
         heap = [(-float(m), k) for k, m in enumerate(bounds)]
         heapq.heapify(heap)
         while heap:
@@ -214,16 +223,19 @@ def _proof(eta, gradients, boxes, bounds, steps_taken, started, source) -> Desce
                             iterate_decreases=iterate_ok if steps_taken is not None else None,
                             boxes=sum(len(bx) for bx in boxes), worst_step=worst, smallest_decrease=smallest,
                             pieces_at_worst=len(boxes[worst]), seconds=round(time.process_time() - started, 3),
-                            assumptions=dict(ASSUMPTIONS), box_source=source)
+                            assumptions=dict(ASSUMPTIONS), box_source=source,
+                            pieces=[len(bx) for bx in boxes], curvature=[_float_up(m) for m in bounds])
 
 
-def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int | None = None) -> DescentProof:
+def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int | None = None,
+                    pieces=None) -> DescentProof:
     """Prove that GD with step ``eta`` decreases L̂ at every step of the run with recorded iterates (a[k], b[k])
     (floats, taken exactly; module doc).
 
     ``step_boxes``: optional list, per step k, of boxes ((a_lo, a_hi), (b_lo, b_hi)) whose union holds both
     segments of step k (another source's set); else built by :func:`segment_boxes` and refined where they
-    decide M. One head (the fast layer's model)."""
+    decide M; with ``pieces`` (a list of powers of two, one per step) in exactly those numbers of pieces (a
+    certificate's re-check). One head (the fast layer's model)."""
     started = time.process_time()
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or a.size < 2 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
@@ -240,7 +252,11 @@ def certify_descent(x, theta, a, b, eta: float, *, step_boxes=None, threads: int
         taken = [(arb(float(a[k + 1])) - arb(float(a[k])), arb(float(b[k + 1])) - arb(float(b[k])))
                  for k in range(steps)]
         directions = [_direction(eta, gradients[k], taken[k]) for k in range(steps)]
-    boxes, bounds = _bounds(x, theta, starts, directions, step_boxes, threads)
+    if pieces is not None and (step_boxes is not None or len(pieces) != steps or not all(
+            isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= _MAX_PIECES and p & (p - 1) == 0
+            for p in pieces)):
+        raise InputError(f"pieces must be one power of two in [1, {_MAX_PIECES}] per step, without step_boxes")
+    boxes, bounds = _bounds(x, theta, starts, directions, step_boxes, threads, pieces)
     source = "given (step_boxes)" if step_boxes is not None else DescentProof.box_source
     return _proof(eta, gradients, boxes, bounds, taken, started, source)
 

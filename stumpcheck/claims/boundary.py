@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from stumpcheck.claims.c6 import C6_SETTINGS, HORIZON_RULE, INTERIOR_THETAS, c6_cell, c6_cells, check_c6  # noqa: F401
-from stumpcheck.claims.boundary_certified import EVIDENCE_PARTS, c7_population_certified, c8_population_certified
+from stumpcheck.claims.boundary_certified import (EVIDENCE_PARTS, c7_population_certified, c8_population_certified,
+                                                  write_certificate)
 from stumpcheck.claims.boundary_tables import (FRESH_SCALE_PER_N, INTERIOR_DELTA, fresh_sup_table,
                                                population_sup_table, population_theta_grid)
 from stumpcheck.claims.result import ClaimResult
@@ -252,6 +253,10 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                                                                         "fresh contexts": "sampled"}}
     if by_proof:
         details["precision"] = "Arb ball arithmetic (python-flint) for the population proof; float64 tables"
+        details["certified"] = {"statement": certified["proof"]["statement"]}
+        name = write_certificate("C7", certified["proof"], out_dir)
+        if name is not None:
+            details["certified"]["certificate"] = name
     details.update(_fresh_details(_save_boundary_plot(out_dir, "c7_boundary.png", c7_figure, details)))
     mirror = None
     if estimator == "one-head":  # the fourth estimator, for the record (not part of the verdict)
@@ -333,6 +338,10 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
 
     if by_proof:
         details["precision"] = "Arb ball arithmetic (python-flint) for the population proof; float64 tables"
+        details["certified"] = {"statement": certified["proof"]["statement"]}
+        name = write_certificate("C8", certified["proof"], out_dir)
+        if name is not None:
+            details["certified"]["certificate"] = name
     return ClaimResult(
         id="C8", statement="a reflected symmetrization (averaged or pooled) removes the boundary limitation",
         figure=(f"population ({certified['text']}); sampled tables: " if by_proof else "")

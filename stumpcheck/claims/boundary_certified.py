@@ -17,12 +17,31 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["c7_population_certified", "c8_population_certified", "EVIDENCE_PARTS", "FLOAT_SLACK"]
+__all__ = ["c7_population_certified", "c8_population_certified", "EVIDENCE_PARTS", "FLOAT_SLACK", "write_certificate"]
 
 #: slack for comparing float64 table values with exact bounds (the table's e carries float64 rounding)
 FLOAT_SLACK = 1e-9
 #: what each part of C7 and C8 rests on
 EVIDENCE_PARTS = {"population (every b >= b0)": "certified", "fresh contexts": "sampled (Monte Carlo, 95% CIs)"}
+
+
+def write_certificate(claim: str, proof: dict, out_dir) -> str | None:
+    """The proof's certificate (format ``stumpcheck-boundary-certificate/1``) written to
+    ``out_dir/<claim>_population_certificate.json`` (re-checked by ``stumpcheck recheck``); its name, or None
+    without ``out_dir`` or a proof."""
+    if out_dir is None or not proof.get("proved"):
+        return None
+    import json
+    from pathlib import Path
+
+    from stumpcheck.numerics.certified.boundary.certificate import boundary_certificate
+
+    name = f"{claim.lower()}_population_certificate.json"
+    path = Path(out_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / name).write_text(json.dumps(boundary_certificate(claim, proof), indent=1, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+    return name
 
 
 def c7_population_certified(pop: dict, *, keep: float, floor: float) -> dict:

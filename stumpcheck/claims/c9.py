@@ -97,6 +97,9 @@ def check_c9(*, quick: bool = True, seed: int = 0, out_dir=None, estimator: str 
     sampled_ok = eta < bound.bound and below["increases"] == 0 and run.stopped_because == "steps"
     certified = _certified_descent(x, theta, run, eta, estimator)
     by_proof = certified is not None and certified["proved"]
+    proof_object = certified.pop("_proof") if certified is not None else None
+    if by_proof and out_dir is not None:
+        certified["certificate"] = _write_certificate(x, theta, corpus, run, eta, proof_object, Path(out_dir))
     ok = sampled_ok  # a proof that fails leaves the sampled verdict, with its reason (details["certified"])
     plots = []
     if out_dir is not None:
@@ -141,12 +144,29 @@ def _certified_descent(x, theta, run, eta: float, estimator: str):
         return None
     from stumpcheck.numerics.corpus.descent import certify_descent
 
-    proof = certify_descent(x, theta, run.trajectory["a"], run.trajectory["b"], float(eta)).to_dict()
+    result = certify_descent(x, theta, run.trajectory["a"], run.trajectory["b"], float(eta))
+    proof = {**result.to_dict(), "_proof": result}
     if not proof["proved"]:
         proof["reason"] = (f"eta < 2/M: {proof['eta_below_bound']}; exact steps decreasing "
                            f"{proof['exact_step_decreases']}/{proof['steps']}; recorded iterates decreasing "
                            f"{proof['iterate_decreases']}/{proof['steps']}")
     return proof
+
+
+def _write_certificate(x, theta, corpus, run, eta, proof, out: Path) -> str:
+    """The descent certificate (format ``stumpcheck-descent-certificate/1``) as ``out/c9_descent_certificate.json``
+    (re-checked by ``stumpcheck recheck``, which regenerates the corpus from its seed); its name."""
+    import json
+
+    from stumpcheck.numerics.corpus.descent_certificate import descent_certificate
+
+    info = {"m": corpus.x.shape[0], "n": corpus.x.shape[1], "seed": corpus.seed, "prior": corpus.prior,
+            "sampler": corpus.sampler_name}
+    out.mkdir(parents=True, exist_ok=True)
+    name = "c9_descent_certificate.json"
+    (out / name).write_text(json.dumps(descent_certificate(x, theta, info, run, float(eta), proof), indent=1,
+                                       ensure_ascii=False) + "\n", encoding="utf-8")
+    return name
 
 
 def _certified_text(proof: dict) -> str:

@@ -36,7 +36,8 @@ from stumpcheck.numerics.certified.proofs.domains import to_fraction
 from stumpcheck.numerics.certified.region.bounds import lower_decimal, upper_decimal
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["C7_B_MIN", "C7_BAND", "witness_enclosure", "prove_c7_population", "witness_delta", "rho1_ball", "identities"]
+__all__ = ["C7_B_MIN", "C7_BAND", "witness_enclosure", "prove_c7_population", "witness_delta", "rho1_ball", "identities",
+           "c7_statement", "eps_boxes", "PREC_BITS"]
 
 PREC_BITS = 128
 #: b₀ of the certified C7 (the smallest scale of the quick table)
@@ -97,14 +98,16 @@ def _r_a(eps: Fraction) -> arb:
     return (t.expm1() - t) / t**2
 
 
-def witness_enclosure(eps_lo, eps_hi, c=C7_BAND, prec_bits: int = PREC_BITS) -> arb:
-    """A ball holding W(ε) = (1 + e(1 − ε⁴))/ε for every ε ∈ [eps_lo, eps_hi] ⊆ [0, ½] and |w| ≤ c (module doc)."""
+def witness_enclosure(eps_lo, eps_hi, c=C7_BAND, prec_bits: int = PREC_BITS, *, w=None) -> arb:
+    """A ball holding W(ε) = (1 + e(1 − ε⁴))/ε for every ε ∈ [eps_lo, eps_hi] ⊆ [0, ½] and every w ∈ ``w``
+    (a pair inside [−1, 1]; default [−c, c]) (module doc)."""
     e0, e1, c = to_fraction(eps_lo, "eps_lo"), to_fraction(eps_hi, "eps_hi"), to_fraction(c, "c")
-    if not (0 <= e0 <= e1 <= Fraction(1, 2) and 0 <= c <= 1):
-        raise InputError("the witness needs 0 <= ε₀ <= ε₁ <= 1/2 and 0 <= c <= 1")
+    w0, w1 = (-c, c) if w is None else (to_fraction(w[0], "w"), to_fraction(w[1], "w"))
+    if not (0 <= e0 <= e1 <= Fraction(1, 2) and 0 <= c <= 1 and -1 <= w0 <= w1 <= 1):
+        raise InputError("the witness needs 0 <= ε₀ <= ε₁ <= 1/2, 0 <= c <= 1 and -1 <= w₀ <= w₁ <= 1")
     with ctx.workprec(prec_bits):
         rho = rho1_ball()
-        x_lo, x_hi = rho - _ball(c), rho + _ball(c)
+        x_lo, x_hi = rho - _ball(w1), rho - _ball(w0)
         q = _hull((x_lo * _ball(e0)).exp(), (x_hi * _ball(e1)).exp())
         e_u = _hull(_e_u(e0), _e_u(e1))
         e_u_over_eps = _hull(arb(0) if e0 == 0 else _e_u(e0) / _ball(e0), _e_u(e1) / _ball(e1) if e1 else arb(0))
@@ -116,7 +119,8 @@ def witness_enclosure(eps_lo, eps_hi, c=C7_BAND, prec_bits: int = PREC_BITS) -> 
         return numerator / denominator
 
 
-def _eps_boxes(b_min: Fraction) -> list:
+def eps_boxes(b_min: Fraction) -> list:
+    """The proof's ε-boxes: dyadic below 1/b₀, then [0, 1/(b₀2^16)] (exact rationals)."""
     top = 1 / b_min
     boxes = [(top / 2 ** (j + 1), top / 2**j) for j in range(_LEVELS)]
     return boxes + [(Fraction(0), top / 2**_LEVELS)]
@@ -130,6 +134,17 @@ def witness_delta(b, leaves: list) -> Fraction:
         if lo <= eps <= hi:
             return Fraction(leaf["K_upper"]) * eps
     raise InputError(f"b = {b} is below the proof's b₀")
+
+
+def c7_statement(b_min: Fraction, c: Fraction, delta: Fraction, k_text: str, interior_constant: str) -> str:
+    """What the C7 proof states, from its constants and the K it proved (a decimal; the certificate's re-check
+    derives it the same way)."""
+    sup_floor = 1 - Fraction(k_text) / Fraction(b_min)
+    return (f"for every b >= {b_min} and every a with |b·(a − calibration_a(b))| <= {c} (the calibration "
+            f"relation is w = 0): at θ = 1 − b⁻⁴, e(θ) <= −1 + K/b with K = {k_text} "
+            f"(K -> 2 as b -> ∞), so sup over θ ∈ (0, 1) of |e(θ)| >= 1 − K/b >= {float(sup_floor):.6g}; at θ = 1, "
+            f"|e(1)| = 1 − κ₁(b) >= 1 − 1/b for every real a; and sup over θ ∈ [{delta}, {1 - delta}] of |e(θ)| <= "
+            f"{interior_constant}/b")
 
 
 def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dict:
@@ -146,7 +161,7 @@ def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dic
         raise InputError("the certified C7 needs b_min >= 2, 0 <= c <= 1 and 0 < delta < 1/2")
     leaves = []
     with ctx.workprec(PREC_BITS):
-        for lo, hi in _eps_boxes(b_min):
+        for lo, hi in eps_boxes(b_min):
             ball = witness_enclosure(lo, hi, c)
             if not ball.is_finite():
                 raise ArithmeticError(f"the witness enclosure is not finite on ε ∈ [{lo}, {hi}]")
@@ -160,10 +175,8 @@ def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dic
     checks = identities("C7")
     proved = sup_floor > 0 and all(checks.values())
     interior_c = upper_decimal(interior, 8)
-    statement = (f"for every b >= {b_min} and every a with |b·(a − calibration_a(b))| <= {c} (the calibration "
-                 f"relation is w = 0): at θ = 1 − b⁻⁴, e(θ) <= −1 + K/b with K = {float(k):.8g} (K -> 2 as b -> ∞), so "
-                 f"sup over θ ∈ (0, 1) of |e(θ)| >= 1 − K/b >= {float(sup_floor):.6g}; at θ = 1, |e(1)| = 1 − κ₁(b) "
-                 f">= 1 − 1/b for every real a; and sup over θ ∈ [{delta}, {1 - delta}] of |e(θ)| <= {interior_c}/b")
+    k_text = max((leaf["K_upper"] for leaf in leaves), key=Fraction)
+    statement = c7_statement(b_min, c, delta, k_text, interior_c)
     return {"statement": statement if proved else None, "proved": bool(proved), "b_min": str(b_min), "c": str(c),
             "delta": str(delta), "witness": "theta = 1 - b^-4", "K": str(k), "K_near_infinity": str(k_limit),
             "sup_lower_bound_at_b_min": lower_decimal(1 - _ball(k) / _ball(b_min), 8),

@@ -35,7 +35,8 @@ from stumpcheck.numerics.certified.proofs.domains import to_fraction
 from stumpcheck.numerics.certified.region.bounds import lower_decimal, upper_decimal
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["C8_B_MIN", "POOLED_TARGET", "pooled_enclosure", "prove_c8_population", "averaged_end_balls"]
+__all__ = ["C8_B_MIN", "POOLED_TARGET", "pooled_enclosure", "prove_c8_population", "averaged_end_balls",
+           "c8_statement", "relation_gap", "pooled_k_text", "PREC_BITS"]
 
 PREC_BITS = 128
 #: b₀ of the certified C8
@@ -109,6 +110,26 @@ def pooled_enclosure(theta_lo, theta_hi, eps_lo, eps_hi, prec_bits: int = PREC_B
         return numerator / denominator
 
 
+def pooled_k_text(ends: list) -> str:
+    """K as the proof states it: the largest |end| over the leaves' recorded enclosures [lower, upper] (decimals
+    rounded outward), written as recorded (without its sign)."""
+    texts = [t.lstrip("-") for pair in ends for t in pair]
+    return max(texts, key=Fraction)
+
+
+def relation_gap(b_min: Fraction) -> arb:
+    """calibration_a(b) − b = 2 log b − ρ₁/b at b₀ (a ball at the current precision; it increases in b)."""
+    b0 = _ball(b_min)
+    return 2 * b0.log() - rho1_ball() / b0
+
+
+def c8_statement(b_min: Fraction, k_text: str) -> str:
+    """What the C8 proof states, from b₀ and the K it proved (the certificate's re-check derives it the same way)."""
+    return (f"for every b >= {b_min} and every a >= b: sup over θ ∈ [0, 1] of |e_pooled(θ)| <= {k_text}/b "
+            f"(the calibration relation has a >= b for b >= {b_min}); the averaged symmetrization has "
+            "e(0) = 1/2 and e(1) = −1/2 for every real a and b > 0, so its sup over θ of |e| is >= 1/2")
+
+
 def prove_c8_population(b_min=C8_B_MIN, target=POOLED_TARGET) -> dict:
     """The certified population part of C8 (module doc): the pooled bound by bisection of θ ∈ [0, ½] × ε ∈ [0, 1/b₀]
     until every leaf shows |b·e| ≤ ``target``; K the largest upper end; the relation's a ≥ b at b₀; the
@@ -118,9 +139,7 @@ def prove_c8_population(b_min=C8_B_MIN, target=POOLED_TARGET) -> dict:
     if not (b_min >= 2 and target >= 1):
         raise InputError("the certified C8 needs b_min >= 2 and target >= 1")
     with ctx.workprec(PREC_BITS):
-        b0 = _ball(b_min)
-        rho1 = rho1_ball()
-        relation_gap = 2 * b0.log() - rho1 / b0       # calibration_a(b) − b at b₀ (increasing in b)
+        gap = relation_gap(b_min)
         stack, leaves, proved, k = [((Fraction(0), Fraction(1, 2)), (Fraction(0), 1 / b_min), 0)], [], True, arb(0)
         while stack:
             (t0, t1), (e0, e1), depth = stack.pop()
@@ -141,17 +160,15 @@ def prove_c8_population(b_min=C8_B_MIN, target=POOLED_TARGET) -> dict:
             else:
                 mid = (e0 + e1) / 2
                 stack += [((t0, t1), (e0, mid), depth + 1), ((t0, t1), (mid, e1), depth + 1)]
-        relation_inside = bool(relation_gap > 0)
-    k_text = upper_decimal(k, 8)
-    statement = (f"for every b >= {b_min} and every a >= b: sup over θ ∈ [0, 1] of |e_pooled(θ)| <= {k_text}/b "
-                 f"(the calibration relation has a >= b for b >= {b_min}); the averaged symmetrization has "
-                 "e(0) = 1/2 and e(1) = −1/2 for every real a and b > 0, so its sup over θ of |e| is >= 1/2")
+        relation_inside = bool(gap > 0)
+    k_text = pooled_k_text([box["b_e"] for box in leaves if box["b_e"] is not None]) if proved else upper_decimal(k, 8)
+    statement = c8_statement(b_min, k_text)
     checks = identities("C8")
     ok = proved and relation_inside and all(checks.values())
     return {"statement": statement if ok else None, "proved": bool(ok), "b_min": str(b_min),
             "pooled": {"K": k_text, "target": str(target), "leaves": len(leaves), "boxes": leaves,
                        "domain": "θ ∈ [0, 1/2] (e(1 − θ) = −e(θ)), ε = 1/b ∈ [0, 1/b_min], a − b >= 0"},
-            "relation_gap_at_b_min": lower_decimal(relation_gap, 8), "identities": checks,
+            "relation_gap_at_b_min": lower_decimal(gap, 8), "identities": checks,
             "averaged": {"e(0)": "1/2", "e(1)": "-1/2", "for": "every real a, b > 0"},
             "rests_on": ["the exact forms of stumpcheck.theory.boundary, decided by SymPy in this run (identities)",
                          "g increasing from 0 to 1, v e^{-v} decreasing for v >= 1, X monotone (module doc)",
