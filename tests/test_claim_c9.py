@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -30,6 +32,11 @@ def test_check_c9_quick(tmp_path):
     assert proof["M"] >= d["max_curvature"] * (1 - 1e-12)
     assert result.figure.startswith("certified: ") and "sampled: 0 increases" in result.figure
     assert "libm" in str(proof["assumptions"])
+    assert proof["certificate"] == "c9_descent_certificate.json" and "_proof" not in proof
+    from stumpcheck.numerics.corpus.descent_certificate import recheck_descent
+
+    document = json.loads((tmp_path / proof["certificate"]).read_text(encoding="utf-8"))
+    assert recheck_descent(document)[0]
     assert result.status == ("PASS" if d["eta"] < d["bound"] and d["below_bound"]["increases"] == 0 else "FAIL")
     assert result.passed, result.figure
     assert d["seed"] == 0 and d["m"] == 64 and d["n"] == 64 and d["precision"].startswith("float64 run")

@@ -41,6 +41,8 @@ def test_c7_passes_for_one_head_and_fails_for_pooled(small_c7_c8, tmp_path):
     assert result.details["evidence_parts"]["fresh contexts"].startswith("sampled")
     assert result.details["population_certified"]["ok"] and result.figure.startswith("population (certified")
     assert "(fresh contexts: sampled)" in result.figure and result.details["population_ok_sampled"]
+    assert result.details["certified"]["certificate"] == "c7_population_certificate.json"
+    assert (tmp_path / "c7_population_certificate.json").is_file()
     assert (tmp_path / "c7_boundary.png").read_bytes()[:4] == b"\x89PNG"
     assert result.details["plots"] == ["c7_boundary.png"]
     # the reflected head is the mirror image: its worst case sits at θ = 0 instead of θ = 1
@@ -87,6 +89,7 @@ def test_c8_verdict_per_estimator(small_c7_c8, tmp_path):
     reflected = cf.check_c8(quick=True, seed=0, estimators=("reflected", "pooled"))
     assert reflected.evidence == "sampled"  # no proof covers the reflected head's C8 reading
     assert (tmp_path / "c8_symmetrized.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / result.details["certified"]["certificate"]).is_file()
     fit = result.details["fits"]["pooled"]["population_exponent_in_b"]
     assert fit["exponent"] == pytest.approx(-1.0, abs=0.05)
     assert cf.check_c8(quick=True, seed=0, estimators=("pooled",)).status == "PASS"

@@ -77,12 +77,16 @@ def lambda_max_upper(hessian) -> arb:
 
 
 def curvature_bounds(x, theta, boxes, *, threads: int | None = None) -> list:
-    """Upper bounds (exact Arb numbers) of λ_max(∇²L̂) over each box ((a_lo, a_hi), (b_lo, b_hi)) (b > 0)."""
+    """Upper bounds (exact Arb numbers) of λ_max(∇²L̂) over each box ((a_lo, a_hi), (b_lo, b_hi)); +∞ for a box that
+    reaches b <= 0 (outside the model's regime, where the fast layer does not enclose)."""
     from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
 
     out = []
     for box in boxes:
         (alo, ahi), (blo, bhi) = box
+        if not blo > 0:  # the box leaves the model's regime b > 0: no bound (the proof fails there)
+            out.append(arb("inf"))
+            continue
         enclosure = corpus_enclosure(x, theta, (float(alo), float(ahi)), (float(blo), float(bhi)), hessian=True,
                                      threads=threads)
         if not np.all(np.isfinite(enclosure)):
