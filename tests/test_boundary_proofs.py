@@ -67,6 +67,7 @@ def test_c7_proof(c7_proof):
     assert p["proved"] and p["statement"].startswith("for every b >= 10")
     assert 2 <= Fraction(p["K"]) <= Fraction(203, 100) and 2 <= Fraction(p["K_near_infinity"]) < Fraction(2001, 1000)
     assert p["interior_constant"] == "1" and all(p["identities"].values())
+    assert 0.999 < float(p["interior_floor"]) < 1 and "0.99927999/b <= sup over θ ∈ [1/20, 19/20]" in p["statement"]
     # the ε-leaves tile [0, 1/10] exactly
     ends = sorted((Fraction(lo), Fraction(hi)) for lo, hi in (leaf["eps"] for leaf in p["leaves"]))
     assert ends[0][0] == 0 and ends[-1][1] == Fraction(1, 10)
@@ -103,6 +104,8 @@ def test_c8_proof(c8_proof):
     assert p["proved"] and float(p["pooled"]["K"]) <= 1.01 and p["pooled"]["leaves"] >= 2
     assert all(box["b_e"] is not None for box in p["pooled"]["boxes"])
     assert float(p["relation_gap_at_b_min"]) > 4
+    assert 0.999 < float(p["pooled"]["floor"]) < 1 and p["statement"].startswith(
+        f"for every b >= 10 and every a >= b: {p['pooled']['floor']}/b <= sup")
     assert not c8.prove_c8_population(target="1.0001")["proved"]  # the bisection stops honestly
 
 

@@ -63,7 +63,9 @@ def _set(path, value):
     ("C7", _set(("statement",), "for every b >= 10: nothing"), "statement is not the one"),
     ("C7", _set(("parameters", "b_min"), "5"), "do not cover"),                                  # a larger domain
     ("C7", _set(("parameters", "c"), "1"), "does not contain"),                                  # a wider band
-    ("C7", _set(("checks", "interior_constant"), "0.5"), "interior bound"),
+    ("C7", _set(("checks", "interior_constant"), "0.5"), "interior bounds"),
+    ("C7", _set(("checks", "interior_floor"), "1"), "interior bounds"),
+    ("C8", _set(("checks", "pooled_floor"), "1.001"), "pooled floor"),
     ("C7", _set(("identities", "one head: e(1) = κ₁(b) − 1"), False), "identities"),
     ("C7", _set(("extra",), 1), "does not define"),
     ("C7", _set(("leaves", 0, "note"), "x"), "exactly the fields"),

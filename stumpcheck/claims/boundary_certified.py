@@ -3,9 +3,9 @@
 * :func:`c7_population_certified`: the one head's proof (:func:`stumpcheck.numerics.certified.boundary.one_head.prove_c7_population`)
   for every b ≥ b₀ on the band |b·(a − calibration_a(b))| ≤ ½, held to C7's population tolerance: the sup
   over θ ∈ [0, 1] stays ≥ 1 − K/b₀, which is ≥ C7_FLOOR and ≥ C7_KEEP × any sup (|e| ≤ 1 always), while the
-  interior sup is ≤ C/b (it vanishes at rate b⁻¹, faster than the tolerance's b^{−½});
-* :func:`c8_population_certified`: the pooled bound sup |e| ≤ K/b for every b ≥ b₀ and a ≥ b (it vanishes at
-  rate b⁻¹: the tolerance's exponent ≤ −½ holds as a bound) and the averaged ends e(0) = ½, e(1) = −½ (it
+  interior sup lies between F/b and C/b (it vanishes at rate b⁻¹, faster than the tolerance's b^{−½});
+* :func:`c8_population_certified`: the pooled bounds F/b ≤ sup |e| ≤ K/b for every b ≥ b₀ and a ≥ b (it
+  vanishes at rate b⁻¹: any fitted exponent over b ≥ b₀ is −1 up to log(K/F)/log(range)) and the averaged ends e(0) = ½, e(1) = −½ (it
   does not vanish).
 
 Each also checks that the sampled float64 table agrees with what was proved at the table's scales (a
@@ -58,12 +58,13 @@ def c7_population_certified(pop: dict, *, keep: float, floor: float) -> dict:
             continue
         if sup < 1 - float(witness_delta(b, proof["leaves"])) - FLOAT_SLACK:
             disagreements.append(f"b={b:g}: sampled sup {sup:.6g} below the proved 1 − δ(b)")
-        if interior * b > float(proof["interior_constant"]) + FLOAT_SLACK:
-            disagreements.append(f"b={b:g}: sampled interior sup·b {interior * b:.6g} above the proved bound")
+        if not float(proof["interior_floor"]) - FLOAT_SLACK <= interior * b <= float(proof["interior_constant"]) + FLOAT_SLACK:
+            disagreements.append(f"b={b:g}: sampled interior sup·b {interior * b:.6g} outside the proved "
+                                 f"[{proof['interior_floor']}, {proof['interior_constant']}]")
     text = (f"certified for every b >= {proof['b_min']} on |b·(a − calibration_a(b))| <= {proof['c']}: sup over "
             f"θ of |e| >= 1 − {float(Fraction(proof['K'])):.6g}/b (witness θ = 1 − b⁻⁴; >= "
-            f"{proof['sup_lower_bound_at_b_min']} at b = {proof['b_min']}) and interior sup <= "
-            f"{proof['interior_constant']}/b")
+            f"{proof['sup_lower_bound_at_b_min']} at b = {proof['b_min']}) and {proof['interior_floor']}/b <= "
+            f"interior sup <= {proof['interior_constant']}/b")
     return {"ok": ok and not disagreements, "proof": proof, "sup_floor": float(sup_floor),
             "disagreements": disagreements, "text": text}
 
@@ -75,15 +76,16 @@ def c8_population_certified(pop: dict, estimators) -> dict:
 
     proof = prove_c8_population()
     b_min = Fraction(proof["b_min"])
-    k = float(proof["pooled"]["K"])
+    k, floor = float(proof["pooled"]["K"]), float(proof["pooled"]["floor"])
     verdicts, disagreements = {}, []
     for est in estimators:
         rows = pop.get(est)
         if est == "pooled":
             verdicts[est] = bool(proof["proved"])
             for b, a, sup in zip(rows["b"], rows["a"], rows["sup_error"]):
-                if b >= b_min and a >= b and sup * b > k + FLOAT_SLACK:
-                    disagreements.append(f"pooled, b={b:g}: sampled sup·b {sup * b:.6g} above the proved {k:g}")
+                if b >= b_min and a >= b and not floor - FLOAT_SLACK <= sup * b <= k + FLOAT_SLACK:
+                    disagreements.append(f"pooled, b={b:g}: sampled sup·b {sup * b:.6g} outside the proved "
+                                         f"[{floor:g}, {k:g}]")
         elif est == "averaged":
             verdicts[est] = False if proof["proved"] else None
             for b, sup in zip(rows["b"], rows["sup_error"]):
@@ -91,6 +93,7 @@ def c8_population_certified(pop: dict, estimators) -> dict:
                     disagreements.append(f"averaged, b={b:g}: sampled sup {sup:.6g} below the proved 1/2")
         else:
             verdicts[est] = None
-    text = (f"certified: pooled sup over θ of |e| <= {proof['pooled']['K']}/b for every b >= {proof['b_min']} and "
-            "a >= b (it vanishes as b⁻¹); averaged e(0) = 1/2, e(1) = −1/2 for every a, b (it does not vanish)")
+    text = (f"certified: {proof['pooled']['floor']}/b <= pooled sup over θ of |e| <= {proof['pooled']['K']}/b for "
+            f"every b >= {proof['b_min']} and a >= b (it vanishes as b⁻¹); averaged e(0) = 1/2, e(1) = −1/2 for "
+            "every a, b (it does not vanish)")
     return {"proof": proof, "verdicts": verdicts, "disagreements": disagreements, "text": text}

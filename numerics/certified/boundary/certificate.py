@@ -33,7 +33,8 @@ BOUNDARY_FORMAT = "stumpcheck-boundary-certificate/1"
 FIELDS = {"format", "claim", "parameters", "statement", "identities", "leaves", "checks", "arithmetic", "digest"}
 PARAMETERS = {"C7": {"b_min", "c", "delta"}, "C8": {"b_min", "target"}}
 LEAF_FIELDS = {"C7": {"eps", "lower", "upper"}, "C8": {"theta", "eps", "lower", "upper"}}
-CHECKS = {"C7": {"interior_M_at_b_min", "interior_constant"}, "C8": {"relation_gap_at_b_min"}}
+CHECKS = {"C7": {"interior_M_at_b_min", "interior_constant", "interior_M_delta_at_b_min", "interior_floor"},
+          "C8": {"relation_gap_at_b_min", "pooled_floor"}}
 #: the most leaves a certificate may hold (the proofs use 17 and about a dozen)
 MAX_LEAVES = 10_000
 RECHECK_EXTRA_BITS = 64
@@ -64,13 +65,13 @@ def boundary_certificate(claim: str, proof: dict | None = None) -> dict:
         proof = proof if proof is not None else c7.prove_c7_population()
         parameters = {k: proof[k] for k in ("b_min", "c", "delta")}
         leaves = [{"eps": leaf["eps"], "lower": leaf["W"][0], "upper": leaf["W"][1]} for leaf in proof["leaves"]]
-        checks = {"interior_M_at_b_min": proof["interior_M_at_b_min"], "interior_constant": proof["interior_constant"]}
+        checks = {k: proof[k] for k in CHECKS["C7"]}
     elif claim == "C8":
         proof = proof if proof is not None else c8.prove_c8_population()
         parameters = {"b_min": proof["b_min"], "target": proof["pooled"]["target"]}
         leaves = [{"theta": box["theta"], "eps": box["eps"], "lower": box["b_e"][0], "upper": box["b_e"][1]}
                   for box in proof["pooled"]["boxes"]]
-        checks = {"relation_gap_at_b_min": proof["relation_gap_at_b_min"]}
+        checks = {"relation_gap_at_b_min": proof["relation_gap_at_b_min"], "pooled_floor": proof["pooled"]["floor"]}
     else:
         raise InputError(f"a boundary certificate is for C7 or C8, got {claim!r}")
     if not proof["proved"]:
@@ -219,24 +220,34 @@ def recheck_boundary(document) -> tuple:
         if claim == "C7":
             from stumpcheck.numerics.certified.region.interior_error import interior_error_margin
 
+            from stumpcheck.numerics.certified.region.bounds import lower_decimal
+
             m = interior_error_margin(params["b_min"], params["c"], params["delta"])
-            interior = upper_decimal(arb(1).max(m - 1), 8)
-            if checks != {"interior_M_at_b_min": upper_decimal(m, 8), "interior_constant": interior}:
-                return False, "the interior bound is not the one recomputed here", None
+            m_delta = interior_error_margin(params["b_min"], params["c"], params["delta"], at_left_end=True)
+            interior, floor = upper_decimal(arb(1).max(m - 1), 8), lower_decimal(1 - m_delta, 8)
+            if checks != {"interior_M_at_b_min": upper_decimal(m, 8), "interior_constant": interior,
+                          "interior_M_delta_at_b_min": upper_decimal(m_delta, 8), "interior_floor": floor}:
+                return False, "the interior bounds are not the ones recomputed here", None
+            if not Fraction(floor) > 0:
+                return False, "the interior floor is not positive", None
             k_text = max((leaf["upper"] for leaf in document["leaves"]), key=Fraction)
             if not 1 - Fraction(k_text) / params["b_min"] > 0:
                 return False, "the proved K does not keep the sup away from 0 at b_min", None
-            statement = c7.c7_statement(params["b_min"], params["c"], params["delta"], k_text, interior)
+            statement = c7.c7_statement(params["b_min"], params["c"], params["delta"], k_text, interior, floor)
         else:
             from stumpcheck.numerics.certified.region.bounds import lower_decimal
 
-            gap = c8.relation_gap(params["b_min"])
-            if not gap > 0 or checks != {"relation_gap_at_b_min": lower_decimal(gap, 8)}:
+            with ctx.workprec(c8.PREC_BITS):  # the precision the proof recorded them at
+                gap = c8.relation_gap(params["b_min"])
+                floor = c8.pooled_floor(params["b_min"])
+            if not gap > 0 or checks.get("relation_gap_at_b_min") != lower_decimal(gap, 8):
                 return False, "calibration_a(b_min) − b_min > 0 is not what is recomputed here", None
+            if checks.get("pooled_floor") != lower_decimal(floor, 8) or not floor > 0:
+                return False, "the pooled floor b·e(0) is not the one recomputed here", None
             if max(max(abs(lo), abs(hi)) for lo, hi in ends) > params["target"]:
                 return False, "a leaf does not show |b·e| <= the target", None
             statement = c8.c8_statement(params["b_min"], c8.pooled_k_text(
-                [[leaf["lower"], leaf["upper"]] for leaf in document["leaves"]]))
+                [[leaf["lower"], leaf["upper"]] for leaf in document["leaves"]]), checks["pooled_floor"])
     if document.get("statement") != statement:
         return False, "the statement is not the one the re-proved leaves and constants give", None
     return True, (f"{claim}: {len(boxes)} leaves re-enclosed at {bits} bits, identities re-derived; "

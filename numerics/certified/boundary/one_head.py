@@ -18,8 +18,10 @@ over the box holding ε = 1/b. W(0) = 2, so K → 2 and δ(b) = K/b → 0.
 **The end** θ = 1 (every label 0): e(1) = κ₁(b) − 1 = 1/b − 1/(e^b − 1) − 1 for every real a (SymPy), so
 |e(1)| ≥ 1 − 1/b; e is continuous on [0, 1], so the sup over the open interval (0, 1) is at least that too.
 
-**The interior** θ ∈ [δ, 1 − δ]: |b·e| ≤ max(1, M(b) − 1), M(b) = b(δ + r̄(b))/(e^{δb} − 1) decreasing in b
-(:mod:`stumpcheck.numerics.certified.region.interior_error`), so sup |e| ≤ max(1, M(b₀) − 1)/b for b ≥ b₀.
+**The interior** θ ∈ [δ, 1 − δ]: |b·e| ≤ max(1, M(b) − 1), M(b) = b(δ + r̄(b))/(e^{δb} − 1) decreasing in b,
+and b·e(δ) ≥ 1 − M_δ(b), M_δ(b) = b(1 − δ + r̄(b))/(e^{(1−δ)b} − 1) decreasing in b
+(:mod:`stumpcheck.numerics.certified.region.interior_error`), so (1 − M_δ(b₀))/b ≤ sup |e| ≤ max(1, M(b₀) − 1)/b
+for every b ≥ b₀: the interior sup is b⁻¹ up to these factors, its exponent −1 whatever range of b is fitted.
 
 Arb at 128 bits; every bound printed outward (:func:`~stumpcheck.numerics.certified.region.bounds.upper_decimal`).
 """
@@ -136,15 +138,16 @@ def witness_delta(b, leaves: list) -> Fraction:
     raise InputError(f"b = {b} is below the proof's b₀")
 
 
-def c7_statement(b_min: Fraction, c: Fraction, delta: Fraction, k_text: str, interior_constant: str) -> str:
+def c7_statement(b_min: Fraction, c: Fraction, delta: Fraction, k_text: str, interior_constant: str,
+                 interior_floor: str) -> str:
     """What the C7 proof states, from its constants and the K it proved (a decimal; the certificate's re-check
     derives it the same way)."""
     sup_floor = 1 - Fraction(k_text) / Fraction(b_min)
     return (f"for every b >= {b_min} and every a with |b·(a − calibration_a(b))| <= {c} (the calibration "
             f"relation is w = 0): at θ = 1 − b⁻⁴, e(θ) <= −1 + K/b with K = {k_text} "
             f"(K -> 2 as b -> ∞), so sup over θ ∈ (0, 1) of |e(θ)| >= 1 − K/b >= {float(sup_floor):.6g}; at θ = 1, "
-            f"|e(1)| = 1 − κ₁(b) >= 1 − 1/b for every real a; and sup over θ ∈ [{delta}, {1 - delta}] of |e(θ)| <= "
-            f"{interior_constant}/b")
+            f"|e(1)| = 1 − κ₁(b) >= 1 − 1/b for every real a; and {interior_floor}/b <= sup over θ ∈ "
+            f"[{delta}, {1 - delta}] of |e(θ)| <= {interior_constant}/b")
 
 
 def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dict:
@@ -170,18 +173,21 @@ def prove_c7_population(b_min=C7_B_MIN, c=C7_BAND, delta=Fraction(1, 20)) -> dic
         k = max(Fraction(leaf["K_upper"]) for leaf in leaves)
         k_limit = Fraction(leaves[-1]["K_upper"])
         m = interior_error_margin(b_min, c, delta)
+        m_delta = interior_error_margin(b_min, c, delta, at_left_end=True)
         interior = arb(1).max(m - 1)
+        floor = lower_decimal(1 - m_delta, 8)
     sup_floor = 1 - k / b_min
     checks = identities("C7")
-    proved = sup_floor > 0 and all(checks.values())
+    proved = sup_floor > 0 and Fraction(floor) > 0 and all(checks.values())
     interior_c = upper_decimal(interior, 8)
     k_text = max((leaf["K_upper"] for leaf in leaves), key=Fraction)
-    statement = c7_statement(b_min, c, delta, k_text, interior_c)
+    statement = c7_statement(b_min, c, delta, k_text, interior_c, floor)
     return {"statement": statement if proved else None, "proved": bool(proved), "b_min": str(b_min), "c": str(c),
             "delta": str(delta), "witness": "theta = 1 - b^-4", "K": str(k), "K_near_infinity": str(k_limit),
             "sup_lower_bound_at_b_min": lower_decimal(1 - _ball(k) / _ball(b_min), 8),
             "end_bound": "|e(1)| = 1 - kappa_1(b) >= 1 - 1/b (every real a, b > 0)",
-            "interior_constant": interior_c, "interior_M_at_b_min": upper_decimal(m, 8), "leaves": leaves,
+            "interior_constant": interior_c, "interior_M_at_b_min": upper_decimal(m, 8),
+            "interior_floor": floor, "interior_M_delta_at_b_min": upper_decimal(m_delta, 8), "leaves": leaves,
             "identities": checks, "rho1": str(_derived_rho1()),
             "rests_on": ["the exact forms of stumpcheck.theory.boundary, decided by SymPy in this run (identities)",
                          "the monotonicity of E_u, E_u/ε, R_A and q in ε (module doc)",

@@ -15,7 +15,9 @@ v e^{−v} decreasing for v ≥ 1 (so u e^{−v} ≤ v e^{−v} ≤ v₀e^{−v�
 [θ₀, θ₁] × [ε₀, ε₁] each atom's range is its values at the box's corners (u, v = ∞ at ε = 0 give
 G = g = 1, e^{−v} = 0); Arb evaluates the quotient over the box, and :func:`prove_c8_population` bisects until
 |b·e| ≤ ``target`` on every leaf. The result: sup over θ ∈ [0, 1] of |e_pooled(θ)| ≤ K/b for every b ≥ b₀,
-a ≥ b, with K the largest upper end over the leaves.
+a ≥ b, with K the largest upper end over the leaves. And from below, the same enclosure on the segment
+θ = 0, ε ∈ [0, 1/b₀] bounds b·e(0) ≥ F > 0 (:func:`pooled_floor`; b·e(0) = [g(b) + Λe^{−b}(b − g(b))]/(1 +
+Λe^{−b}) ≈ 1): F/b ≤ sup |e_pooled| ≤ K/b, the exponent −1 whatever range of b is fitted.
 
 **Averaged.** e(0) = ½ and e(1) = −½ exactly, for every real a and b > 0 (SymPy: at θ = 0 every label is 1
 and the two heads estimate κ₁(b) and 1 − κ₁(b); at θ = 1 the same with every label 0): the averaged
@@ -36,7 +38,7 @@ from stumpcheck.numerics.certified.region.bounds import lower_decimal, upper_dec
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["C8_B_MIN", "POOLED_TARGET", "pooled_enclosure", "prove_c8_population", "averaged_end_balls",
-           "c8_statement", "relation_gap", "pooled_k_text", "PREC_BITS"]
+           "c8_statement", "relation_gap", "pooled_k_text", "pooled_floor", "PREC_BITS"]
 
 PREC_BITS = 128
 #: b₀ of the certified C8
@@ -123,9 +125,16 @@ def relation_gap(b_min: Fraction) -> arb:
     return 2 * b0.log() - rho1_ball() / b0
 
 
-def c8_statement(b_min: Fraction, k_text: str) -> str:
-    """What the C8 proof states, from b₀ and the K it proved (the certificate's re-check derives it the same way)."""
-    return (f"for every b >= {b_min} and every a >= b: sup over θ ∈ [0, 1] of |e_pooled(θ)| <= {k_text}/b "
+def pooled_floor(b_min: Fraction, prec_bits: int = PREC_BITS) -> arb:
+    """A ball whose lower end bounds b·e_pooled(0) from below for every b ≥ b₀ and a ≥ b (module doc)."""
+    return pooled_enclosure(0, 0, 0, 1 / Fraction(b_min), prec_bits)
+
+
+def c8_statement(b_min: Fraction, k_text: str, floor_text: str) -> str:
+    """What the C8 proof states, from b₀, the K it proved and the floor F at θ = 0 (the certificate's re-check
+    derives it the same way)."""
+    return (f"for every b >= {b_min} and every a >= b: {floor_text}/b <= sup over θ ∈ [0, 1] of |e_pooled(θ)| "
+            f"<= {k_text}/b "
             f"(the calibration relation has a >= b for b >= {b_min}); the averaged symmetrization has "
             "e(0) = 1/2 and e(1) = −1/2 for every real a and b > 0, so its sup over θ of |e| is >= 1/2")
 
@@ -162,11 +171,14 @@ def prove_c8_population(b_min=C8_B_MIN, target=POOLED_TARGET) -> dict:
                 stack += [((t0, t1), (e0, mid), depth + 1), ((t0, t1), (mid, e1), depth + 1)]
         relation_inside = bool(gap > 0)
     k_text = pooled_k_text([box["b_e"] for box in leaves if box["b_e"] is not None]) if proved else upper_decimal(k, 8)
-    statement = c8_statement(b_min, k_text)
+    with ctx.workprec(PREC_BITS):
+        floor = pooled_floor(b_min)
+    floor_text = lower_decimal(floor, 8)
+    statement = c8_statement(b_min, k_text, floor_text)
     checks = identities("C8")
-    ok = proved and relation_inside and all(checks.values())
+    ok = proved and relation_inside and all(checks.values()) and floor > 0
     return {"statement": statement if ok else None, "proved": bool(ok), "b_min": str(b_min),
-            "pooled": {"K": k_text, "target": str(target), "leaves": len(leaves), "boxes": leaves,
+            "pooled": {"K": k_text, "floor": floor_text, "target": str(target), "leaves": len(leaves), "boxes": leaves,
                        "domain": "θ ∈ [0, 1/2] (e(1 − θ) = −e(θ)), ε = 1/b ∈ [0, 1/b_min], a − b >= 0"},
             "relation_gap_at_b_min": lower_decimal(gap, 8), "identities": checks,
             "averaged": {"e(0)": "1/2", "e(1)": "-1/2", "for": "every real a, b > 0"},
