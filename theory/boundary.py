@@ -59,13 +59,17 @@ def pooled_form() -> tuple:
 
 
 def _zero(expr) -> bool:
-    """True when SymPy simplifies ``expr`` to 0. A quick 50-digit evaluation at a generic point first: a clearly
-    non-zero value is False without simplifying (simplify is slow on what does not cancel)."""
+    """True when SymPy shows ``expr`` ≡ 0: the numerator of ``together(expand(expr))`` expands to 0 (a polynomial
+    identity in the atoms, exponentials split by expand), else ``simplify`` gives 0. A 50-digit evaluation at a
+    generic point first: a clearly non-zero value is False at once (simplify is slow on what does not cancel)."""
     point = {symbol: sp.Rational(3 + 2 * i, 17 + 3 * i) for i, symbol in enumerate(sorted(expr.free_symbols, key=str))}
     value = expr.subs(point).evalf(50)
     if value.is_number and value.is_finite and abs(value) > sp.Float("1e-30", 50):
         return False
-    return sp.simplify(sp.expand(expr)) == 0
+    expanded = sp.expand(expr)
+    if sp.expand(sp.numer(sp.together(expanded))) == 0:
+        return True
+    return sp.simplify(expanded) == 0
 
 
 def _kappa1(beta):
