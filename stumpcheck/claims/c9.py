@@ -18,8 +18,10 @@ and there is no increase above that level.
 **Certified** (one head, :func:`stumpcheck.numerics.corpus.descent.certify_descent`): λ_max(∇²L̂) ≤ M is
 enclosed over boxes that hold every segment of the run (the recorded iterates' and the exact steps'), so the
 descent lemma proves that L̂ decreases at each of the run's steps, and η < 2/M with M rigorous. When that proof
-holds the row's evidence is *certified* (``details["certified"]``); else it keeps the sampled verdict and
-evidence, with the reason. The sampled figures above stay in the row as a control.
+holds the row's evidence is *certified* (``details["certified"]``) and the sampled figures above stay in the
+row as a control that must agree with it (an increase of the float64 L̂ beyond rounding where every step is
+proved to decrease would be a defect: the row FAILs); else the row keeps its sampled verdict and evidence, with
+the reason.
 
 For contrast (details and plot, not part of PASS) the same number of steps
 runs at η = 3·(2/M) and 10·(2/M), above the bound, with iterates allowed to
@@ -107,7 +109,8 @@ def check_c9(*, quick: bool = True, seed: int = 0, out_dir=None, estimator: str 
     max_inc = below["max_relative_increase"]
     above_text = "; ".join(f"{f:g}x bound: {inc['increases']} increases (max rel. {inc['max_relative_increase']:.3g})"
                            for f, _, inc in contrast)
-    figure = (_certified_text(certified) if by_proof else "") + (f"sampled: {below['increases']} increases of L̂ (> {ROUNDING_ULPS} ulp) in {run.steps} GD steps at "
+    figure = (_certified_text(certified) if by_proof else "") + (
+              f"sampled: {below['increases']} increases of L̂ (> {ROUNDING_ULPS} ulp) in {run.steps} GD steps at "
               f"eta = {eta:.6g} < bound 2/M = {bound.bound:.6g} (M = {bound.curvature:.4g} at a={bound.at_a:.4g}, "
               f"b={bound.at_b:.4g}); max relative change {max_inc:.3e}; above the bound (not part of PASS): "
               f"{above_text}")
