@@ -72,10 +72,11 @@ def c7_population_certified(pop: dict, *, keep: float, floor: float) -> dict:
 def c8_population_certified(pop: dict, estimators) -> dict:
     """C8's population tolerance per estimator decided by the proof (pooled: meets it; averaged: does not), and
     the agreement with the sampled table ``pop``. Estimators the proof does not cover get ``None``."""
-    from stumpcheck.numerics.certified.boundary.symmetrized import prove_c8_population
+    from stumpcheck.numerics.certified.boundary.symmetrized import averaged_end_balls, prove_c8_population
 
     proof = prove_c8_population()
     b_min = Fraction(proof["b_min"])
+    ends = []
     k, floor = float(proof["pooled"]["K"]), float(proof["pooled"]["floor"])
     verdicts, disagreements = {}, []
     for est in estimators:
@@ -88,12 +89,18 @@ def c8_population_certified(pop: dict, estimators) -> dict:
                                          f"[{floor:g}, {k:g}]")
         elif est == "averaged":
             verdicts[est] = False if proof["proved"] else None
-            for b, sup in zip(rows["b"], rows["sup_error"]):
+            for b, a, sup in zip(rows["b"], rows["a"], rows["sup_error"]):
                 if sup < 0.5 - FLOAT_SLACK:
                     disagreements.append(f"averaged, b={b:g}: sampled sup {sup:.6g} below the proved 1/2")
+                balls = averaged_end_balls(a, b)   # the generated Arb e at the ends holds the exact ±1/2
+                ends.append({"b": b, **{f"e({t})": str(balls[t]) for t in ("0", "1")}})   # [mid +/- rad], outward
+                if not (0.5 in balls["0"] and -0.5 in balls["1"]):
+                    disagreements.append(f"averaged, b={b:g}: the Arb enclosure of the generated e at an end "
+                                         "misses ±1/2")
         else:
             verdicts[est] = None
     text = (f"certified: {proof['pooled']['floor']}/b <= pooled sup over θ of |e| <= {proof['pooled']['K']}/b for "
             f"every b >= {proof['b_min']} and a >= b (it vanishes as b⁻¹); averaged e(0) = 1/2, e(1) = −1/2 for "
             "every a, b (it does not vanish)")
-    return {"proof": proof, "verdicts": verdicts, "disagreements": disagreements, "text": text}
+    return {"proof": proof, "verdicts": verdicts, "disagreements": disagreements, "text": text,
+            "averaged_end_enclosures": ends}
