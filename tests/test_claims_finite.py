@@ -84,6 +84,9 @@ def test_c8_verdict_per_estimator(small_c7_c8, tmp_path):
     assert "[FAIL]" not in result.figure and "pooled:" in result.figure and "[meets the tolerance]" in result.figure
     assert result.details["population_verdicts_sampled"] == {"averaged": False, "pooled": True}
     assert result.details["evidence_parts"]["population (every b >= b0)"] == "certified"
+    ends = result.details["population_certified"]["averaged_end_enclosures"]
+    assert [e["b"] for e in ends] == [10.0, 100.0, 1000.0] and all(e["e(0)"].startswith("[0.5") for e in ends)
+    assert not result.details["population_certified"]["disagreements"]
     averaged_only = cf.check_c8(quick=True, seed=0, estimators=("averaged",))
     assert averaged_only.status == "FAIL" and averaged_only.evidence == "certified"
     reflected = cf.check_c8(quick=True, seed=0, estimators=("reflected", "pooled"))
