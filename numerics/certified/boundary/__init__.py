@@ -6,5 +6,7 @@
 * :mod:`~stumpcheck.numerics.certified.boundary.symmetrized`: C8, sup over θ of |e_pooled| ≤ K/b (a box proof
   in (θ, ε) on exact layer-variable forms), and e_averaged(0) = ½, e_averaged(1) = −½ exactly.
 
-The forms they evaluate are derived and checked by SymPy in :mod:`stumpcheck.theory.boundary`.
+The forms they evaluate are derived and checked by SymPy in :mod:`stumpcheck.theory.boundary`;
+:mod:`~stumpcheck.numerics.certified.boundary.certificate` writes either proof as a certificate (format
+``stumpcheck-boundary-certificate/1``) and re-proves it from the file.
 """
