@@ -10,7 +10,7 @@ from flint import arb
 from stumpcheck.numerics.corpus.corpora import make_corpus
 from stumpcheck.numerics.corpus.curvature import loss_gradient_hessian
 from stumpcheck.numerics.corpus.descent import (certify_descent, certify_descent_from_enclosures, curvature_bounds,
-                                                lambda_max_upper, segment_boxes)
+                                                lambda_max_upper, segment_boxes, training_iterate_boxes)
 from stumpcheck.numerics.corpus.empirical import loss_and_gradient
 from stumpcheck.numerics.corpus.gd import default_eta, train_gd
 from stumpcheck.numerics.precision import InputError
@@ -101,6 +101,24 @@ def test_certify_descent_from_iterate_enclosures(short_run):
         certify_descent_from_enclosures(corpus.x, corpus.theta, boxes[:1], float(eta))
     with pytest.raises(InputError):
         certify_descent_from_enclosures(corpus.x, corpus.theta, [((1.0, 2.0), (-1.0, 1.0))] * 2, float(eta))
+
+
+def test_training_certificate_boxes_feed_the_proof(short_run):
+    """A training certificate's chain (here a stand-in with the format's fields: hulls in float.hex, eta exact)."""
+    from fractions import Fraction
+
+    corpus, eta, run = short_run
+    chain = [{"k": k, "box": {"a": [(a - 1e-9).hex(), (a + 1e-9).hex()], "b": [(b - 1e-9).hex(), (b + 1e-9).hex()]}}
+             for k, (a, b) in enumerate(zip(run.trajectory["a"], run.trajectory["b"]))]
+    document = {"format": "stumpcheck-training-certificate/1", "chain": chain,
+                "statement": {"eta": str(Fraction(float(eta)))}}
+    boxes, eta_read = training_iterate_boxes(document)
+    assert eta_read == float(eta) and len(boxes) == 41 and boxes[0][0][0] == run.trajectory["a"][0] - 1e-9
+    assert certify_descent_from_enclosures(corpus.x, corpus.theta, boxes, eta_read).proved
+    with pytest.raises(InputError):
+        training_iterate_boxes({**document, "format": "x"})
+    with pytest.raises(InputError):
+        training_iterate_boxes({**document, "statement": {"eta": "1/3"}})
 
 
 def test_segment_boxes_from_a_box_of_starts():

@@ -45,7 +45,10 @@ from flint import arb, ctx
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["DescentProof", "curvature_bounds", "lambda_max_upper", "segment_boxes", "certify_descent",
-           "certify_descent_from_enclosures"]
+           "certify_descent_from_enclosures", "training_iterate_boxes", "TRAINING_FORMAT"]
+
+#: the certified training run's certificate (``train --certify``, docs/training_certificate.md)
+TRAINING_FORMAT = "stumpcheck-training-certificate/1"
 
 _PREC = 128
 _MAX_PIECES = 64
@@ -292,3 +295,27 @@ def certify_descent_from_enclosures(x, theta, iterate_boxes, eta: float, *, thre
     directions = [_direction(eta, g) for g in gradients]
     boxes, bounds = _bounds(x, theta, starts, directions, None, threads)
     return _proof(eta, gradients, boxes, bounds, None, started, "segments from the given iterate enclosures")
+
+
+def training_iterate_boxes(document) -> tuple:
+    """(iterate boxes, η) from a certified training run's certificate (format ``stumpcheck-training-certificate/1``):
+    its chain's hulls ``box`` {"a": [lo, hi], "b": [lo, hi]} (doubles in ``float.hex``) hold the exact GD iterates
+    z_k, and ``statement.eta`` is the trainer's double as an exact decimal. Feed them to
+    :func:`certify_descent_from_enclosures` (with the certificate's corpus). The hypothesis z_k ∈ Z_k is the
+    training certificate's statement: re-check it (``stumpcheck recheck``) before relying on this."""
+    from fractions import Fraction
+
+    if not isinstance(document, dict) or document.get("format") != TRAINING_FORMAT:
+        raise InputError(f"not a training certificate (format {TRAINING_FORMAT})")
+    chain, statement = document.get("chain"), document.get("statement")
+    if not isinstance(chain, list) or len(chain) < 2 or not isinstance(statement, dict):
+        raise InputError("a training certificate needs a chain of at least 2 records and a statement")
+    try:
+        boxes = [tuple(tuple(float.fromhex(v) for v in record["box"][name]) for name in ("a", "b"))
+                 for record in chain]
+        eta = Fraction(str(statement["eta"]))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        raise InputError("a training certificate's chain boxes or eta cannot be read") from None
+    if float(eta) != eta:
+        raise InputError("the training certificate's eta is not a double")
+    return boxes, float(eta)
