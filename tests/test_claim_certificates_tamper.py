@@ -143,3 +143,5 @@ def test_recheck_cli_on_claim_certificates(tmp_path, capsys, boundary_documents,
     assert result.exit_code == 0 and "note: a GD run" in result.output, result.output
     assert main(["recheck", str(good), "--corpus", str(descent)]) == 2   # bad input: one line, exit 2
     assert "--corpus goes with" in capsys.readouterr().err
+    assert main(["recheck", str(good), "--dps", "40"]) == 2    # an option this re-check does not use
+    assert "--dps does nothing for a claim certificate" in capsys.readouterr().err

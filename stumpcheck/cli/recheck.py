@@ -90,6 +90,15 @@ def _recheck_claim_certificate(path, document: dict, corpus_file) -> bool:
     from stumpcheck.numerics.certified.boundary.certificate import is_boundary_certificate, recheck_boundary
     from stumpcheck.numerics.corpus.descent_certificate import is_descent_certificate, recheck_descent
 
+    if not (is_boundary_certificate(document) or is_descent_certificate(document)):
+        return False
+    context = click.get_current_context()
+    unused = [flag for name, flag in (("dps_text", "--dps"), ("points", "--points"), ("allow_python", "--allow-python"),
+                                      ("workers", "--workers"), ("scheduler", "--scheduler"), ("arb_all", "--arb"))
+              if context.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")]
+    if unused:  # given, they would be silently ignored
+        raise InputError(f"{path}: {', '.join(unused)} {'does' if len(unused) == 1 else 'do'} nothing for a claim "
+                         "certificate (C7, C8, C9): drop it")
     notes = []
     try:
         if is_boundary_certificate(document):
@@ -104,8 +113,6 @@ def _recheck_claim_certificate(path, document: dict, corpus_file) -> bool:
                 corpus = load_corpus(corpus_file)
                 x, theta = corpus.x, corpus.theta
             passed, message, statement, notes = recheck_descent(document, x, theta)
-        else:
-            return False
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     click.echo(f"PASS {path}: {statement}" if passed else f"FAIL {path}: {message}")
