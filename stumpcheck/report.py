@@ -8,7 +8,8 @@ commit, machine, precision, seed, date; from :func:`stumpcheck.numerics.provenan
 plus the Python and hypothesis versions), and ``statement`` and ``details``.
 Every number is finite: NaN and ±inf become ``null`` (so the file is strict
 JSON). ``report.md`` has the table and a section per claim with its figure,
-evidence, tolerance, its own Markdown text if ``details["explanation"]`` has one
+evidence (and, where ``details["evidence_parts"]`` names them, the level of each part of the row),
+tolerance, its own Markdown text if ``details["explanation"]`` has one
 (C5, C6: the criterion, the controls and what they show), details and its plots embedded as ``![…](file.png)``;
 plots named in ``details["plots"]`` are looked up in the output folder (where
 the checks write them) and listed only if they exist there.
@@ -132,6 +133,15 @@ def _plots(result: ClaimResult, out: Path) -> list[str]:
     return found
 
 
+def _evidence_parts(result: ClaimResult) -> list[str]:
+    """A line naming the level of each part of a row whose parts rest on different evidence
+    (``details["evidence_parts"]``, e.g. a population part proved and a fresh-context part sampled); none else."""
+    parts = (result.details or {}).get("evidence_parts")
+    if not isinstance(parts, dict) or not parts:
+        return []
+    return ["- **evidence per part**: " + "; ".join(f"{part}: {level}" for part, level in parts.items())]
+
+
 def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
     failed = [r.id for r in results if r.status != "PASS"]
     lines = ["# stumpcheck verify report", "",
@@ -144,6 +154,7 @@ def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
                   f"- **status**: {result.status}", f"- **figure**: {result.figure}",
                   f"- **tolerance**: {result.tolerance}", f"- **evidence**: {result.evidence}",
                   f"- **evidence reached**: {evidence_reached(result) or 'none'}",
+                  *_evidence_parts(result),
                   f"- **precision**: {_precision_of(result)}",
                   f"- **seconds**: {float(result.seconds):.1f}", ""]
         explanation = (result.details or {}).get("explanation")

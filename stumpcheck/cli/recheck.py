@@ -24,6 +24,12 @@ the chain re-derived from the start, every step re-proved, the stopping rule, Ar
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`stumpcheck.numerics.certified.certificates.box_recheck`: its leaves cover the box, each is certainly true again).
 
+The population proofs of C7 and C8 (format ``stumpcheck-boundary-certificate/1``) and C9's descent on its corpus
+(``stumpcheck-descent-certificate/1``), written by ``stumpcheck verify`` into ``--out``, are re-checked by
+:func:`stumpcheck.numerics.certified.boundary.certificate.recheck_boundary` and
+:func:`stumpcheck.numerics.corpus.descent_certificate.recheck_descent` (the corpus regenerated from its seed, or
+``--corpus``).
+
 Prints ``PASS`` with the statement the re-check derived from what it re-proved (for a lemma or ``certify``
 certificate, never the file's own words) and what was checked (exit 0), or ``FAIL`` and the first fault with
 the reason (exit 1: also for a certificate whose status is not "proved", whose statement is not the derived
@@ -84,6 +90,45 @@ def _schedule(scheduler, workers) -> None:
                                     workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
 
 
+def _recheck_claim_certificate(path, document: dict, corpus_file) -> bool:
+    """Re-check a C7/C8 boundary or a C9 descent certificate and exit (0 PASS, 1 FAIL); False for another kind."""
+    from stumpcheck.numerics.certified.boundary.certificate import is_boundary_certificate, recheck_boundary
+    from stumpcheck.numerics.corpus.descent_certificate import is_descent_certificate, recheck_descent
+
+    if not (is_boundary_certificate(document) or is_descent_certificate(document)):
+        return False
+    context = click.get_current_context()
+    unused = [flag for name, flag in (("dps_text", "--dps"), ("points", "--points"), ("allow_python", "--allow-python"),
+                                      ("workers", "--workers"), ("scheduler", "--scheduler"), ("arb_all", "--arb"))
+              if context.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")]
+    if unused:  # given, they would be silently ignored
+        raise InputError(f"{path}: {', '.join(unused)} {'does' if len(unused) == 1 else 'do'} nothing for a claim "
+                         "certificate (C7, C8, C9): drop it")
+    notes = []
+    try:
+        if is_boundary_certificate(document):
+            if corpus_file is not None:
+                raise InputError("--corpus goes with an interval or a descent certificate")
+            passed, message, statement = recheck_boundary(document)
+        elif is_descent_certificate(document):
+            x = theta = None
+            if corpus_file is not None:
+                from stumpcheck.numerics.corpus.corpora import load_corpus
+
+                corpus = load_corpus(corpus_file)
+                x, theta = corpus.x, corpus.theta
+            passed, message, statement, notes = recheck_descent(document, x, theta)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    click.echo(f"PASS {path}: {statement}" if passed else f"FAIL {path}: {message}")
+    if passed:
+        click.echo(f"  {message}")
+    for note in notes:
+        click.echo(f"  note: {note}")
+    click.get_current_context().exit(0 if passed else 1)
+    return True
+
+
 def _interval_text(item) -> str:
     """Where a failed flow-certificate interval is: its t and box (format /1), or the t range of its rows (/2)."""
     rows = item.get("rows") if isinstance(item, dict) else None
@@ -137,6 +182,8 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
     from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
 
     document = read_certificate(certificate_file)
+    if _recheck_claim_certificate(certificate_file, document, corpus_file):
+        return
     from stumpcheck.numerics.corpus.interval.certificate import is_interval_certificate
 
     if is_interval_certificate(document):

@@ -12,7 +12,7 @@ Lemmas run at their first evidence level, or at ``--level`` where they support
 it. A ``--lemma`` or ``--only`` entry that does not support ``--level`` is bad input; the other entries
 without it (the claims, the sampled-only lemmas) run at their own level: the table's ``evidence`` column
 shows the level each row ran at, their ``details`` record ``level_requested``, and a line before the
-summary names them (``note: 10 entries do not support --level certified and ran at their own level
+summary names them (``note: 7 entries do not support --level certified and ran at their own level
 (evidence column): C2 sampled, …``). A lemma with a Python function only is sampled-only: asking it for
 high-precision or certified is bad input naming the fix (a SymPy margin).
 ``--certified`` is ``--level certified``: a lemma with ``certify=certified(...)``

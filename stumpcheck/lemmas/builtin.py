@@ -133,11 +133,13 @@ _CLAIMS = (
      "stumpcheck.claims.c5:check_c5", ("sampled",), False),
     ("C6", "frozen-estimator error is Õ((m ∧ n)^{-1} + N^{-1}) at interior θ", "stumpcheck.claims.boundary:check_c6",
      ("sampled",), True),
-    ("C7", "the one-head model has a boundary limitation", "stumpcheck.claims.boundary:check_c7", ("sampled",), True),
+    # C7, C8: the population part proved for every b >= b0, the fresh-context part sampled; C9 proved on its corpus
+    ("C7", "the one-head model has a boundary limitation", "stumpcheck.claims.boundary:check_c7",
+     ("certified", "sampled"), True),
     ("C8", "a reflected symmetrization removes the boundary limitation", "stumpcheck.claims.boundary:check_c8",
-     ("sampled",), True),
+     ("certified", "sampled"), True),
     ("C9", "constant-step GD is a descent method below a computed step bound", "stumpcheck.claims.c9:check_c9",
-     ("sampled",), False),
+     ("certified", "sampled"), False),
 )
 
 for _id, _statement, _check, _evidence, _scheduler in _CLAIMS:
