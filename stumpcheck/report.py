@@ -70,11 +70,28 @@ def claim_provenance(result: ClaimResult, run: dict) -> dict:
 def evidence_reached(result: ClaimResult) -> str | None:
     """The highest evidence level the row's statement reached on its whole domain: what a check records in
     ``details["evidence_reached"]`` (a certified lemma left undecided reaches ``"sampled"``), else the row's
-    evidence for a PASS; None for a FAIL (the statement reached no level)."""
+    evidence for a PASS; None for a FAIL (the statement reached no level). A row whose parts reached different
+    levels (``details["evidence_parts"]``, e.g. a population part proved and a fresh-context part sampled)
+    reaches the lowest of them: a partial proof is not a proof of the whole statement."""
     details = result.details or {}
     if "evidence_reached" in details:
         return details["evidence_reached"]
-    return result.evidence if result.status == "PASS" else None
+    if result.status != "PASS":
+        return None
+    parts = details.get("evidence_parts")
+    if isinstance(parts, dict) and parts:
+        return min([result.evidence, *map(_level, parts.values())], key=_LEVELS.index)
+    return result.evidence
+
+
+_LEVELS = ["sampled", "high-precision", "certified"]
+
+
+def _level(text) -> str:
+    """The evidence level a part's text starts with ("sampled (Monte Carlo, …)" → "sampled"); text that names
+    no level counts as the lowest."""
+    words = str(text).split()
+    return words[0] if words and words[0] in _LEVELS else _LEVELS[0]
 
 
 def results_document(results: list[ClaimResult], run: dict) -> dict:
