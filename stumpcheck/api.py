@@ -71,7 +71,7 @@ __all__ = [
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
     "ClaimResult",  # claims
     "results", "export", "to_numpy", "to_mpmath", "to_arb", "to_latex",  # exports and a user's expressions
-    "to_jax",
+    "to_jax", "split_latex",
     "plot_flow", "plot_error_profile", "plot_training", "plot_claim",  # plots and files
     "write_flow_outputs", "write_training_outputs",
     "InputError",
@@ -89,7 +89,8 @@ _LAZY = {
     "RecheckResult": "stumpcheck.numerics.certified.certificates.lemma_recheck",
     **dict.fromkeys([f"check_c{k}" for k in range(2, 10)] + ["ClaimResult"], "stumpcheck.claims"),
     "results": "stumpcheck.theory.catalogue",
-    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex", "to_jax"], "stumpcheck.theory.evaluate"),
+    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex", "to_jax", "split_latex"],
+                    "stumpcheck.theory.evaluate"),
     "plot_flow": "stumpcheck.numerics.flow.report", "plot_training": "stumpcheck.numerics.corpus.training_report",
     "plot_error_profile": "stumpcheck.numerics.population.error_profile", "plot_claim": "stumpcheck.claims.figures",
 }

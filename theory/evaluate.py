@@ -22,7 +22,8 @@ b(1 − θ)) and runs the code next to that target's helpers, with the imports t
   ``arb(n).zeta()``, ``arb(2).sqrt()``, ``arb(2).log()``, never a float);
 * :func:`to_jax`: a JAX function (``jax.grad``, ``jax.jit``, ``jax.vmap`` work through it; the helpers of
   :mod:`stumpcheck.theory.codegen_jax`; JAX is the optional extra ``stumpcheck[jax]``);
-* :func:`to_latex`: ``name = rhs`` in the paper's notation (:mod:`stumpcheck.theory.paper_latex`).
+* :func:`to_latex`: ``name = rhs`` in the paper's notation (:mod:`stumpcheck.theory.paper_latex`);
+* :func:`split_latex`: the same broken into lines (amsmath's ``split``), common subexpressions named.
 
 SymPy's own tools work on these expressions too: ``expr.evalf(n)`` and
 ``sp.lambdify(args, expr, "numpy")`` / ``"mpmath"`` / ``"jax"`` (:mod:`stumpcheck.theory.special`). lambdify's
@@ -45,11 +46,11 @@ import sympy as sp
 from stumpcheck.theory.codegen import function_source, helper_namespace
 from stumpcheck.theory.codegen_rewrites import factored_rates
 from stumpcheck.theory.errors import InputError
-from stumpcheck.theory.paper_latex import paper_latex
+from stumpcheck.theory.paper_latex import LINE_WIDTH, paper_latex, split_environment
 from stumpcheck.theory.special_mpmath import (softmax_weight_differences_mpmath, trunc_exp_cumulant_mpmath,
                                               trunc_exp_log_mass_mpmath)
 
-__all__ = ["to_numpy", "to_mpmath", "to_arb", "to_jax", "to_latex"]
+__all__ = ["to_numpy", "to_mpmath", "to_arb", "to_jax", "to_latex", "split_latex"]
 
 # The package's precision range (stumpcheck.numerics.precision.MIN_DPS, MAX_DPS; a test keeps them equal).
 _MIN_DPS, _MAX_DPS = 15, 10_000
@@ -394,3 +395,46 @@ def to_latex(expr, name, *, macros: bool = False) -> str:
     if not isinstance(name, str) or not name.strip():
         raise InputError(f"name must be non-empty LaTeX text or a SymPy expression, got {name!r:.40}")
     return f"{name} = {paper_latex(expr, macros=macros)}"
+
+
+def split_latex(expr, name, *, macros: bool = False, width: int = LINE_WIDTH, where: bool = True) -> str:
+    """``name = expr`` broken into lines for a paper: amsmath's ``split``, the body of an ``equation``.
+
+    The expression is broken at its sums, then its products, then a function's arguments, into lines of
+    at most ``width`` glyphs (66: a one-column article at 10 pt; estimated from the LaTeX, macros at their
+    default bodies), aligned at ``=`` with continued lines indented; what cannot be broken further stays on
+    a line of its own. With ``where`` (default), common subexpressions of at least 12 glyphs are named once,
+    in rows after it (``where ℓ₁ = …``: ℓ_k a softmax weight's arguments, w_k softmax weights, ξ_k the
+    rest; SymPy's ``cse``). A matrix is written entry by entry. Signs are normalised as in :func:`to_latex`
+    (a sum leads with a positive term). This is what ``stumpcheck export`` writes as ``tex/NAME_split.tex``.
+
+    :param name: the left-hand side: LaTeX text, or a SymPy expression (printed).
+    :param macros: write the model's symbols as the macros of the exports' ``tex/macros.tex``.
+    :param width: glyphs per line, an int ≥ 20.
+    :raises InputError: for a non-SymPy ``expr``, an empty ``name``, a bad ``macros``, ``width`` or ``where``.
+
+    Example::
+
+        >>> from stumpcheck.theory import split_latex, stable_error
+        >>> print(split_latex(stable_error("one-head"), "e(\\\\theta)", width=60))  # doctest: +ELLIPSIS
+        \\begin{split}
+        e(\\theta) &= \\left(1 - \\theta\\right) \\operatorname{softmax}_{2}\\left(\\ell_{1}, \\ell_{2}\\right) ...
+        ...
+        \\text{where } \\ell_{1} &= \\log{\\left(\\theta \\right)} + \\Lambda\\left(b \\theta\\right) \\\\
+        ...
+        \\end{split}
+    """
+    if isinstance(expr, sp.Equality):
+        expr = expr.rhs
+    if not isinstance(expr, (sp.Expr, sp.MatrixBase)):
+        raise InputError(f"expr must be a SymPy expression or matrix, got {expr!r:.80}")
+    for flag, value in (("macros", macros), ("where", where)):
+        if not isinstance(value, bool):
+            raise InputError(f"{flag} must be True or False, got {value!r:.40}")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 20:
+        raise InputError(f"width must be an int number of glyphs >= 20, got {width!r:.40}")
+    if isinstance(name, sp.Basic):
+        name = paper_latex(name, macros=macros)
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"name must be non-empty LaTeX text or a SymPy expression, got {name!r:.40}")
+    return split_environment(name, expr, macros=macros, width=width, where=where)
