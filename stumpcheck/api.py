@@ -12,7 +12,8 @@
   (check), :func:`certified`, :func:`symbolic`, :class:`Margin`, :class:`Domain` (certify), :func:`recheck`
   (:class:`RecheckResult`);
 * claims: :func:`check_c1` … :func:`check_c9`, each a :class:`ClaimResult`;
-* exports: :func:`results` (the SymPy results), :func:`export` (their files);
+* exports: :func:`results` (the SymPy results), :func:`export` (their files); a user's own expressions:
+  :func:`to_numpy`, :func:`to_mpmath`, :func:`to_arb`, :func:`to_jax`, :func:`to_latex`, :func:`split_latex`;
 * plots and files: :func:`plot_flow`, :func:`plot_error_profile`, :func:`plot_training`, :func:`plot_claim`
   (matplotlib figures), :func:`write_flow_outputs`, :func:`write_training_outputs` (files); errors:
   :class:`InputError`.
@@ -24,7 +25,8 @@ with rows have ``to_csv(path)`` and ``to_dataframe()`` (pandas, optional); an :c
 gives its mid and rad at full precision (docs/api.md lists which result has which).
 
 **One precision convention**: ``dps``, the number of significant *decimal digits*, a keyword-only int in
-[15, 10000] (``None`` where float64 is an option: the flows). It is mpmath's user-facing convention
+[15, 10000] (``None`` where float64 is an option: the flows, and the model's quantities, which then take
+numpy arrays). It is mpmath's user-facing convention
 (``mp.dps``, ``workdps``), the command line's ``--dps`` and the ``dps`` a certificate records, so one
 number means the same everywhere; Arb's working bits (⌈dps·log₂10⌉ plus guard bits) are derived from it
 internally. Every ``dps`` is validated before any work (0, −3, 10⁷, 15.5, ``True`` or ``"30"``: an
