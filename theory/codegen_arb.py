@@ -23,7 +23,11 @@ contains the exact value. For it
   Λ(−x) = x + Λ(x), κ₁(−x) = 1 − κ₁(x), …, linear parts of the log-masses
   expanded) and ∇e, ∇²e are differentiated from that form (theory/export.py):
   ball arithmetic pays for every algebraic cancellation with b times θ's radius;
-* 1 − θ is one variable (``one_minus_theta``), computed once per call.
+* 1 − θ is one variable (``one_minus_theta``), computed once per call;
+* constants are Arb's own balls at the working precision (π as ``arb.pi()``, e, γ and Catalan's constant
+  as ``arb.const_e()``, ``arb.const_euler()``, ``arb.const_catalan()``), ζ(s), ζ(s, q) and Li_s(z) are
+  ``acb.zeta`` and ``acb.polylog``, rational powers ``acb.sqrt``, ``acb.rsqrt`` and ``acb.pow`` (honouring
+  ``analytic``); a float, ∞ or any other function is refused, never printed as a Python float.
 
 The rigour of the Arb helpers is tested against mpmath at 50+ digits and by
 the certified enclosures of :mod:`stumpcheck.numerics.certified.enclosures` (tests/test_certified.py).
