@@ -13,7 +13,8 @@
   (check), :func:`certified`, :func:`symbolic`, :class:`Margin`, :class:`Domain` (certify), :func:`recheck`
   (:class:`RecheckResult`);
 * claims: :func:`check_c1` … :func:`check_c9`, each a :class:`ClaimResult`;
-* exports: :func:`results` (the SymPy results), :func:`export` (their files);
+* exports: :func:`results` (the SymPy results), :func:`export` (their files); a user's own expressions:
+  :func:`to_numpy`, :func:`to_mpmath`, :func:`to_arb`, :func:`to_jax`, :func:`to_latex`, :func:`split_latex`;
 * plots and files: :func:`plot_flow`, :func:`plot_error_profile`, :func:`plot_training`, :func:`plot_claim`
   (matplotlib figures), :func:`write_flow_outputs`, :func:`write_training_outputs` (files); errors:
   :class:`InputError`.
@@ -25,7 +26,8 @@ with rows have ``to_csv(path)`` and ``to_dataframe()`` (pandas, optional); an :c
 gives its mid and rad at full precision (docs/api.md lists which result has which).
 
 **One precision convention**: ``dps``, the number of significant *decimal digits*, a keyword-only int in
-[15, 10000] (``None`` where float64 is an option: the flows). It is mpmath's user-facing convention
+[15, 10000] (``None`` where float64 is an option: the flows, and the model's quantities, which then take
+numpy arrays). It is mpmath's user-facing convention
 (``mp.dps``, ``workdps``), the command line's ``--dps`` and the ``dps`` a certificate records, so one
 number means the same everywhere; Arb's working bits (⌈dps·log₂10⌉ plus guard bits) are derived from it
 internally. Every ``dps`` is validated before any work (0, −3, 10⁷, 15.5, ``True`` or ``"30"``: an
@@ -72,6 +74,7 @@ __all__ = [
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
     "ClaimResult",  # claims
     "results", "export", "to_numpy", "to_mpmath", "to_arb", "to_latex",  # exports and a user's expressions
+    "to_jax", "split_latex",
     "plot_flow", "plot_error_profile", "plot_training", "plot_claim",  # plots and files
     "write_flow_outputs", "write_training_outputs",
     "InputError",
@@ -90,7 +93,8 @@ _LAZY = {
     "RecheckResult": "stumpcheck.numerics.certified.certificates.lemma_recheck",
     **dict.fromkeys([f"check_c{k}" for k in range(2, 10)] + ["ClaimResult"], "stumpcheck.claims"),
     "results": "stumpcheck.theory.catalogue",
-    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex"], "stumpcheck.theory.evaluate"),
+    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex", "to_jax", "split_latex"],
+                    "stumpcheck.theory.evaluate"),
     "plot_flow": "stumpcheck.numerics.flow.report", "plot_training": "stumpcheck.numerics.corpus.training_report",
     "plot_error_profile": "stumpcheck.numerics.population.error_profile", "plot_claim": "stumpcheck.claims.figures",
 }
@@ -128,6 +132,8 @@ def _engine(module: str, name: str):
 
 
 _QUANTITIES = "stumpcheck.numerics.population.quantities"
+_BROADCAST = "stumpcheck.numerics.population.broadcast"
+_VERIFIED = "stumpcheck.numerics.certified.enclosures.verified_integrals"
 
 # --- the model's quantities at any precision ----------------------------------------------------------
 
@@ -139,68 +145,93 @@ def error(a, b, theta, *, estimator: str = "one-head", dps: int = 30):
     ``"pooled"``. a, b, θ: numbers, :class:`mpmath.mpf` or decimal strings (θ as a string or
     :class:`~decimal.Decimal` is read exactly, so 1 − θ is exact near 1). Precision: the generated mpmath
     code at ``dps`` digits (plus the bits that resolve 1 − θ), an :class:`mpmath.mpf` rounded to ``dps``
-    digits; not a bound (:func:`certified_error` is). Engine:
-    :func:`stumpcheck.numerics.population.quantities.error`.
+    digits; not a bound (:func:`certified_error` is). ``dps=None``: float64, and a, b, θ may be numpy arrays
+    (broadcast; a ``numpy.float64`` or an array back). Engine:
+    :func:`stumpcheck.numerics.population.quantities.error` (float64:
+    :func:`stumpcheck.numerics.population.broadcast.error_float64`).
 
-        >>> import mpmath
+        >>> import mpmath, numpy
         >>> from stumpcheck.api import error
         >>> mpmath.nstr(error(25, 20, "0.95", dps=30), 25)
         '0.01730411415985853363604594'
+        >>> error(numpy.array([10.0, 20.0]), 10.0, 0.3, dps=None).round(6)
+        array([0.099088, 0.099361])
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "error"), a, b, theta, estimator=estimator)
+    dps = _dps(dps, float64=True)
+    if dps is None:
+        return _engine(_BROADCAST, "error_float64")(a, b, theta, estimator=estimator)
+    return _scoped(dps, _engine(_QUANTITIES, "error"), a, b, theta, estimator=estimator)
 
 
 def error_gradient(a, b, theta, *, estimator: str = "one-head", dps: int = 30):
     """∇e(θ) = (∂e/∂a, ∂e/∂b) at (a, b; θ), a tuple of two :class:`mpmath.mpf`; domain and precision as
-    :func:`error`. Engine: :func:`stumpcheck.numerics.population.quantities.error_gradient`.
+    :func:`error` (``dps=None``: two float64 values or arrays). Engine:
+    :func:`stumpcheck.numerics.population.quantities.error_gradient` (float64:
+    :func:`stumpcheck.numerics.population.broadcast.error_gradient_float64`).
 
         >>> import mpmath
         >>> from stumpcheck.api import error_gradient
         >>> [mpmath.nstr(g, 10) for g in error_gradient(25, 20, "0.5", dps=20)]
         ['1.529510667e-7', '-0.002488725462']
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "error_gradient"), a, b, theta, estimator=estimator)
+    dps = _dps(dps, float64=True)
+    if dps is None:
+        return _engine(_BROADCAST, "error_gradient_float64")(a, b, theta, estimator=estimator)
+    return _scoped(dps, _engine(_QUANTITIES, "error_gradient"), a, b, theta, estimator=estimator)
 
 
 def loss(a, b, *, estimator: str = "one-head", prior=(0, 1), dps: int = 30):
     """L(a, b) = (u − l)⁻¹ ∫ₗᵘ ½ e(θ)² dθ, the population loss under the prior θ ~ Uniform[l, u].
 
-    Domain: a finite, 0 < b ≤ 10⁸, ``prior`` = (l, u), 0 ≤ l < u ≤ 1. Precision: tanh-sinh quadrature on
-    the model's breakpoint pieces at ``dps`` digits plus guard bits, an :class:`mpmath.mpf` rounded to
-    ``dps`` digits; not a bound (:func:`certified_loss` is). Seconds at 30 digits, a minute at 100.
-    Engine: :func:`stumpcheck.numerics.population.quantities.loss`.
+    Domain: a finite, 0 < b ≤ 10⁸, ``prior`` = (l, u), 0 ≤ l < u ≤ 1. Precision: the certified enclosure
+    (:func:`certified_loss`, Arb) at dps + 5 digits, returned as the :class:`mpmath.mpf` of the ``dps``-digit
+    decimal both its ends round to (the correct rounding; raised to twice the digits where the ball does not
+    fix it); only where no ball fixes the digits (a prior whose ends are not exact binary numbers) the
+    tanh-sinh quadrature at ``dps`` digits plus guard bits, not verified. Cached on exact inputs: a repeated
+    call is free. ``dps=None``: float64 Gauss–Legendre, a and b may be numpy arrays (broadcast, b ≥ 10⁻³).
+    Engine: :func:`stumpcheck.numerics.certified.enclosures.verified_integrals.loss` (float64:
+    :func:`stumpcheck.numerics.population.broadcast.loss_float64`).
 
         >>> import mpmath
         >>> from stumpcheck.api import loss
         >>> mpmath.nstr(loss(10, 10, dps=15), 10)
         '0.0200022701'
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "loss"), a, b, estimator=estimator, prior=prior)
+    return _integral("loss", a, b, estimator, prior, dps)
 
 
 def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1), dps: int = 30):
     """∇L(a, b) = (u − l)⁻¹ ∫ₗᵘ e ∇e dθ, a tuple (∂L/∂a, ∂L/∂b) of :class:`mpmath.mpf`; domain and
-    precision as :func:`loss`. Engine: :func:`stumpcheck.numerics.population.quantities.loss_gradient`.
+    precision as :func:`loss` (each component verified by its own enclosure). Engine:
+    :func:`stumpcheck.numerics.certified.enclosures.verified_integrals.loss_gradient`.
 
         >>> import mpmath
         >>> from stumpcheck.api import loss_gradient
         >>> [mpmath.nstr(g, 8) for g in loss_gradient(10, 10, prior=(0.25, 0.75), dps=15)]
         ['0.00056333932', '-0.0010371387']
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "loss_gradient"), a, b, estimator=estimator, prior=prior)
+    return _integral("loss_gradient", a, b, estimator, prior, dps)
 
 
 def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1), dps: int = 30):
     """∇²L(a, b) = (u − l)⁻¹ ∫ₗᵘ (∇e ∇eᵀ + e ∇²e) dθ, a tuple (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) of
     :class:`mpmath.mpf`; domain and precision as :func:`loss`. Engine:
-    :func:`stumpcheck.numerics.population.quantities.loss_hessian`.
+    :func:`stumpcheck.numerics.certified.enclosures.verified_integrals.loss_hessian`.
 
         >>> import mpmath
         >>> from stumpcheck.api import loss_hessian
         >>> [mpmath.nstr(h, 6) for h in loss_hessian(10, 10, prior=(0.25, 0.75), dps=15)]
         ['-0.000243416', '7.64775e-5', '0.000159922']
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "loss_hessian"), a, b, estimator=estimator, prior=prior)
+    return _integral("loss_hessian", a, b, estimator, prior, dps)
+
+
+def _integral(name: str, a, b, estimator: str, prior, dps):
+    """L, ∇L or ∇²L: verified digits at ``dps`` digits, float64 arrays for ``dps=None``."""
+    dps = _dps(dps, float64=True)
+    if dps is None:
+        return _engine(_BROADCAST, f"{name}_float64")(a, b, estimator=estimator, prior=prior)
+    return _scoped(dps, _engine(_VERIFIED, name), a, b, estimator=estimator, prior=prior, dps=dps)
 
 
 # --- certified enclosures ------------------------------------------------------------------------------
