@@ -20,7 +20,9 @@ A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is 
 (:mod:`stumpcheck.numerics.certified.certificates.box_recheck`: its leaves cover the box, each is certainly true again).
 
 Prints ``PASS`` with the statement the re-check derived from what it re-proved (for a lemma or ``certify``
-certificate, never the file's own words) and what was checked (exit 0), or ``FAIL`` and the first fault with
+certificate, never the file's own words; for a tube, with the time range [0, T] it covers) and what was checked
+(exit 0); ``INCOMPLETE`` for a tube that re-checks but stopped before its T, with the range it does prove
+(exit 1: its T is not proved); or ``FAIL`` and the first fault with
 the reason (exit 1: also for a certificate whose status is not "proved", whose statement is not the derived
 one, or of the first lemma format, which states its lemma in its author's words). An unreadable or corrupt
 file, a field beyond the limits of :mod:`stumpcheck.numerics.certified.certificates.limits` (checked before any work), a
@@ -29,6 +31,8 @@ to the certificate's own digits: one line, exit 2.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import click
 
@@ -183,12 +187,21 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
                                  allow_python=allow_python, arithmetic=arithmetic)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
+    if result.passed and not is_flow_certificate(document) and not is_box_certificate(document):
+        from stumpcheck.lemmas.certified_builtins import author_statement_check
+
+        fault, note = author_statement_check(document)  # the author's words: a built-in lemma's, or unchecked
+        result = dataclasses.replace(result, passed=False, message=fault) if fault else result
+        if note:
+            result.notes.append(note)
     if is_flow_certificate(document):
         statement = getattr(result, "statement", "") or str(document.get("statement") or "")
     else:  # what the re-check derived from what it re-proved, never the file's own words
         statement = result.statement
+    # an incomplete tube proves its rows up to valid_to_t only, not its T: not a PASS (exit 1)
+    partial = result.passed and is_flow_certificate(document) and document.get("complete") is not True
     if result.passed:
-        click.echo(f"PASS {certificate_file}: {statement}")
+        click.echo(f"{'INCOMPLETE' if partial else 'PASS'} {certificate_file}: {statement}")
         click.echo(f"  {result.message}; {result.seconds:.1f} s")
     else:
         click.echo(f"FAIL {certificate_file}: {result.message}")
@@ -203,4 +216,4 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
                        f"[{item.get('lower')}, {item.get('upper')}]")
     for note in result.notes:
         click.echo(f"  note: {note}")
-    click.get_current_context().exit(0 if result.passed else 1)
+    click.get_current_context().exit(0 if result.passed and not partial else 1)

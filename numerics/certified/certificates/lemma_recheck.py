@@ -22,9 +22,12 @@ that the certificate's ``statement`` is exactly that sentence:
    generated code supports;
 5. every leaf is enclosed again at a working precision *different* from the certificate's
    (:meth:`Margin.enclose` at ``prec_bits``), and the new enclosure must have lower end ≥ 0 (> 0 when strict);
-6. the recorded enclosures are enclosures: the certificate's [lower, upper] of a leaf must not exclude the
-   margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its corners), so a
-   narrowed ball, or a margin source changed after the proof, is caught;
+6. the recorded enclosures are what the re-check confirms: the certificate's [lower, upper] of a leaf must
+   contain the re-check's enclosure of the margin on the leaf (on its halves, halved again, where the re-check's
+   own ball is wider: :func:`~stumpcheck.numerics.certified.certificates.lemma_checks.unconfirmed_end`), and must
+   not exclude the margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its
+   corners), so a narrowed ball — a lower end raised above what the margin takes on the leaf —, or a margin
+   source changed after the proof, is caught;
 7. the statement is derived (:func:`stumpcheck.numerics.certified.certificates.lemma_statement.derived_statement`: margin — the
    identity's stated margin when there is one —, relation, domain, coordinates, estimator) and must be the
    certificate's ``statement`` character for character. The result carries the derived statement: that is what
@@ -216,6 +219,12 @@ def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int,
     if ends[0] < 0 or (strict and ends[0] == 0):
         return (f"re-enclosed at {prec_bits} bits ({form}): lower end {float(ends[0]):.6g} is not "
                 f"{'> 0' if strict else '>= 0'}")
+    from stumpcheck.numerics.certified.certificates.lemma_checks import unconfirmed_end
+
+    fault = unconfirmed_end(lambda part: _ends(_enclose(margin, part, prec_bits, arithmetic, positive)[0]),
+                            box, lower, upper, ends)
+    if fault is not None:
+        return fault
     for what, point in _sample_points(box, points):
         value = _ends(_enclose(margin, point, prec_bits, arithmetic, lambda ends: ends is not None)[0])
         if value is None:

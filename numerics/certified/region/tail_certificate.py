@@ -35,6 +35,10 @@ TAIL_FORMAT = "stumpcheck-region-tail-certificate/1"
 TAIL_FIELDS = frozenset({"format", "statement", "status", "region", "assumptions", "derivation", "remainders",
                          "obligations", "summary", "proved", "not_proved", "join", "seconds", "region_code",
                          "digest"})
+#: the fields of an obligation's record and of its leaves (what :func:`_obligation_record` writes)
+_OBLIGATION_FIELDS = frozenset({"statement", "strict", "domain", "prec_bits", "status", "leaves", "max_depth", "seconds",
+                                "smallest_lower"})
+_LEAF_FIELDS = frozenset({"box", "lower", "upper", "depth"})
 MAX_TAIL_LEAVES = 1024
 MIN_BITS, MAX_BITS = 64, 1024
 #: the re-check encloses every leaf with this many more bits
@@ -251,6 +255,10 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
 
     from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
 
+    if set(record) != _OBLIGATION_FIELDS or not all(isinstance(leaf, dict) and set(leaf) == _LEAF_FIELDS
+                                                    for leaf in record.get("leaves") or ()):
+        return False, (f"obligation {name} must hold exactly {', '.join(sorted(_OBLIGATION_FIELDS))}, and each leaf "
+                       f"{', '.join(sorted(_LEAF_FIELDS))}"), 0
     if record.get("statement") != _obligation_statement(region, name) or record.get("strict") is not name.startswith(
             "inward") or record.get("domain") != _box_json(tail_domain(region, name)):
         return False, f"obligation {name} does not state what the tail needs", 0
@@ -350,7 +358,9 @@ def recheck_tail(document, *, progress=None) -> tuple:
         if not ok:
             return False, f"the joined finite region: {message}"
         joined = f"; joined with the finite region from b = {join['finite']['region']['b_start']}: {message}"
+    used = sorted({int(records[name]["prec_bits"]) + RECHECK_EXTRA_BITS for name in TAIL_OBLIGATIONS})
     return True, (f"the tail b >= {fraction_text(region.b_start)} (ε ∈ [0, 1/{fraction_text(region.b_start)}]): "
                   f"4 obligations re-derived and re-checked, {leaves} leaves tile their domains and re-enclose "
-                  f"their margins at {PREC_BITS + RECHECK_EXTRA_BITS} bits (assuming Lemma E){joined}; "
+                  f"their margins at {' and '.join(map(str, used))} bits (the precision used: each obligation's "
+                  f"recorded bits + {RECHECK_EXTRA_BITS}; assuming Lemma E){joined}; "
                   f"{time.perf_counter() - started:.1f} s")

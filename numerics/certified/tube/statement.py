@@ -17,8 +17,12 @@ So, besides the bounds:
   digits, of its proved range [e^{s_lo} − 1, e^{s_hi} − 1] (and contain that range): no row claims time
   it was not proved for, so consecutive rows overlap by at most the rounding of their common end;
 * a complete tube reaches T = ``t_max`` and its last row ends there (within the rounding); an incomplete
-  one ends before T, and ``valid_to_t`` is where its last row ends; ``complete`` is a boolean and a
-  complete tube has no ``stop_reason``.
+  one ends before T (one whose last interval reaches T is refused: ``complete`` would be false), and
+  ``valid_to_t`` is where its last row ends, below T; ``complete`` is a boolean and a complete tube has no
+  ``stop_reason``. What a passed re-check proves is :func:`proved_statement`: the statement with the time
+  range the tube covers ([0, T], or [0, valid_to_t] only for an incomplete tube);
+* ``arithmetic`` (format /3: required; /2: optional, checked when present) is a record this version writes
+  (:func:`stumpcheck.numerics.certified.tube.arithmetic.record_fault`).
 
 The free-text ``method``, ``padding``, ``seconds``, ``versions`` and ``generated_code`` are informational:
 they state nothing about the flow, and the re-check does not read them.
@@ -40,7 +44,7 @@ from stumpcheck.numerics.certified.tube.records import check_record_sizes, exact
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["ESTIMATOR", "FIELDS", "FIELDS_V1", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
-           "MAX_INTERVALS", "MAX_COEFFICIENTS", "flow_statement", "check_limits", "statement_fault",
+           "MAX_INTERVALS", "MAX_COEFFICIENTS", "flow_statement", "proved_statement", "check_limits", "statement_fault",
            "row_time_fault", "ends_fault"]
 
 #: the only estimator a tube is computed and re-checked for
@@ -55,9 +59,9 @@ MIN_TUBE_DPS, MAX_TUBE_DPS, MAX_RECHECK_DPS = 15, 50, 60
 MAX_INTERVALS = 100_000
 #: Chebyshev coefficients of one piece (the tube writes degree 24: 25)
 MAX_COEFFICIENTS = 64
-#: the top-level fields of a format /1 certificate, /2 adds ``settings`` (``region`` and ``for_all_t``: an
-#: embedded region, :mod:`stumpcheck.numerics.certified.region.flow_certificate`) and, optionally, ``arithmetic``
-#: (how the θ-integrals were enclosed, :mod:`stumpcheck.numerics.certified.tube.arithmetic`; absent: Arb only)
+#: the top-level fields of a format /1 certificate, /2 and /3 add ``settings`` (``region`` and ``for_all_t``: an
+#: embedded region, :mod:`stumpcheck.numerics.certified.region.flow_certificate`) and ``arithmetic`` (how the
+#: θ-integrals were enclosed, :mod:`stumpcheck.numerics.certified.tube.arithmetic`: optional in /2, required in /3)
 FIELDS_V1 = frozenset({"format", "statement", "initial", "t_max", "complete", "valid_to_t", "stop_reason", "method",
                        "estimator", "dps", "padding", "intervals", "seconds", "versions", "generated_code", "digest",
                        "region", "for_all_t"})
@@ -73,6 +77,17 @@ def flow_statement(a0: float, b0: float, radius_text: str, version: int = 2) -> 
     rows = "the box of each row for t in [t_lo, t_hi]" if version == 2 else "box k for t in [t_lo_k, t_hi_k]"
     return (f"the population flow dz/dt = -grad L(z) from the disk of radius {radius_text} about "
             f"(a, b) = ({float(a0)!r}, {float(b0)!r}) stays in {rows}")
+
+
+def proved_statement(document: dict) -> str:
+    """The statement a passed re-check proves, with the time range it covers: [0, T] for a complete tube; for an
+    incomplete one [0, valid_to_t] only, saying that T was not reached (and why the tube stopped)."""
+    statement = str(document.get("statement"))
+    if document.get("complete") is True:
+        return f"{statement}, for t in [0, T = {document.get('t_max')}]"
+    reason = str(document.get("stop_reason") or "no reason recorded")[:200]
+    return (f"{statement}, for t in [0, {document.get('valid_to_t')}] only: the tube is incomplete ({reason}); "
+            f"nothing is proved for t in ({document.get('valid_to_t')}, T = {document.get('t_max')}]")
 
 
 def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
@@ -152,7 +167,8 @@ def row_time_fault(t_lo_text, t_hi_text, s_lo: arb, s_hi: arb) -> str | None:
 
 def ends_fault(document: dict, t_max: Fraction, reached: arb, last_t_hi: str, *, version: int = 2) -> str | None:
     """None if the tube ends where it says: complete ⇔ it reaches T, and then its last row ends at T; an
-    incomplete tube's ``valid_to_t`` is its last row's end (format /2; at most that for /1)."""
+    incomplete tube's last interval ends before T and its ``valid_to_t`` is its last row's end (formats /2 and
+    /3; at most that for /1), below T."""
     t = _q(t_max)
     last = exact_fraction(last_t_hi, "the last row's t_hi")
     if document.get("complete") is True:
@@ -161,7 +177,12 @@ def ends_fault(document: dict, t_max: Fraction, reached: arb, last_t_hi: str, *,
         if last > t_max * (1 + _END_SLACK):
             return f"the last row ends at t = {str(last_t_hi)[:24]}, beyond T = {document.get('t_max')}"
         return None
+    if reached >= t:
+        return ("the tube is called incomplete but its last interval reaches T: 'complete' is not what the "
+                "re-check proves")
     valid_to = exact_fraction(document.get("valid_to_t"), "valid_to_t")
+    if valid_to >= t_max:
+        return f"valid_to_t = {str(document.get('valid_to_t'))[:24]} of an incomplete tube is not below T"
     if version == 2 and valid_to != last:
         return f"valid_to_t = {str(document.get('valid_to_t'))[:24]} is not where the last row ends ({last_t_hi})"
     if valid_to > last:
