@@ -110,9 +110,10 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
     from stumpcheck.numerics.resources import check_writable_dir
 
     band = _band(c_text)
-    b_start = _grid_up(_fraction(b_start_text, "--b-start"))
-    if not 1 <= b_start < MAX_B:
+    b_start = _fraction(b_start_text, "--b-start")
+    if not 1 <= b_start < MAX_B:  # before the grid, whose log2 needs b > 0 of a float's size
         raise InputError(f"--b-start must lie in [1, {MAX_B}), got {shown(b_start_text)}")
+    b_start = _grid_up(b_start)
     eta = None if eta_text is None else _fraction(eta_text, "--eta")
     if eta is not None and not 0 < eta <= 10 ** 30:
         raise InputError(f"--eta must be > 0 and <= 1e30, got {shown(eta_text)}")

@@ -194,6 +194,9 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     out = Path(out_dir)
     checkpoint_dir = out / "checkpoints"
     check_writable_dir(out, "--out")
+    from stumpcheck.numerics.resources import check_output_files
+
+    check_output_files(out, ["trajectory.csv", "trajectory.json", "frozen.json", "training.png"], "--out")
     if not resume and (checkpoint_dir / CHECKPOINT_NAME).exists():
         raise InputError(f"{out} already holds a checkpoint: pass --resume to continue it, or choose another --out")
     if resume and not (checkpoint_dir / CHECKPOINT_NAME).is_file():
