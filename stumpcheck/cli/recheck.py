@@ -83,6 +83,50 @@ def _schedule(scheduler, workers) -> None:
                                     workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
 
 
+#: the options each kind of certificate's re-check does not use (given, they would be silently ignored)
+_UNUSED = {"interval": ("dps_text", "points", "allow_python", "workers", "scheduler"),
+           "region": ("dps_text", "allow_python"), "flow": ("points", "allow_python"),
+           "box": ("points", "allow_python"), "lemma": ()}
+_OPTION_NAMES = {"dps_text": "--dps", "points": "--points", "allow_python": "--allow-python", "workers": "--workers",
+                 "scheduler": "--scheduler"}
+
+
+def _kind(path, document: dict) -> str:
+    """Which re-check reads ``document``; InputError naming the known formats for any other."""
+    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import FORMAT, FORMAT_V1
+    from stumpcheck.numerics.certified.region.certificate import FORMAT as REGION, is_region_certificate
+    from stumpcheck.numerics.certified.region.tail_certificate import TAIL_FORMAT, is_tail_certificate
+    from stumpcheck.numerics.certified.tube.certificate import FORMAT as FLOW, FORMAT_V2, is_flow_certificate
+    from stumpcheck.numerics.certified.tube.certificate_v1 import FORMAT as FLOW_V1
+    from stumpcheck.numerics.corpus.interval.certificate import FORMAT as INTERVAL, is_interval_certificate
+
+    if is_interval_certificate(document):
+        return "interval"
+    if is_region_certificate(document) or is_tail_certificate(document):
+        return "region"
+    if is_flow_certificate(document):
+        return "flow"
+    if is_box_certificate(document):
+        return "box"
+    if document.get("format") in (FORMAT, FORMAT_V1):
+        return "lemma"
+    known = ", ".join((FORMAT, FORMAT_V1, FLOW, FORMAT_V2, FLOW_V1, REGION, TAIL_FORMAT, INTERVAL))
+    raise InputError(f"{path}: unknown certificate format {str(document.get('format'))[:60]!r}; known: {known}, and the "
+                     "certificates of stumpcheck certify (no format field)")
+
+
+def _refuse_unused(path, kind: str) -> None:
+    """InputError for an option given on the command line that this kind of certificate's re-check ignores."""
+    context = click.get_current_context()
+    given = [_OPTION_NAMES[name] for name in _UNUSED[kind]
+             if context.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")]
+    if given:
+        raise InputError(f"{path}: {', '.join(given)} {'does' if len(given) == 1 else 'do'} nothing for "
+                         f"{'an' if kind in ('interval',) else 'a'} {kind} certificate: drop "
+                         f"{'it' if len(given) == 1 else 'them'}")
+
+
 def _interval_text(item) -> str:
     """Where a failed flow-certificate interval is: its t and box (format /1), or the t range of its rows (/2)."""
     rows = item.get("rows") if isinstance(item, dict) else None
@@ -136,6 +180,7 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
     document = read_certificate(certificate_file)
     from stumpcheck.numerics.corpus.interval.certificate import is_interval_certificate
 
+    _refuse_unused(certificate_file, _kind(certificate_file, document))
     if is_interval_certificate(document):
         from stumpcheck.cli.interval import recheck_interval_file
 
