@@ -12,6 +12,7 @@ leaves 42…47 end at the node b = 9).
 from __future__ import annotations
 
 import copy
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -442,10 +443,46 @@ def test_cli_rejects_a_corpus_file_edited_by_one_value(proved, tmp_path, capsys)
 
 
 def test_cli_wrong_format_is_not_an_interval_certificate(proved, tmp_path, capsys):
-    """With another format string the file is no interval certificate: --corpus is refused (exit 2, one line)."""
+    """With another format string the file is no certificate this version reads: exit 2, one line naming it."""
     path = _write(_tampered(proved[1], lambda d: d.__setitem__("format", "stumpcheck-interval-certificate/2")),
                   tmp_path / "c.json")
     status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz")])
     err = capsys.readouterr().err
-    assert status == 2 and err.strip() == (f"stumpcheck: error: {path}: --corpus goes with an interval certificate "
-                                           "(stumpcheck interval)")
+    assert status == 2 and err.count("\n") == 1 and err.startswith(
+        f"stumpcheck: error: {path}: unknown certificate format 'stumpcheck-interval-certificate/2'; known: "), err
+    assert "stumpcheck-interval-certificate/1; and stumpcheck certify's (no format field)" in err
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (_st("eta", "1e999999999"), "malformed certificate: eta '1e999999999' has a decimal exponent beyond ±1000 (the limit)"),
+    (lambda d: d.__setitem__("leaves", d["leaves"] * 50),
+     "the leaves of column [8, 65/8] overlap (their areas exceed the column's)"),
+], ids=["eta_exponent", "leaves_50_times"])
+def test_cli_refuses_a_hostile_interval_certificate_at_once(proved, tmp_path, capsys, edit, reason):
+    import time
+
+    path = _write(_tampered(proved[1], edit), tmp_path / "c.json")
+    started = time.perf_counter()
+    status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz")])
+    out = capsys.readouterr().out
+    assert status == 1 and out.strip() == f"FAIL {path}: {reason}" and time.perf_counter() - started < 30
+
+
+def test_cli_refuses_options_an_interval_recheck_ignores(proved, capsys):
+    path = str(proved[0] / "interval_certificate.json")
+    status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz"), "--dps", "14"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.strip() == f"stumpcheck: error: {path}: --dps does nothing for an interval certificate: drop it"
+
+
+def test_the_certificate_records_the_corpus_file_by_name(proved, tmp_path):
+    """A corpus given by an absolute path: the shareable certificate names the file only, and re-checks."""
+    corpus_file = tmp_path / "sub" / "mine.npz"
+    corpus_file.parent.mkdir()
+    corpus_file.write_bytes((proved[0] / "corpus.npz").read_bytes())
+    out = tmp_path / "iv"
+    assert main(["interval", "--corpus", str(corpus_file.resolve()), "--b-max", "8.125", "--out", str(out),
+                 "--quiet"]) == 0
+    document = read_certificate(out / "interval_certificate.json")
+    assert document["corpus"]["file"] == "mine.npz" and str(tmp_path) not in json.dumps(document)
+    assert main(["recheck", str(out / "interval_certificate.json"), "--corpus", str(corpus_file)]) == 0

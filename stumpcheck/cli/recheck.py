@@ -111,9 +111,12 @@ def _kind(path, document: dict) -> str:
         return "box"
     if document.get("format") in (FORMAT, FORMAT_V1):
         return "lemma"
-    known = ", ".join((FORMAT, FORMAT_V1, FLOW, FORMAT_V2, FLOW_V1, REGION, TAIL_FORMAT, INTERVAL))
-    raise InputError(f"{path}: unknown certificate format {str(document.get('format'))[:60]!r}; known: {known}, and the "
-                     "certificates of stumpcheck certify (no format field)")
+    def versions(*formats):  # "stumpcheck-flow-certificate/1, /2, /3"
+        return formats[0] + "".join(", /" + f.rsplit("/", 1)[1] for f in formats[1:])
+
+    known = "; ".join((versions(FORMAT_V1, FORMAT), versions(FLOW_V1, FORMAT_V2, FLOW), REGION, TAIL_FORMAT, INTERVAL))
+    raise InputError(f"{path}: unknown certificate format {str(document.get('format'))[:60]!r}; known: {known}; and "
+                     "stumpcheck certify's (no format field)")
 
 
 def _refuse_unused(path, kind: str) -> None:
