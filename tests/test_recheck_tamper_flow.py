@@ -158,6 +158,18 @@ def _arithmetic_rewritten(d):
     d["arithmetic"] = "correctly rounded; no assumption"
 
 
+def _method_claim(d):
+    d["method"] = "proved by hand and checked by two referees"
+
+
+def _padding_text(d):
+    d["padding"] = "none needed"
+
+
+def _interval_note(d):
+    d["intervals"][0]["note"] = "exact"
+
+
 def _arithmetic_assumption_edited(d):
     d["arithmetic"]["assumptions"]["libm"] = "correctly rounded"
 
@@ -183,6 +195,9 @@ ROW_AND_STATEMENT = [
     (_arithmetic_deleted, "the certificate has no arithmetic record (how its θ-integrals were enclosed): format /3 "
                           "requires it"),
     (_arithmetic_rewritten, "the arithmetic record needs 'integrals': 'fast' or 'arb'"),
+    (_method_claim, "the method text is not the method this format's re-check checks"),
+    (_padding_text, "'padding' (the relative padding of the recorded bounds) must be a number in [0, 1)"),
+    (_interval_note, "interval 0 must hold exactly the fields"),
 ]
 
 
@@ -368,3 +383,25 @@ def test_for_all_t_without_a_region_must_be_the_writers_not_proved_record(millio
         assert not ok and reason in message, message
     ok, _ = recheck_flow_region({**million, "for_all_t": for_all_t_summary(None, "entry box not in R: b > B")})
     assert ok
+
+
+def test_a_first_format_tube_refuses_an_undefined_interval_field():
+    from stumpcheck.numerics.certified.tube import certificate_v1
+
+    document = json.loads((HERE / "flow_certificate_v1.json").read_text(encoding="utf-8"))
+    document["intervals"][0]["note"] = "exact"
+    result = certificate_v1.recheck_flow_certificate(_signed(document), dps=25)
+    assert not result.passed and result.message.startswith("interval 0 must hold exactly the fields box, delta"), \
+        result.message
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["region_code"].__setitem__("note", "machine-checked"), "region_code must hold exactly"),
+    (lambda d: d.__setitem__("seconds", "instant"), "seconds must be a number"),
+], ids=["region_code_note", "seconds_text"])
+def test_a_region_certificates_provenance_holds_nothing_else(region_document, edit, message):
+    forged = copy.deepcopy(region_document)
+    edit(forged)
+    forged["digest"] = region_digest(forged)
+    ok, reason = recheck_region(forged)
+    assert not ok and reason.startswith(message), reason

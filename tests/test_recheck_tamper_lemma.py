@@ -517,3 +517,24 @@ def test_an_edited_arithmetic_record_is_refused(certificates, edit, message):
     del forged["arithmetic"]
     result = recheck(_sealed(forged), prec_bits=BITS, points="midpoint")
     assert not result.passed and "leaves name an arithmetic but the certificate has no arithmetic record" in result.message
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.__setitem__("notes", ["the whole domain is certified by hand as well"]), "records notes"),
+    (lambda d: d.__setitem__("max_depth_reached", d["max_depth_reached"] + 5), "is not the deepest leaf's depth"),
+    (lambda d: d.__setitem__("boxes", 10 ** 6), "is not the size of a bisection"),
+    (lambda d: d.__setitem__("boxes", 0), "is not the size of a bisection"),
+], ids=["note", "max_depth", "boxes_many", "boxes_none"])
+def test_the_provers_records_are_its_leaves(certificates, edit, message):
+    forged = copy.deepcopy(certificates["slope"])
+    edit(forged)
+    result = recheck(_sealed(forged), prec_bits=BITS, points="midpoint")
+    assert not result.passed and message in result.message, result.message
+
+
+def test_a_certify_certificates_counts_are_a_bisections(certificates):
+    for key, value in (("boxes", 10 ** 5), ("evaluations", 0), ("max_boxes", 1)):
+        forged = copy.deepcopy(certificates["certify"])
+        forged[key] = value
+        result = recheck_box_certificate(forged, prec_bits=BITS)
+        assert not result.passed and "are not those of a bisection" in result.message, (key, result.message)

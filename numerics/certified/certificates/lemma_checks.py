@@ -6,7 +6,9 @@ reads): the types and limits of every field a re-check uses (:mod:`stumpcheck.nu
 The others return why the certificate says more than its proof, or None (a failed check, exit 1):
 
 * :func:`consistency_fault`: no field the format does not define; status ``"proved"`` with no undecided leaf,
-  no failure and undecided volume 0; ``prec_bits`` is the working precision the prover derives from ``dps``
+  no failure and undecided volume 0;
+* :func:`work_fault` (after the tiling, so that a dropped leaf is reported as a gap): no notes,
+  ``max_depth_reached`` the deepest leaf's and ``boxes`` the size of a bisection with these leaves; ``prec_bits`` is the working precision the prover derives from ``dps``
   and the domain (:func:`stumpcheck.numerics.certified.enclosures.balls.working_bits`); the margin's coordinates are the domain's;
 * :func:`identity_fault`: a margin that is the atom margin of a registered identity has its ``identity``
   record, the record re-derives (:func:`stumpcheck.theory.margin_identities.recheck_identity`), the statement is strict
@@ -28,7 +30,7 @@ from stumpcheck.numerics.certified.certificates.limits import (MAX_DEPTH, MAX_LE
                                                check_dps, check_int, check_number_text, check_srepr)
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["FIELDS", "check_fields", "consistency_fault", "arithmetic_fault", "identity_fault", "margin_fault", "form_fault",
+__all__ = ["FIELDS", "check_fields", "consistency_fault", "work_fault", "arithmetic_fault", "identity_fault", "margin_fault", "form_fault",
            "check_taylor_order", "unconfirmed_end", "CONFIRM_DEPTH"]
 
 #: the fields of format /2 (``identity`` only with an identity)
@@ -192,6 +194,25 @@ def consistency_fault(document: dict, *, v1: bool) -> str | None:
                 f"{str(document['domain'].get('coordinates'))[:20]}")
     if document["margin"].get("taylor_order", 1) > 1 and not document["margin"].get("theta_integral"):
         return "the margin records a Taylor order but is not a θ-integral margin"
+    return None
+
+
+def work_fault(document: dict) -> str | None:
+    """Why the prover's records of a proved certificate disagree with its leaves, or None: no ``notes`` (the
+    prover writes one only when it stops with boxes pending), ``max_depth_reached`` the deepest leaf's depth,
+    and ``boxes`` a count of a bisection tree with these leaves (each split box has at least two parts, so
+    leaves <= boxes <= 2·leaves − 1)."""
+    leaves = document["leaves"]
+    if document.get("notes") not in ([], None):
+        return "a proved certificate records notes, which the prover writes only when it stops with boxes pending"
+    depths = [leaf.get("depth") for leaf in leaves if isinstance(leaf, dict) and "depth" in leaf]
+    if depths and document.get("max_depth_reached") != max(depths):
+        return (f"max_depth_reached {str(document.get('max_depth_reached'))[:20]} is not the deepest leaf's depth "
+                f"{max(depths)}")
+    boxes = document.get("boxes")
+    if isinstance(boxes, bool) or not isinstance(boxes, int) or not len(leaves) <= boxes <= max(1, 2 * len(leaves) - 1):
+        return (f"boxes {str(boxes)[:20]} is not the size of a bisection with {len(leaves)} leaves (between "
+                f"{len(leaves)} and {2 * len(leaves) - 1})")
     return None
 
 

@@ -270,7 +270,8 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
         raise InputError(f"arithmetic must be 'fast' or 'arb', got {arithmetic!r}")
     from stumpcheck.numerics.certified.certificates.lemma_checks import (arithmetic_fault, check_fields,
                                                                          check_taylor_order, consistency_fault,
-                                                                         form_fault, identity_fault, margin_fault)
+                                                                         form_fault, identity_fault, margin_fault,
+                                                                         work_fault)
     from stumpcheck.numerics.certified.certificates.lemma_statement import derived_statement
 
     started = time.perf_counter()
@@ -310,7 +311,7 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     if fault is not None:
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
-    fault = arithmetic_fault(document)  # after the tiling: a dropped leaf is reported as one
+    fault = arithmetic_fault(document) or work_fault(document)  # after the tiling: a dropped leaf is reported as one
     if fault is not None:
         return result(False, fault)
     margin = _rebuild_margin(document, allow_python)

@@ -40,6 +40,7 @@ from stumpcheck.numerics.certified.tube.records import check_decimal_size, check
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["FORMAT", "FIELDS", "region_certificate", "recheck_region", "is_region_certificate", "entry_record",
+           "provenance_fault",
            "check_region_limits", "check_entry_shape", "MAX_REGION_LEAVES", "MAX_REGION_DPS"]
 
 FORMAT = "stumpcheck-region-certificate/1"
@@ -135,6 +136,20 @@ def check_region_limits(document: dict) -> None:
                 check_record_sizes({k: leaf.get(k) for k in ("box", "lower", "upper", "depth")}, f"obligation {name}: leaf")
     if document.get("entry") is not None:
         check_entry_shape(document["entry"])
+
+
+def provenance_fault(document: dict) -> str | None:
+    """Why the informational ``region_code`` (the modules stating the region and their sha256) or ``seconds``
+    holds something else (a field the record does not define), or None."""
+    code = document.get("region_code")
+    if not (isinstance(code, dict) and set(code) == {"modules", "sha256"} and isinstance(code["sha256"], str)
+            and isinstance(code["modules"], list) and all(isinstance(m, str) for m in code["modules"])):
+        return "region_code must hold exactly 'modules' (a list of paths) and 'sha256' (text)"
+    seconds = document.get("seconds")
+    values = seconds.values() if isinstance(seconds, dict) else [seconds]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "seconds must be a number (or an object of numbers)"
+    return None
 
 
 def _summary_row(r: dict) -> dict:
@@ -255,6 +270,9 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
     if extra:
         return False, ("the certificate has fields a region certificate does not define, which the re-check would "
                        f"not check: {', '.join(str(k)[:30] for k in extra[:5])}")
+    fault = provenance_fault(document)
+    if fault is not None:
+        return False, fault
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
     if document.get("proved") != _proved_text(region) or document.get("not_proved") != _not_proved_text(region):

@@ -317,6 +317,11 @@ def recheck_tail(document, *, progress=None) -> tuple:
         return False, f"the recorded tail region is not one: {exc}"
     if document["region"] != region.to_json():
         return False, "the recorded region is not what its constants give"
+    from stumpcheck.numerics.certified.region.certificate import provenance_fault
+
+    fault = provenance_fault(document)
+    if fault is not None:
+        return False, fault
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
     if document.get("assumptions") != [LEMMA_E_TEXT]:

@@ -49,7 +49,7 @@ from stumpcheck.numerics.certified.tube.interval_v1 import radius_bound
 from stumpcheck.numerics.certified.tube.lognorm import log_norms, point_hessians
 from stumpcheck.numerics.certified.tube.records import exact_fraction, parse_lower, parse_upper
 from stumpcheck.numerics.certified.tube.piece import RHO_MAX, Settings, delta_from, jump, sub_interval_s
-from stumpcheck.numerics.certified.tube.statement import (ESTIMATOR, check_limits, ends_fault, flow_statement,
+from stumpcheck.numerics.certified.tube.statement import (ESTIMATOR, METHOD, check_limits, ends_fault, flow_statement,
                                                          proved_statement, row_time_fault, statement_fault)
 from stumpcheck.numerics.precision import InputError
 
@@ -90,9 +90,7 @@ def flow_certificate(tube: Tube) -> dict:
         "complete": bool(tube.complete),
         "valid_to_t": valid_to,
         "stop_reason": tube.stop_reason,
-        "method": "a-posteriori validation of Chebyshev pieces: defect by interpolation of rigorous point defects "
-                  "plus a Bernstein-ellipse bound (complex theta-integrals); Euclidean log norm from the Hessian "
-                  "interpolated along the piece with Cauchy estimates; Gronwall chain with jumps",
+        "method": METHOD,
         "estimator": ESTIMATOR,
         "dps": int(tube.dps),
         "settings": tube.settings.as_json(),

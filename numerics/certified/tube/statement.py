@@ -6,7 +6,7 @@ format /1) proves that the one-head population flow from the disk of the recorde
 that and no more; the digest only shows that the file is the one its writer wrote, not that its text is true.
 So, besides the bounds:
 
-* no field beyond those the format defines (top level, ``initial`` and, format /2, each interval): a field
+* no field beyond those the format defines (top level, ``initial`` and each interval): a field
   the re-check does not read, e.g. ``"claim": "b(t) = 42 for all t"``, would pass unread;
 * the initial ``radius`` is ≥ 0 (a disk of negative radius is empty: the statement would hold vacuously,
   and the Gronwall chain, started below 0, would let the rows' boxes shrink below the pieces' hulls);
@@ -24,8 +24,9 @@ So, besides the bounds:
 * ``arithmetic`` (format /3: required; /2: optional, checked when present) is a record this version writes
   (:func:`stumpcheck.numerics.certified.tube.arithmetic.record_fault`).
 
-The free-text ``method``, ``padding``, ``seconds``, ``versions`` and ``generated_code`` are informational:
-they state nothing about the flow, and the re-check does not read them.
+``method`` must be the text of the method the format's re-check checks (:data:`METHOD`, :data:`METHOD_V1`);
+``padding`` (a number in [0, 1)), ``seconds``, ``versions`` and ``generated_code`` are informational: they state
+nothing about the flow.
 
 Limits (:func:`check_limits`, before the file is parsed further): the recorded and the re-check's digits,
 the number of intervals and of a piece's coefficients, and every recorded decimal's length and exponent (the
@@ -43,12 +44,18 @@ from stumpcheck.numerics.certified.certificates.limits import check_int
 from stumpcheck.numerics.certified.tube.records import check_record_sizes, exact_fraction, parse_lower, parse_upper
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["ESTIMATOR", "FIELDS", "FIELDS_V1", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
+__all__ = ["ESTIMATOR", "METHOD", "METHOD_V1", "FIELDS", "FIELDS_V1", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
            "MAX_INTERVALS", "MAX_COEFFICIENTS", "flow_statement", "proved_statement", "check_limits", "statement_fault",
            "row_time_fault", "ends_fault"]
 
 #: the only estimator a tube is computed and re-checked for
 ESTIMATOR = "one-head"
+#: what a tube's ``method`` says: the method the re-check of its format checks (format /2 and /3; format /1)
+METHOD = ("a-posteriori validation of Chebyshev pieces: defect by interpolation of rigorous point defects plus a "
+          "Bernstein-ellipse bound (complex theta-integrals); Euclidean log norm from the Hessian interpolated along "
+          "the piece with Cauchy estimates; Gronwall chain with jumps")
+METHOD_V1 = ("a-posteriori validation of a cubic Hermite interpolant: node defects and defect derivative by rigorous "
+             "theta-integrals, Euclidean logarithmic norm -e^s lambda_min(Hessian), Gronwall")
 #: the rows' time ends are written to this many significant digits, rounded outward
 ROW_DIGITS = 15
 #: the relative rounding of a row's time end: a 15-digit decimal is within 10^-14·|t| of t
@@ -68,6 +75,7 @@ FIELDS_V1 = frozenset({"format", "statement", "initial", "t_max", "complete", "v
 FIELDS = FIELDS_V1 | {"settings", "arithmetic"}
 _INITIAL_FIELDS = frozenset({"a0", "b0", "radius"})
 _INTERVAL_FIELDS = frozenset({"piece", "p", "m", "delta", "g", "rho", "r_start", "mu", "r_end", "r_sup", "rows"})
+_INTERVAL_FIELDS_V1 = frozenset({"start", "end", "t", "box", "delta", "rho", "r_start", "mu", "r_end", "r_sup"})
 #: the last row of a complete tube ends at T up to this relative excess (2 ulps of log(1 + T), then rounding)
 _END_SLACK = Fraction(1, 10**12)
 
@@ -123,10 +131,10 @@ def statement_fault(document: dict, a0: float, b0: float, *, version: int = 2) -
     initial = document.get("initial") or {}
     if set(initial) != _INITIAL_FIELDS:
         return f"'initial' must hold exactly {', '.join(sorted(_INITIAL_FIELDS))}"
-    if version == 2:
-        for k, item in enumerate(document.get("intervals") or ()):
-            if isinstance(item, dict) and set(item) != _INTERVAL_FIELDS:
-                return f"interval {k} must hold exactly the fields {', '.join(sorted(_INTERVAL_FIELDS))}"
+    fields = _INTERVAL_FIELDS if version == 2 else _INTERVAL_FIELDS_V1
+    for k, item in enumerate(document.get("intervals") or ()):
+        if isinstance(item, dict) and set(item) != fields:
+            return f"interval {k} must hold exactly the fields {', '.join(sorted(fields))}"
     if not exact_fraction(initial.get("radius"), "initial.radius") >= 0:
         return (f"the initial radius {str(initial.get('radius'))[:30]} is negative: a disk of negative radius is "
                 "empty, so the statement would say nothing about the flow")
@@ -137,6 +145,13 @@ def statement_fault(document: dict, a0: float, b0: float, *, version: int = 2) -
     expected = flow_statement(a0, b0, str(initial.get("radius")), version)
     if document.get("statement") != expected:
         return f"the statement is not the one its start and radius give: expected {expected!r}"
+    if document.get("method") != (METHOD if version == 2 else METHOD_V1):
+        return "the method text is not the method this format's re-check checks"
+    if isinstance(document.get("padding"), bool) or not isinstance(document.get("padding"), (int, float)) or not (
+            0 <= document["padding"] < 1):
+        return "'padding' (the relative padding of the recorded bounds) must be a number in [0, 1)"
+    if not all(isinstance(document.get(key, {}), dict) for key in ("versions", "generated_code")):
+        return "'versions' and 'generated_code' must be objects (the provenance of the run)"
     complete = document.get("complete")
     if not isinstance(complete, bool):
         return f"'complete' must be true or false, got {str(complete)[:20]!r}"
