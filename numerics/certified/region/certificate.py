@@ -305,12 +305,13 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
             return False, "the entry's check, horizon or bands are not what the recorded box and region give"
         if not again["check"]["inside"]:
             return False, f"the entry box is not in the region: {again['check']['reason']}"
-    leaves = 0
+    leaves, used = 0, set()
     for name in stated:
         lemma = records[name]
         if progress is not None:
             progress(name)
         try:
+            used.add(_bits(lemma))
             result = recheck(lemma, prec_bits=_bits(lemma), points=points, embedded=True, arithmetic=arithmetic)
         except (InputError, TypeError, ValueError) as exc:
             return False, f"obligation {name}: not a readable lemma certificate: {exc}"
@@ -319,5 +320,6 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
         leaves += result.leaves_checked
     seconds = time.perf_counter() - started
     return True, (f"the region's 4 obligations restate its constants and re-check: {leaves} leaves tile their "
-                  f"domains and re-enclose their margins at another precision"
+                  f"domains and re-enclose their margins at {' and '.join(map(str, sorted(used)))} bits (each "
+                  "obligation's digits + 10)"
                   + ("; the entry box lies in R" if entry is not None else "") + f"; {seconds:.1f} s")

@@ -296,8 +296,9 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
     return True, "", len(boxes)
 
 
-def recheck_tail(document, *, progress=None) -> tuple:
-    """(ok, message): re-check a tail certificate from its data alone (module doc)."""
+def recheck_tail(document, *, progress=None, points: str = "midpoint", arithmetic: str = "fast") -> tuple:
+    """(ok, message): re-check a tail certificate from its data alone (module doc). ``points`` and ``arithmetic``
+    go to the joined finite region's re-check (the tail's own leaves are enclosed in Arb)."""
     from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 
     if not is_tail_certificate(document):
@@ -359,7 +360,7 @@ def recheck_tail(document, *, progress=None) -> tuple:
     if join is not None:
         from stumpcheck.numerics.certified.region.certificate import recheck_region
 
-        ok, message = recheck_region(join["finite"], progress=progress)
+        ok, message = recheck_region(join["finite"], progress=progress, points=points, arithmetic=arithmetic)
         if not ok:
             return False, f"the joined finite region: {message}"
         joined = f"; joined with the finite region from b = {join['finite']['region']['b_start']}: {message}"
