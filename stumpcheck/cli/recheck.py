@@ -236,7 +236,7 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
     if result.passed and not is_flow_certificate(document) and not is_box_certificate(document):
-        from stumpcheck.lemmas.certified_builtins import author_statement_check
+        from stumpcheck.lemmas.certificate_words import author_statement_check
 
         fault, note = author_statement_check(document)  # the author's words: a built-in lemma's, or unchecked
         result = dataclasses.replace(result, passed=False, message=fault) if fault else result

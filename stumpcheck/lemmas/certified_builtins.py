@@ -32,7 +32,7 @@ from functools import cache
 
 __all__ = ["CERTIFIED_NAMES", "IDENTITY_NAMES", "certified_specs", "quick_domain", "certify_builtin",
            "prove_label_encoding", "builtin_margin", "stated_margin",
-           "PROOF_OPTIONS", "spec_for", "author_statement_check"]
+           "PROOF_OPTIONS", "spec_for"]
 
 CERTIFIED_NAMES = ("interior_error_bound", "leading_loss", "progress_direction", "bulk_error", "right_layer")
 #: lemmas whose certified margin is the atom margin of a symbolic identity (stumpcheck.theory.margin_identities)
@@ -166,34 +166,6 @@ def spec_for(name: str):
                      strict=name in IDENTITY_NAMES, quick_domain=quick, dps=options.get("dps", 30),
                      identity=identity, max_boxes=options["max_boxes"], b_ratio=options["ratio"],
                      workers=_workers(name))
-
-
-def author_statement_check(document: dict) -> tuple[str | None, str]:
-    """(why a lemma certificate's ``author_statement`` is not what it says, or None; a note of what was checked).
-
-    A certificate whose margin is named after a certified built-in lemma (``verify --certified`` writes them)
-    must be that lemma's: its margin, its domain or ``verify --quick``'s sub-domain, its strictness, and as
-    ``author_statement`` the lemma's own words; then the words are checked. Any other certificate (a user's
-    lemma) carries words no definition here can check: the note says so."""
-    from stumpcheck.lemmas.catalogue import get
-    from stumpcheck.numerics.certified.proofs.domains import Domain
-
-    name = (document.get("margin") or {}).get("name")
-    if name not in CERTIFIED_NAMES:
-        return None, ("the author_statement (the author's words) is not checked: no built-in lemma is named "
-                      f"{str(name)[:40]!r}; what passed is the derived statement")
-    margin, domain, strict = certified_specs()[name]
-    if document.get("margin") != margin.to_json() or document.get("strict") is not strict:
-        return f"the margin named {name} is not the built-in lemma {name}'s margin (or strictness)", ""
-    try:
-        recorded = Domain.from_json(document.get("domain")).to_json()
-    except Exception:  # a malformed domain was refused by the re-check already; here it only differs
-        recorded = None
-    if recorded not in (domain.to_json(), quick_domain(name).to_json()):
-        return f"the domain is neither the built-in lemma {name}'s nor its --quick sub-domain", ""
-    if document.get("author_statement") != get(name).statement:
-        return f"the author_statement is not the built-in lemma {name}'s words", ""
-    return None, f"the author_statement is the built-in lemma {name}'s words"
 
 
 def certify_builtin(name: str, *, quick: bool = False, max_boxes: int | None = None, arithmetic: str = "fast"):

@@ -150,7 +150,7 @@ def corpus_fault(record: dict, shape: tuple, metadata: dict | None) -> str | Non
 
 def eta_rule_fault(rule, eta: Fraction, eta_text: str, derive) -> str | None:
     """Why ``eta_rule`` does not give the statement's η, or None; ``derive()`` recomputes the half-curvature η."""
-    from stumpcheck.numerics.corpus.interval.run import HALF_CURVATURE_RULE
+    from stumpcheck.numerics.corpus.interval.centre import HALF_CURVATURE_RULE
 
     if rule == f"given: {eta_text}":
         return None
