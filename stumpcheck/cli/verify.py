@@ -72,7 +72,7 @@ from stumpcheck.lemmas.process import DEFAULT_TIMEOUT
 from stumpcheck.cli.options import make_out_dir, parse_float, parse_int, parse_scheduler, parse_seed, scheduled
 
 #: seconds a --lemma check runs before its "running ..." line is printed (its refusals come earlier)
-USER_PROGRESS_SECONDS = 3.0
+USER_PROGRESS_SECONDS = 10.0
 
 __all__ = ["verify"]
 
