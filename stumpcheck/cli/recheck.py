@@ -86,7 +86,7 @@ def _schedule(scheduler, workers) -> None:
 #: the options each kind of certificate's re-check does not use (given, they would be silently ignored)
 _UNUSED = {"interval": ("dps_text", "points", "allow_python", "workers", "scheduler"),
            "region": ("dps_text", "allow_python"), "flow": ("points", "allow_python"),
-           "box": ("points", "allow_python"), "lemma": ()}
+           "box": ("points", "allow_python", "workers", "scheduler"), "lemma": ()}
 _OPTION_NAMES = {"dps_text": "--dps", "points": "--points", "allow_python": "--allow-python", "workers": "--workers",
                  "scheduler": "--scheduler"}
 
