@@ -111,6 +111,7 @@ def _kind(path, document: dict) -> str:
         return "box"
     if document.get("format") in (FORMAT, FORMAT_V1):
         return "lemma"
+
     def versions(*formats):  # "stumpcheck-flow-certificate/1, /2, /3"
         return formats[0] + "".join(", /" + f.rsplit("/", 1)[1] for f in formats[1:])
 
