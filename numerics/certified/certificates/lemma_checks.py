@@ -17,8 +17,9 @@ The others return why the certificate says more than its proof, or None (a faile
 * :func:`form_fault`: each leaf was enclosed in a form the margin has (``taylor-n`` only with Taylor order n).
 
 :func:`unconfirmed_end` (per leaf, after its re-enclosure): the recorded [lower, upper] must be confirmed by the
-re-check's own enclosure of the leaf (halving the leaf up to :data:`CONFIRM_DEPTH` times where the re-check's
-ball is wider), so a narrowed record is rejected, not only one that excludes the margin's value at a point.
+re-check's own enclosure of the leaf or by the prover's, recomputed at the certificate's precision (halving the
+leaf up to :data:`CONFIRM_DEPTH` times where both are wider), so a narrowed record is rejected, not only one that
+excludes the margin's value at a point.
 
 :func:`check_taylor_order` refuses, before any leaf is enclosed, a Taylor order the generated code cannot
 support for the margin (it would need a cumulant κ_k the code does not have), naming the orders it supports.
@@ -299,17 +300,20 @@ def _halves(box: dict) -> list:
     return parts
 
 
-def unconfirmed_end(enclose, box: dict, lower, upper, ends, depth: int = CONFIRM_DEPTH) -> str | None:
+def unconfirmed_end(enclose, box: dict, lower, upper, ends, depth: int = CONFIRM_DEPTH, again=None) -> str | None:
     """Why the recorded ``[lower, upper]`` of a leaf (``upper`` None: +inf) is not confirmed by the re-check, or
-    None. Confirmed: the re-check's enclosure of the margin over the box (``ends``, exact (lo, hi)) lies inside
-    it; where it does not (the re-check's own ball is wider, or the record is narrowed), the box is halved in
-    every variable, up to ``depth`` times, and each part whose enclosure (``enclose(part)`` → ends or None)
-    is not inside the record is halved again. A narrowed record — a lower end raised above what the margin
-    takes on the leaf — stays unconfirmed at every depth and is rejected."""
+    None. Confirmed: an enclosure of the margin over the box lies inside it — the re-check's own (``ends``,
+    exact (lo, hi)), or else ``again()`` (the prover's enclosure recomputed at the certificate's precision and
+    arithmetic: the record is that ball rounded outward); where neither does (both balls wider, or the record
+    narrowed), the box is halved in every variable, up to ``depth`` times, and each part whose enclosure
+    (``enclose(part)`` → ends or None) is not inside the record is halved again. A narrowed record — a lower end
+    raised above what the margin takes on the leaf — stays unconfirmed at every depth and is rejected."""
     def inside(found):
         return found is not None and found[0] >= lower and (upper is None or found[1] <= upper)
 
-    pending = [] if inside(ends) else [box]
+    if inside(ends) or (again is not None and inside(again())):
+        return None
+    pending = [box]
     for _ in range(depth):
         pending = [part for piece in pending for part in _halves(piece) if not inside(enclose(part))]
         if not pending:

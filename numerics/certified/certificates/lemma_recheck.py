@@ -23,8 +23,9 @@ that the certificate's ``statement`` is exactly that sentence:
 5. every leaf is enclosed again at a working precision *different* from the certificate's
    (:meth:`Margin.enclose` at ``prec_bits``), and the new enclosure must have lower end ≥ 0 (> 0 when strict);
 6. the recorded enclosures are what the re-check confirms: the certificate's [lower, upper] of a leaf must
-   contain the re-check's enclosure of the margin on the leaf (on its halves, halved again, where the re-check's
-   own ball is wider: :func:`~stumpcheck.numerics.certified.certificates.lemma_checks.unconfirmed_end`), and must
+   contain the re-check's enclosure of the margin on the leaf, or the prover's recomputed at the certificate's
+   precision (on its halves, halved again, where both are wider:
+   :func:`~stumpcheck.numerics.certified.certificates.lemma_checks.unconfirmed_end`), and must
    not exclude the margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its
    corners), so a narrowed ball — a lower end raised above what the margin takes on the leaf —, or a margin
    source changed after the proof, is caught;
@@ -199,7 +200,7 @@ def _leaf_faults(margin, leaves: list, **options):
 
 
 def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int, points: str,
-                arithmetic: str = "arb", used: list | None = None) -> str | None:
+                arithmetic: str = "arb", used: list | None = None, recorded_bits: int | None = None) -> str | None:
     """Why leaf ``index`` fails the re-check, or None; ``used`` collects the arithmetic of each enclosure."""
     box = parse_box(leaf.get("box"), f"leaf {index}")
     lower, upper = _bound(leaf.get("lower"), f"leaf {index} lower"), _bound(leaf.get("upper"), f"leaf {index} upper")
@@ -221,8 +222,12 @@ def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int,
                 f"{'> 0' if strict else '>= 0'}")
     from stumpcheck.numerics.certified.certificates.lemma_checks import unconfirmed_end
 
+    def as_recorded():  # the prover's own enclosure: at the certificate's bits, in the leaf's recorded arithmetic
+        how = "fast" if leaf.get("arithmetic") == "fast" else "arb"
+        return _ends(_enclose(margin, box, recorded_bits, how, positive)[0]) if recorded_bits else None
+
     fault = unconfirmed_end(lambda part: _ends(_enclose(margin, part, prec_bits, arithmetic, positive)[0]),
-                            box, lower, upper, ends)
+                            box, lower, upper, ends, again=as_recorded)
     if fault is not None:
         return fault
     for what, point in _sample_points(box, points):
@@ -329,7 +334,8 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     if fault is not None:
         return result(False, fault, None, notes)
     used: list = []
-    faults = _leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points, arithmetic=arithmetic)
+    faults = _leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points, arithmetic=arithmetic,
+                          recorded_bits=recorded_bits)
     for index, (reason, how) in enumerate(faults):
         used += how
         if reason is not None:
