@@ -14,7 +14,7 @@ centre's exact nodes and the band; ``leaves`` (last, one a line) the boxes with 
 :func:`recheck_interval` trusts none of it. Before any leaf is enclosed it checks the limits and fields
 (:mod:`~stumpcheck.numerics.corpus.interval.fields`: no field the format does not define, bounded numbers,
 ``arithmetic`` this version's record), the corpus hash and its record (shape, seed and prior of the file
-given, a bare file name), and that the leaves tile S exactly (column by column of the grid, in exact
+given), and that the leaves tile S exactly (column by column of the grid, in exact
 rationals, their areas summing to the column's: no overlap). It then recomputes every leaf's enclosures with
 the fast layer (they must be the recorded doubles: a narrowed or edited enclosure is rejected) and its margins
 (all > 0, as recorded), recomputes the step bound, derives ``statement.text`` (it must be the recorded one),

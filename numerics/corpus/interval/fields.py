@@ -12,7 +12,8 @@ leaves; every other field of the file must then say nothing the re-check did not
 * :func:`arithmetic_fault`: ``arithmetic`` is this version's record (:data:`ARITHMETIC`): every rule the same
   text, the fast layer's environment (``libc``, ``numba``, ``machine``) text; deleted or rewritten, it is refused;
 * :func:`corpus_fault`: ``m`` and ``n`` are the corpus's shape, ``seed`` and ``prior`` the corpus file's own
-  metadata (when the caller gives it), ``file`` a bare file name (a path would leak the writer's folders);
+  metadata (when the caller gives it); ``file`` is informational text (this version writes the file's name only:
+  a path would leak the writer's folders; an older certificate's path is still read);
 * :func:`eta_rule_fault`: ``eta_rule`` is ``given: <eta>`` with the statement's η, or the half-curvature rule,
   whose η is recomputed from the corpus and the recorded centre
   (:func:`~stumpcheck.numerics.corpus.interval.centre.eta_half_curvature`);
@@ -136,8 +137,8 @@ def corpus_fault(record: dict, shape: tuple, metadata: dict | None) -> str | Non
     if (record.get("m"), record.get("n")) != tuple(shape):
         return f"the corpus record's m, n are not the corpus's shape {shape[0]} x {shape[1]}"
     name = record.get("file")
-    if not (isinstance(name, str) and name and "/" not in name and "\\" not in name and len(name) <= 255):
-        return "the corpus record's file must be a bare file name (a path would leak the writer's folders)"
+    if not (isinstance(name, str) and name and len(name) <= 4096):
+        return "the corpus record's file must be the corpus file's name (text)"
     if metadata is not None:
         if record.get("seed") != metadata.get("seed"):
             return (f"the corpus record's seed {str(record.get('seed'))[:20]} is not the corpus file's "
