@@ -85,8 +85,8 @@ def test_recheck_passes(proved, capsys, arb):
     assert lines[0] == f"PASS {path}: {document['statement']['text']}"
     assert "within at most 47 steps" in lines[0] and "S = {8 <= b <= 10, A(b) - 1/20 <= a <= A(b) + 1/2}" in lines[0]
     where = "every leaf" if arb else "the tightest leaves"
-    assert re.fullmatch(rf"  every leaf re-proved; the leaves tile S; Arb checked the fast layer at {where}; "
-                        r"[0-9.]+ s", lines[1])
+    assert re.fullmatch(rf"  every leaf re-proved; the leaves tile S; every other field checked; the corpus's seed "
+                        rf"and prior are the file's; Arb checked the fast layer at {where}; [0-9.]+ s", lines[1])
 
 
 # ---------------------------------------------------------------- bad input: exit 2, one line, before work

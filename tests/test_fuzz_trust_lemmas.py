@@ -1,5 +1,6 @@
 """Fuzzed lemma files and verify options (issue "Trust", item 6): each ends within 30 s with exit 2 and one
-error line on stderr (after verify's own "running ..." progress line), never a traceback, hang or silent exit 0."""
+error line on stderr (after verify's own "running ..." progress line, printed once a check has run 10 s), never a
+traceback, hang or silent exit 0."""
 
 from __future__ import annotations
 

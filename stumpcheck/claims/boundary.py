@@ -334,7 +334,7 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                 f"(exponent in b {p['exponent']:.3f}, at θ={pop[est]['theta_at_sup'][-1]:.3g}), fresh sup "
                 f"{fresh[est]['sup_error'][0]:.3g} -> {fresh[est]['sup_error'][-1]:.3g} (exponent in N "
                 f"{f['exponent']:.3f} CI [{f['ci95'][0]:.3f}, {f['ci95'][1]:.3f}], at θ={fresh[est]['theta_at_sup'][-1]:g})"
-                f" [{'meets' if all(verdicts[est].values()) else 'does not meet'} the tolerance]")
+                f" [{_c8_label(est, all(verdicts[est].values()))}]")
 
     if by_proof:
         details["precision"] = "Arb ball arithmetic (python-flint) for the population proof; float64 tables"
@@ -350,6 +350,15 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
                    f"(in N): sup-error exponent <= {DECREASE_EXPONENT} and its 95% CI upper end < 0"),
         status=_verdict(ok), evidence="certified" if by_proof else "sampled", seconds=time.perf_counter() - start,
         details=details)
+
+
+def _c8_label(estimator: str, met: bool) -> str:
+    """One estimator's label in C8's figure: the averaged estimator's expected failure at the ends θ ∈ {0, 1}
+    (its ≈ 1/2 error there: the note) is said as such, not as a bare FAIL in a row whose verdict is PASS; the
+    verdict (any estimator meeting the tolerance) is not changed by the label."""
+    if met:
+        return "meets the tolerance"
+    return "fails at the ends θ ∈ {0, 1}, as expected" if estimator == "averaged" else "does not meet the tolerance"
 
 
 # ---------------------------------------------------------------- the additive two-term fit (C6's secondary figure)

@@ -170,9 +170,12 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     # checked again by run_population_flow; here so that no progress bar precedes the error
     check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
     if out_dir is not None:
-        from stumpcheck.numerics.resources import check_writable_dir
+        from stumpcheck.numerics.flow.report import FLOW_PANELS
+        from stumpcheck.numerics.resources import check_output_files, check_writable_dir
 
         check_writable_dir(out_dir, "--out")
+        check_output_files(out_dir, ["flow.csv", "flow.json"] + ([] if no_plots else [f"{p}.png" for p in FLOW_PANELS]),
+                           "--out")
     with _plot_worker(out_dir is not None and not no_plots) as worker:
         _plain_flow(a0, b0, t_max, rtol=rtol, delta=delta, no_check=no_check, quiet=quiet, solver=solver, dps=dps,
                     rhs=rhs, workers=workers, out_dir=out_dir, no_plots=no_plots, worker=worker)

@@ -86,11 +86,16 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
                    f"{r.median_abs_error:>11.4e}  {r.q90_abs_error:>11.4e}")
 
 
+#: the largest --grid file read (a grid of a million cells is about 60 MB)
+GRID_BYTES = 64 * 2 ** 20
 _CELL_KEYS = {"m", "n", "seed", "N", "thetas", "reps", "k_max", "step_cap", "estimator", "long_steps"}
 
 
 def _grid_cells(path: str, defaults: dict) -> list[dict]:
     """Cells from a JSON file: a list of cells, or {"m": [...], "n": [...], "seeds": [...], "N": [...], ...}."""
+    from stumpcheck.numerics.resources import check_regular_input
+
+    check_regular_input(path, "--grid", GRID_BYTES)  # a FIFO would block the read, /dev/zero never end
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:

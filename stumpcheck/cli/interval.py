@@ -110,9 +110,10 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
     from stumpcheck.numerics.resources import check_writable_dir
 
     band = _band(c_text)
-    b_start = _grid_up(_fraction(b_start_text, "--b-start"))
-    if not 1 <= b_start < MAX_B:
+    b_start = _fraction(b_start_text, "--b-start")
+    if not 1 <= b_start < MAX_B:  # before the grid, whose log2 needs b > 0 of a float's size
         raise InputError(f"--b-start must lie in [1, {MAX_B}), got {shown(b_start_text)}")
+    b_start = _grid_up(b_start)
     eta = None if eta_text is None else _fraction(eta_text, "--eta")
     if eta is not None and not 0 < eta <= 10 ** 30:
         raise InputError(f"--eta must be > 0 and <= 1e30, got {shown(eta_text)}")
@@ -157,7 +158,9 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
             save_checkpoint(run, settings, out)
             last[0] = time.monotonic()
 
-    info = {"seed": corpus.seed, "file": str(corpus_file) if corpus_file is not None else "corpus.npz"}
+    # the file's name only: a path would leak the writer's folders into a shareable file
+    info = {"seed": corpus.seed, "prior": None if corpus.prior is None else [float(v) for v in corpus.prior],
+            "file": Path(corpus_file).name if corpus_file is not None else "corpus.npz"}
     from stumpcheck.numerics.corpus.interval.centre import NoPositiveCurvature
 
     try:
@@ -230,7 +233,8 @@ def recheck_interval_file(path: str, document: dict, corpus_file, arb_all: bool)
     started = time.perf_counter()
     with fraction_bar("re-checking the leaves", leave=False) as progress:
         ok, reason, derived = recheck_interval(document, corpus.x, corpus.theta, arb="all" if arb_all else "smallest",
-                                               progress=progress)
+                                               progress=progress,
+                                               corpus_meta={"seed": corpus.seed, "prior": corpus.prior})
     if ok:
         click.echo(f"PASS {path}: {derived['text']}")
         click.echo(f"  {reason}; Arb checked the fast layer at {'every leaf' if arb_all else 'the tightest leaves'}; "

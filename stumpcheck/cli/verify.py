@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -69,6 +70,9 @@ import click
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.lemmas.process import DEFAULT_TIMEOUT
 from stumpcheck.cli.options import make_out_dir, parse_float, parse_int, parse_scheduler, parse_seed, scheduled
+
+#: seconds a --lemma check runs before its "running ..." line is printed (its refusals come earlier)
+USER_PROGRESS_SECONDS = 10.0
 
 __all__ = ["verify"]
 
@@ -147,6 +151,9 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
     timeout = DEFAULT_TIMEOUT if timeout_text is None else parse_float(timeout_text, "timeout")
     if not 0 < timeout <= 86400:
         raise InputError(f"--timeout must be in (0, 86400] seconds, got {timeout_text}")
+    if timeout_text is not None and not lemma_specs:
+        raise InputError("--timeout limits the --lemma checks only (each runs in a child process); without --lemma "
+                         "it does nothing: drop it")
     seed = parse_seed(seed_text)
     max_examples = None if max_examples_text is None else parse_int(max_examples_text, "max-examples", minimum=1)
     scheduler = parse_scheduler(scheduler)
@@ -172,6 +179,12 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
         scheduler, workers, workers_given=workers is not None, echo=lambda text: click.echo(text, err=True)))
     if on is not None and on.kind == "dask":
         scheduler = on.address  # C6-C8's cells on the same Dask scheduler (a local cluster's address)
+    from stumpcheck.lemmas.certified_check import CERTIFICATE_SUFFIX
+    from stumpcheck.numerics.resources import check_output_files
+
+    # every file the run writes, checked before any entry runs (not after minutes of work)
+    check_output_files(out_dir, ["results.json", "report.md"] + [f"{entry.name}{CERTIFICATE_SUFFIX}"
+                                                                  for _, entry in plan], "--out")
     out, created = make_out_dir(out_dir)
     # Hypothesis keeps its caches under --out, not in the current directory
     set_hypothesis_home_dir(out / ".hypothesis")
@@ -212,7 +225,15 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     results = []
     own_level = []  # entries without --level's level, which ran at their own
     for index, (spec, entry) in enumerate(plan, start=1):
-        click.echo(f"[{index}/{len(plan)}] {entry.name}: running ...", err=True)
+        running = f"[{index}/{len(plan)}] {entry.name}: running ..."
+        # a user lemma's refusals (a margin calling sys.exit, say) come in its first seconds: its progress line
+        # waits USER_PROGRESS_SECONDS, so that a refusal is the command's one line
+        shown = threading.Timer(USER_PROGRESS_SECONDS, lambda text=running: click.echo(text, err=True))
+        if spec is None:
+            click.echo(running, err=True)
+        else:
+            shown.daemon = True
+            shown.start()
         start = time.perf_counter()
         replay = None
         if spec is not None:
@@ -232,7 +253,10 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
         if spec is not None:  # a user lemma: its code runs where it cannot end verify
             from stumpcheck.lemmas.process import run_isolated
 
-            result = run_isolated(check, name=entry.name, timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+            try:
+                result = run_isolated(check, name=entry.name, timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+            finally:
+                shown.cancel()
         else:
             result = check()
         if chosen_level is not None and chosen_level not in entry.evidence:  # ran at its own level: say so

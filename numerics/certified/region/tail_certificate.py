@@ -35,6 +35,10 @@ TAIL_FORMAT = "stumpcheck-region-tail-certificate/1"
 TAIL_FIELDS = frozenset({"format", "statement", "status", "region", "assumptions", "derivation", "remainders",
                          "obligations", "summary", "proved", "not_proved", "join", "seconds", "region_code",
                          "digest"})
+#: the fields of an obligation's record and of its leaves (what :func:`_obligation_record` writes)
+_OBLIGATION_FIELDS = frozenset({"statement", "strict", "domain", "prec_bits", "status", "leaves", "max_depth", "seconds",
+                                "smallest_lower"})
+_LEAF_FIELDS = frozenset({"box", "lower", "upper", "depth"})
 MAX_TAIL_LEAVES = 1024
 MIN_BITS, MAX_BITS = 64, 1024
 #: the re-check encloses every leaf with this many more bits
@@ -251,6 +255,10 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
 
     from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
 
+    if set(record) != _OBLIGATION_FIELDS or not all(isinstance(leaf, dict) and set(leaf) == _LEAF_FIELDS
+                                                    for leaf in record.get("leaves") or ()):
+        return False, (f"obligation {name} must hold exactly {', '.join(sorted(_OBLIGATION_FIELDS))}, and each leaf "
+                       f"{', '.join(sorted(_LEAF_FIELDS))}"), 0
     if record.get("statement") != _obligation_statement(region, name) or record.get("strict") is not name.startswith(
             "inward") or record.get("domain") != _box_json(tail_domain(region, name)):
         return False, f"obligation {name} does not state what the tail needs", 0
@@ -288,8 +296,9 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
     return True, "", len(boxes)
 
 
-def recheck_tail(document, *, progress=None) -> tuple:
-    """(ok, message): re-check a tail certificate from its data alone (module doc)."""
+def recheck_tail(document, *, progress=None, points: str = "midpoint", arithmetic: str = "fast") -> tuple:
+    """(ok, message): re-check a tail certificate from its data alone (module doc). ``points`` and ``arithmetic``
+    go to the joined finite region's re-check (the tail's own leaves are enclosed in Arb)."""
     from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 
     if not is_tail_certificate(document):
@@ -309,6 +318,11 @@ def recheck_tail(document, *, progress=None) -> tuple:
         return False, f"the recorded tail region is not one: {exc}"
     if document["region"] != region.to_json():
         return False, "the recorded region is not what its constants give"
+    from stumpcheck.numerics.certified.region.certificate import provenance_fault
+
+    fault = provenance_fault(document)
+    if fault is not None:
+        return False, fault
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
     if document.get("assumptions") != [LEMMA_E_TEXT]:
@@ -346,11 +360,13 @@ def recheck_tail(document, *, progress=None) -> tuple:
     if join is not None:
         from stumpcheck.numerics.certified.region.certificate import recheck_region
 
-        ok, message = recheck_region(join["finite"], progress=progress)
+        ok, message = recheck_region(join["finite"], progress=progress, points=points, arithmetic=arithmetic)
         if not ok:
             return False, f"the joined finite region: {message}"
         joined = f"; joined with the finite region from b = {join['finite']['region']['b_start']}: {message}"
+    used = sorted({int(records[name]["prec_bits"]) + RECHECK_EXTRA_BITS for name in TAIL_OBLIGATIONS})
     return True, (f"the tail b >= {fraction_text(region.b_start)} (ε ∈ [0, 1/{fraction_text(region.b_start)}]): "
                   f"4 obligations re-derived and re-checked, {leaves} leaves tile their domains and re-enclose "
-                  f"their margins at {PREC_BITS + RECHECK_EXTRA_BITS} bits (assuming Lemma E){joined}; "
+                  f"their margins at {' and '.join(map(str, used))} bits (the precision used: each obligation's "
+                  f"recorded bits + {RECHECK_EXTRA_BITS}; assuming Lemma E){joined}; "
                   f"{time.perf_counter() - started:.1f} s")

@@ -4,7 +4,7 @@ contain (a(t), b(t)) for t ∈ [0, T]. A float64 approximate solution in Chebysh
 rigorously on each interval (its defect on a Bernstein ellipse, the logarithmic norm, a Gronwall
 step, with θ-integrals in the fast float64 layer and Arb fallbacks,
 :mod:`~stumpcheck.numerics.certified.tube.arithmetic`); :func:`certified_tube` builds the tube, :mod:`~stumpcheck.numerics.certified.tube.certificate`
-writes and re-checks its certificate (format ``stumpcheck-flow-certificate/2``; /1 is re-checked by
+writes and re-checks its certificate (format ``stumpcheck-flow-certificate/3``, /2 still read; /1 is re-checked by
 :mod:`~stumpcheck.numerics.certified.tube.certificate_v1`), and the ``reading*`` modules read C2–C4
 from its exact rows.
 """

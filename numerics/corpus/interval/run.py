@@ -10,7 +10,7 @@ import time
 from fractions import Fraction
 
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
-from stumpcheck.numerics.corpus.interval.centre import Centre, eta_half_curvature
+from stumpcheck.numerics.corpus.interval.centre import HALF_CURVATURE_RULE, Centre, eta_half_curvature
 from stumpcheck.numerics.corpus.interval.certificate import interval_certificate
 from stumpcheck.numerics.corpus.interval.prover import MAX_DEPTH, IntervalRun
 from stumpcheck.numerics.provenance import provenance
@@ -19,8 +19,6 @@ __all__ = ["DEFAULT_BAND", "DEFAULT_B_START", "HALF_CURVATURE_RULE", "prove_inte
 
 DEFAULT_BAND = (Fraction(1, 20), Fraction(1, 2))
 DEFAULT_B_START = Fraction(8)
-HALF_CURVATURE_RULE = ("half-curvature: 1/2 / max lambda_max(Hess L_hat) on 27 points of S's first octave, "
-                       "2 significant digits, rounded down")
 
 
 def code_identity() -> str:
