@@ -35,13 +35,16 @@ from stumpcheck.numerics.certified.enclosures.balls import Enclosure, EnclosureT
 from stumpcheck.numerics.certified.enclosures.fresh_inputs import (MAX_N, RISK_ESTIMATORS, RiskInputs, validate_inputs)
 from stumpcheck.numerics.certified.enclosures.fresh_integrand import RiskIntegrand
 from stumpcheck.numerics.certified.enclosures.fresh_result import FreshRisk
+from stumpcheck.numerics.precision import InputError
 
-__all__ = ["fresh_context_risk", "FreshRisk", "RISK_ESTIMATORS", "MAX_N", "DEFAULT_REQUIRED_WIDTH"]
+__all__ = ["fresh_context_risk", "FreshRisk", "RISK_ESTIMATORS", "MAX_N", "DEFAULT_REQUIRED_WIDTH", "MAX_SIGMA_RANGE"]
 
 #: the widest relative radius accepted when ``rel_width`` is not given
 DEFAULT_REQUIRED_WIDTH = 1e-8
 _MAX_ATTEMPTS = 4
 _EVAL_LIMIT = 400_000
+#: longest σ-range (units of log s) integrated: the cost grows like it (about 20 evaluations a unit)
+MAX_SIGMA_RANGE = 5000
 _BOX_EVAL_LIMIT = 20_000
 
 
@@ -128,6 +131,10 @@ def _integrate(inputs: RiskInputs, prec: int, aim: float):
         integrand = RiskIntegrand(_weights(inputs, prec), inputs.N, prec, kappa)
         tol_bias, tol_mse = aim * scale / 16, aim * max(mse_est, 1e-300) / 16
         lo, hi = _sigma_range(integrand, tol_bias, tol_mse)
+        if hi - lo > MAX_SIGMA_RANGE:
+            raise InputError(f"the s-integral spans {hi - lo} units of log s (N = {inputs.N} is small against "
+                             f"|a| + b), more than the {MAX_SIGMA_RANGE} this function integrates (about 20 "
+                             "evaluations a unit); use a larger N or the sampled engine")
         goal = arb(2) ** (-math.ceil(-math.log2(aim)) - 8)  # the integrator's error adds up over subintervals
         if inputs.is_box:  # the box's own width sets what the integrator can reach: ask for no more
             goal = goal.max(arb(_box_width(integrand, lo, hi)))
