@@ -177,9 +177,12 @@ def fresh_context_risk(a, b, theta, N, *, estimator: str = "one-head", dps: int 
     :class:`~stumpcheck.numerics.precision.InputError`; a ball too wide: :class:`EnclosureTooWide`.
 
         >>> from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
-        >>> risk = fresh_context_risk(25, 20, "0.4", 1, dps=20)
-        >>> print(risk.bias, risk.mse)
-        [0.1 +/- 0] [0.0933333333333333333333 +/- 3.34e-23]
+        >>> one = fresh_context_risk(25, 20, 0.25, 1, dps=20)          # N = 1: θ̂ = x₁, exact
+        >>> one.bias.contains(0.25), one.mean_abs_error.contains(0.3125)
+        (True, True)
+        >>> risk = fresh_context_risk(25, 20, "0.4", 10, dps=15, rel_width=1e-10)
+        >>> risk.bounds("bias"), risk.evidence  # doctest: +ELLIPSIS
+        (['0.10661634602...', '0.10661634602...'], 'certified')
     """
     inputs = validate_inputs(a, b, theta, N, estimator=estimator, dps=dps, rel_width=rel_width)
     started = time.perf_counter()
