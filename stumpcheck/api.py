@@ -270,7 +270,7 @@ def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30, 
 
 def fresh_context_risk(a, b, theta, N, *, estimator: str = "one-head", dps: int = 30, rel_width=None):
     """The exact fresh-context risk of a frozen (a, b): certified bias E[θ̂_N − θ], MSE E[(θ̂_N − θ)²] and the
-    bracket |bias| ≤ E|θ̂_N − θ| ≤ √MSE, for N i.i.d. points x ~ U[0, 1], without sampling (docs/fresh_risk.md).
+    bracket ``|bias| ≤ E|θ̂_N − θ| ≤ √MSE``, for N i.i.d. points x ~ U[0, 1], without sampling (docs/fresh_risk.md).
 
     ``a``, ``b``: numbers, exact decimal strings, ``flint.arb`` balls or intervals ``(lo, hi)`` (the balls then
     hold for every point of the box); ``theta`` ∈ [0, 1]; ``N`` in [1, 10⁹]; ``estimator`` one-head, reflected

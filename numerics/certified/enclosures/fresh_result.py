@@ -25,10 +25,10 @@ __all__ = ["FreshRisk"]
 
 @dataclass(frozen=True, repr=False)
 class FreshRisk(Display):
-    """Certified bias E[θ̂_N − θ], MSE E[(θ̂_N − θ)²] and the bracket |bias| ≤ E|θ̂_N − θ| ≤ √MSE.
+    """Certified bias E[θ̂_N − θ], MSE E[(θ̂_N − θ)²] and the bracket ``|bias| ≤ E|θ̂_N − θ| ≤ √MSE``.
 
     ``bias``, ``mse`` and ``mean_abs_error`` are :class:`Enclosure` balls (``mean_abs_error`` is the
-    bracket as a ball; exact for N = 1); ``relative_radius_bias`` is rad(bias)/max(|bias|, √MSE),
+    bracket as a ball; exact for N = 1); ``relative_radius_bias`` is ``rad(bias)/max(|bias|, √MSE)``,
     ``relative_radius_mse`` is rad(MSE)/MSE; ``attempts`` lists each evaluation's precision, σ-range,
     integrand evaluations and tail bounds.
     """
@@ -53,7 +53,7 @@ class FreshRisk(Display):
     @classmethod
     def build(cls, inputs: RiskInputs, bias: arb, mse: arb, *, prec_bits: int, seconds: float, method: str,
               attempts: list, mean_abs: arb | None = None) -> "FreshRisk":
-        """The result from the bias and MSE balls (the bracket [|bias|, √MSE] unless ``mean_abs`` is given)."""
+        """The result from the bias and MSE balls (the bracket ``[|bias|, √MSE]`` unless ``mean_abs`` is given)."""
         if mean_abs is None:
             low = arb(0) if bias.contains(0) else arb(abs(bias).lower())
             high = arb(arb(mse.upper()).sqrt().upper()) if mse.upper() > 0 else arb(0)

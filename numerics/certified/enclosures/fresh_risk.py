@@ -173,7 +173,7 @@ def fresh_context_risk(a, b, theta, N, *, estimator: str = "one-head", dps: int 
     see the module docstring); ``dps`` in [15, 10000]; ``rel_width`` the widest relative radius accepted
     (default: aim at 10^{−dps}, accept up to 10⁻⁸). Returns a :class:`FreshRisk` whose ``bias`` and
     ``mse`` are :class:`Enclosure` balls and whose ``mean_abs_error`` is the certified bracket
-    [|bias|, √MSE] (exact for N = 1). Evidence: certified. Bad input:
+    ``[|bias|, √MSE]`` (exact for N = 1). Evidence: certified. Bad input:
     :class:`~stumpcheck.numerics.precision.InputError`; a ball too wide: :class:`EnclosureTooWide`.
 
         >>> from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
