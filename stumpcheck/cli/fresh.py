@@ -31,9 +31,9 @@ _ESTIMATORS = click.Choice(["one-head", "reflected", "averaged", "pooled"])
 
 @click.command("fresh")
 @click.option("--a", "a_text", required=True,
-              help="Frozen label score a (decimal, |a| <= 1e150; with --exact |a| <= 1e6, or an interval lo,hi).")
+              help="Frozen label score a (decimal, |a| <= 1e150; with --exact |a| <= 1e8, or an interval lo,hi).")
 @click.option("--b", "b_text", required=True,
-              help="Frozen feature score / attention scale b (decimal, 0 < b <= 1e150; with --exact b <= 1e6, or "
+              help="Frozen feature score / attention scale b (decimal, 0 < b <= 1e150; with --exact b <= 1e8, or "
                    "an interval lo,hi).")
 @click.option("--theta", "theta_text", required=True, help="Threshold θ ∈ [0, 1] of the fresh contexts.")
 @click.option("--N", "n_text", required=True,

@@ -25,8 +25,8 @@ __all__ = ["RISK_ESTIMATORS", "MAX_N", "MAX_SCORE", "RiskInputs", "validate_inpu
 RISK_ESTIMATORS = ("one-head", "reflected", "pooled")
 #: largest context size
 MAX_N = 10 ** 9
-#: largest |a| and b: the s-integral's range grows like |a| + b for small N
-MAX_SCORE = 10 ** 6
+#: largest |a| and b (tested up to 10⁸; the working precision grows like log₂(|a| + b))
+MAX_SCORE = 10 ** 8
 
 _AVERAGED = ("the averaged estimator is not supported: its MSE needs the cross moment E[(U/V)(U'/V')] of two "
              "heads with different weights, a two-dimensional s-integral (bias and MSE of one-head and "
@@ -107,7 +107,7 @@ def validate_inputs(a, b, theta, N, *, estimator: str, dps, rel_width) -> RiskIn
         if not b_ball > 0:
             raise InputError(f"b must be > 0 (the attention scale), got {b!r:.60}")
         if not (abs(a_ball) <= MAX_SCORE and b_ball <= MAX_SCORE):
-            raise InputError(f"|a| and b must be at most {MAX_SCORE:.0e} (the s-range grows with |a| + b), "
+            raise InputError(f"|a| and b must be at most {MAX_SCORE:.0e} (the range this function is tested on), "
                              f"got a={a!r:.40}, b={b!r:.40}")
     is_box = any(isinstance(v, (tuple, list)) or (isinstance(v, arb) and not v.rad().is_zero()) for v in (a, b))
     return RiskInputs(a=a, b=b, theta=theta, N=N, estimator=estimator, dps=dps, rel_width=rel_width, is_box=is_box)

@@ -52,14 +52,16 @@ class PooledWeights:
             self.K = arb(float((total.log() + top + math.log(N)).mid()))
         self.pieces = [(sign, length, l1 - self.K, l2 - self.K, eta) for sign, length, l1, l2, eta in self.raw]
         mean = arb(0)
-        ends = []
+        tops = []
         for _, length, l1, l2, eta in self.pieces:
+            top = arb(0)
             for ell, slope in ((l1, eta), (l2, -eta)):
                 mean += ell.exp() * (slope * b * length).expm1() / (slope * b)
-            ends += [(l1.exp() + (l2 - eta * b * length).exp()), ((l1 + eta * b * length).exp() + l2.exp())]
+                # each exponential is largest at one end of the segment; the sum of the two maxima bounds w
+                top += arb(ell.upper()).max(arb((ell + slope * b * length).upper())).exp()
+            tops.append(arb(top.upper()))
         self.mean_v = mean
-        # w is convex in t (a sum of two exponentials): its maximum on a segment is at an end
-        self.max_v = arb(max((arb(e.upper()) for e in ends), key=lambda x: float(x.mid())).upper())
+        self.max_v = max(tops, key=lambda x: float(x.mid()))
 
     def _integral(self, function, length: arb) -> acb:
         tol = arb(2) ** (-self.prec + 8)

@@ -8,7 +8,9 @@ one-point transforms (:mod:`stumpcheck.numerics.certified.enclosures.fresh_integ
 two entire hypergeometric functions for the x-integrals (one-head and reflected:
 :mod:`~stumpcheck.numerics.certified.enclosures.fresh_segments`; pooled: Arb quadrature,
 :mod:`~stumpcheck.numerics.certified.enclosures.fresh_pooled`), Arb's rigorous integrator for the
-s-integral, and proven bounds for its two tails added to the balls. No sampling. The mean absolute
+s-integral, proven bounds for its two tails added to the balls, and on long stretches (N small against
+b) an entire stand-in integrand with a proven error bound
+(:mod:`~stumpcheck.numerics.certified.enclosures.fresh_plateaus`). No sampling. The mean absolute
 error is then bracketed, |bias| ≤ E|θ̂_N − θ| ≤ √MSE (Jensen; Cauchy–Schwarz).
 
 N = 1 is exact in closed form for every estimator (θ̂₁ = x₁): bias ½ − θ, MSE (θ³ + (1 − θ)³)/3 and
@@ -34,6 +36,7 @@ from flint import acb, arb, ctx
 from stumpcheck.numerics.certified.enclosures.balls import Enclosure, EnclosureTooWide, working_bits
 from stumpcheck.numerics.certified.enclosures.fresh_inputs import (MAX_N, RISK_ESTIMATORS, RiskInputs, validate_inputs)
 from stumpcheck.numerics.certified.enclosures.fresh_integrand import RiskIntegrand
+from stumpcheck.numerics.certified.enclosures.fresh_plateaus import PlateauIntegrand, plateau_error, plateaus
 from stumpcheck.numerics.certified.enclosures.fresh_result import FreshRisk
 from stumpcheck.numerics.precision import InputError
 
@@ -43,8 +46,8 @@ __all__ = ["fresh_context_risk", "FreshRisk", "RISK_ESTIMATORS", "MAX_N", "DEFAU
 DEFAULT_REQUIRED_WIDTH = 1e-8
 _MAX_ATTEMPTS = 4
 _EVAL_LIMIT = 400_000
-#: longest σ-range (units of log s) integrated: the cost grows like it (about 20 evaluations a unit)
-MAX_SIGMA_RANGE = 5000
+#: longest σ-range (units of log s) integrated; it is about (b/N)·log(1/aim), and its long plateaus are cheap
+MAX_SIGMA_RANGE = 10 ** 9
 _BOX_EVAL_LIMIT = 20_000
 
 
@@ -132,23 +135,49 @@ def _integrate(inputs: RiskInputs, prec: int, aim: float):
         tol_bias, tol_mse = aim * scale / 16, aim * max(mse_est, 1e-300) / 16
         lo, hi = _sigma_range(integrand, tol_bias, tol_mse)
         if hi - lo > MAX_SIGMA_RANGE:
-            raise InputError(f"the s-integral spans {hi - lo} units of log s (N = {inputs.N} is small against "
-                             f"|a| + b), more than the {MAX_SIGMA_RANGE} this function integrates (about 20 "
-                             "evaluations a unit); use a larger N or the sampled engine")
+            raise InputError(f"the s-integral spans {hi - lo} units of log s, more than the {MAX_SIGMA_RANGE} this "
+                             "function integrates")
         goal = arb(2) ** (-math.ceil(-math.log2(aim)) - 8)  # the integrator's error adds up over subintervals
         if inputs.is_box:  # the box's own width sets what the integrator can reach: ask for no more
             goal = goal.max(arb(_box_width(integrand, lo, hi)))
-        value = acb.integral(integrand, lo, hi, rel_tol=goal, abs_tol=goal * arb(scale),
-                             eval_limit=_BOX_EVAL_LIMIT if inputs.is_box else _EVAL_LIMIT)
+        limit = _BOX_EVAL_LIMIT if inputs.is_box else _EVAL_LIMIT
+        value, stand_in_bias, stand_in_mse, stretches, calls = acb(0), arb(0), arb(0), [], 0
+        for start, stop, large in _pieces(integrand.weights, lo, hi):
+            if large is None:
+                value += acb.integral(integrand, start, stop, rel_tol=goal, abs_tol=goal * arb(scale), eval_limit=limit)
+                continue
+            stand_in = PlateauIntegrand(integrand.weights, inputs.N, kappa, large)
+            value += acb.integral(stand_in, start, stop, rel_tol=goal, abs_tol=goal * arb(scale), eval_limit=limit)
+            error_bias, error_mse = plateau_error(integrand.weights, inputs.N, start, large)
+            stand_in_bias += (stop - start) * error_bias
+            stand_in_mse += (stop - start) * error_mse
+            stretches.append([start, stop])
+            calls += stand_in.calls
         tb_lo, tm_lo = integrand.lower_tails(arb(lo))
         tb_hi, tm_hi = integrand.upper_tails(arb(hi))
-        bias = value.real + arb(0, (tb_lo + tb_hi).upper())
+        bias = value.real + arb(0, (tb_lo + tb_hi + stand_in_bias).upper())
         tail = arb((tm_lo + tm_hi).upper())
-        mse = value.imag / kappa + arb(tail / 2, arb(tail / 2).upper())
-    info = {"sigma_range": [lo, hi], "evaluations": integrand.calls, "kappa": kappa_float,
+        mse = value.imag / kappa + arb(tail / 2, arb(tail / 2).upper()) + arb(0, stand_in_mse.upper())
+    info = {"sigma_range": [lo, hi], "evaluations": integrand.calls + calls, "kappa": kappa_float,
             "tails": {"bias_below": _text(tb_lo), "bias_above": _text(tb_hi), "mse_below": _text(tm_lo),
-                      "mse_above": _text(tm_hi)}}
+                      "mse_above": _text(tm_hi)},
+            "plateaus": {"stretches": stretches, "bias_error": _text(stand_in_bias), "mse_error": _text(stand_in_mse)}}
     return bias, mse, info
+
+
+def _pieces(weights, lo: int, hi: int) -> list[tuple[int, int, dict | None]]:
+    """[lo, hi] cut into the plateaus of :func:`plateaus` (closed-form weights only) and the stretches between."""
+    if not hasattr(weights, "z0"):
+        return [(lo, hi, None)]
+    out, cursor = [], lo
+    for start, stop, large in plateaus(weights, lo, hi):
+        if start > cursor:
+            out.append((cursor, start, None))
+        out.append((start, stop, large))
+        cursor = stop
+    if cursor < hi:
+        out.append((cursor, hi, None))
+    return out
 
 
 def _text(x: arb) -> str:
