@@ -187,6 +187,35 @@ def test_reflection_symmetry():
     assert float(abs(one.bias.mid)) > 1e-3
 
 
+def test_pooled_transforms_contain_the_definitions():
+    """The pooled weight w = v + v′: the quadrature balls contain a 30-digit quadrature of the definitions."""
+    from stumpcheck.numerics.certified.enclosures.fresh_pooled import PooledWeights
+
+    a, b = 25, 20
+    with mpmath.workdps(30), ctx.workprec(110):
+        theta = mpmath.mpf("0.4")
+        weights = PooledWeights(arb(a), arb(b), arb("0.4"), 10, 110)
+        for sigma in (-3, 2):
+            sums = weights.sums(acb(sigma))
+            s = mpmath.exp(sigma - mpmath.mpf(float(weights.K.mid())))
+
+            def w(x):
+                label = 1 if x >= theta else 0
+                return mpmath.exp(a * label - b * x) + mpmath.exp(a * (1 - label) - b * (1 - x))
+
+            def mean(f):
+                return mpmath.quad(lambda x: f(x, s * w(x)), [0, theta / 2, theta, (1 + theta) / 2, 1])
+
+            exact = (mean(lambda x, u: -mpmath.expm1(-u)), mean(lambda x, u: mpmath.exp(-u)),
+                     mean(lambda x, u: (x - theta) * u * mpmath.exp(-u)),
+                     mean(lambda x, u: ((x - theta) * u) ** 2 * mpmath.exp(-u)))
+            for ball, value in zip((sums.q, sums.phi, sums.s_a1, sums.s2_a2), exact):
+                lower, upper = (mpmath.mpf(x.str(40, radius=False)) for x in (ball.real.lower(), ball.real.upper()))
+                slack = abs(value) * mpmath.mpf(10) ** -25
+                assert lower - slack <= value <= upper + slack, (sigma, ball, value)
+
+
+@pytest.mark.slow
 def test_pooled_is_unbiased_at_one_half():
     """At θ = ½ the pooled estimator is its own reflection, so its bias is 0 (and the ball says so)."""
     risk = fresh_context_risk(25, 20, "0.5", 2, dps=15, rel_width=1e-3, estimator="pooled")
