@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import mpmath
-from flint import arb
+from flint import arb, ctx
 
 from stumpcheck.numerics.certified.enclosures.balls import Enclosure, arb_to_mpf, outward_bounds
 from stumpcheck.numerics.certified.enclosures.fresh_inputs import RiskInputs, digits_for
@@ -55,8 +55,9 @@ class FreshRisk(Display):
               attempts: list, mean_abs: arb | None = None) -> "FreshRisk":
         """The result from the bias and MSE balls (the bracket ``[|bias|, √MSE]`` unless ``mean_abs`` is given)."""
         if mean_abs is None:
-            low = arb(0) if bias.contains(0) else arb(abs(bias).lower())
-            high = arb(arb(mse.upper()).sqrt().upper()) if mse.upper() > 0 else arb(0)
+            with ctx.workprec(prec_bits + 16):  # the ends are exact (lower/upper), the root rounded up at full precision
+                low = arb(0) if bias.contains(0) else (arb(bias.lower()) if bias > 0 else -arb(bias.upper()))
+                high = arb(arb(mse.upper()).sqrt().upper()) if mse.upper() > 0 else arb(0)
             bracket = _bracket(low, high, prec_bits, inputs.dps)
         else:
             bracket = Enclosure.from_arb(mean_abs, prec_bits=prec_bits, digits=inputs.dps)
