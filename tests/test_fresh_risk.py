@@ -242,6 +242,11 @@ def test_boxes_contain_their_points():
     assert fresh_context_risk(25, 20, "0.4", 10, dps=15, rel_width=1e-8).bias.to_arb() in from_ball.bias
 
 
+def test_a_wide_box_is_refused_at_once():
+    with pytest.raises(EnclosureTooWide, match="split the box"):
+        fresh_context_risk(("24", "26"), 20, "0.4", 10, dps=15)
+
+
 def test_result_shows_and_serialises():
     risk = fresh_context_risk(25, 20, "0.4", 10, dps=15, rel_width=1e-10)
     data = json.loads(json.dumps(risk.to_dict(), allow_nan=False))

@@ -17,10 +17,11 @@ both real on the real line, so one integral gives both (κ an exact positive sca
   so they are analytic on the ball.
 * **Wide balls** (``acb.integral``'s bounds on ellipses, and its trial enclosures): the bound
   |A_k(s)| ≤ Ā_k(Re s) := E[|x − θ|^k v^k e^{−Re(s) v}], |φ(s)| ≤ φ(Re s), both decreasing in
-  Re s, evaluated at the real point r = min Re s over the ball, with |s| ≤ s_max:
-  |bias-integrand| ≤ N (s_max/r)·r Ā₁(r)·φ(r)^{N−1} and
-  |MSE-integrand| ≤ (s_max/r)²·[N r²Ā₂(r) φ(r)^{N−1} + N(N − 1)(r Ā₁(r))² φ(r)^{N−2}].
-  A ball with |Im σ| ≥ 1.4 gives a non-finite value (the integrator then subdivides).
+  Re s, with r_lo ≤ Re s ≤ r_hi and |s| ≤ s_max on the ball:
+  |bias-integrand| ≤ N·M₁·φ(r_lo)^{N−1} and |MSE-integrand| ≤ N·M₂·φ(r_lo)^{N−1} + N(N − 1)·M₁²·φ(r_lo)^{N−2},
+  where M_k ≥ sup |s^k A_k(s)| is the smaller of the ratio form (s_max/r_lo)^k·r_lo^k Ā_k(r_lo) and the
+  unimodal form of :meth:`RiskIntegrand.bounds`. A ball with |Im σ| ≥ 1.4 gives a non-finite value
+  (the integrator then subdivides).
 
 **Tails** (rigorous, added to the result's radius), with Δ_max = max(θ, 1 − θ) ≥ |x − θ|,
 s_lo = e^{σ_lo − K}, s_hi = e^{σ_hi − K}:

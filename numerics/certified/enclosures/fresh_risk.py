@@ -40,7 +40,8 @@ from stumpcheck.numerics.certified.enclosures.fresh_plateaus import PlateauInteg
 from stumpcheck.numerics.certified.enclosures.fresh_result import FreshRisk
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["fresh_context_risk", "FreshRisk", "RISK_ESTIMATORS", "MAX_N", "DEFAULT_REQUIRED_WIDTH", "MAX_SIGMA_RANGE"]
+__all__ = ["fresh_context_risk", "FreshRisk", "RISK_ESTIMATORS", "MAX_N", "DEFAULT_REQUIRED_WIDTH", "MAX_SIGMA_RANGE",
+           "MAX_POOLED_RANGE"]
 
 #: the widest relative radius accepted when ``rel_width`` is not given
 DEFAULT_REQUIRED_WIDTH = 1e-8
@@ -48,7 +49,11 @@ _MAX_ATTEMPTS = 4
 _EVAL_LIMIT = 400_000
 #: longest σ-range (units of log s) integrated; it is about (b/N)·log(1/aim), and its long plateaus are cheap
 MAX_SIGMA_RANGE = 10 ** 9
+#: the same for the pooled estimator, whose x-integrals are quadratures and which has no plateaus
+MAX_POOLED_RANGE = 300
 _BOX_EVAL_LIMIT = 20_000
+#: a box whose integrand spreads by more than 4× this (relative, see _box_width) is refused at once
+_WIDEST_BOX = 0.05
 
 
 def _box_width(integrand: RiskIntegrand, lo: int, hi: int) -> float:
@@ -134,12 +139,20 @@ def _integrate(inputs: RiskInputs, prec: int, aim: float):
         integrand = RiskIntegrand(_weights(inputs, prec), inputs.N, prec, kappa)
         tol_bias, tol_mse = aim * scale / 16, aim * max(mse_est, 1e-300) / 16
         lo, hi = _sigma_range(integrand, tol_bias, tol_mse)
+        if inputs.estimator == "pooled" and hi - lo > MAX_POOLED_RANGE:
+            raise InputError(f"the pooled s-integral spans {hi - lo} units of log s (N = {inputs.N} is small against "
+                             f"b), more than the {MAX_POOLED_RANGE} its x-quadratures allow (about 20 evaluations "
+                             "a unit, each six quadratures); use a larger N")
         if hi - lo > MAX_SIGMA_RANGE:
             raise InputError(f"the s-integral spans {hi - lo} units of log s, more than the {MAX_SIGMA_RANGE} this "
                              "function integrates")
         goal = arb(2) ** (-math.ceil(-math.log2(aim)) - 8)  # the integrator's error adds up over subintervals
         if inputs.is_box:  # the box's own width sets what the integrator can reach: ask for no more
-            goal = goal.max(arb(_box_width(integrand, lo, hi)))
+            width = _box_width(integrand, lo, hi)
+            if width > _WIDEST_BOX:
+                raise EnclosureTooWide(f"the (a, b) box alone spreads the integrand by more than {4 * _WIDEST_BOX:.0%} "
+                                       "(relative): too wide to enclose in one evaluation; split the box")
+            goal = goal.max(arb(width))
         limit = _BOX_EVAL_LIMIT if inputs.is_box else _EVAL_LIMIT
         value, stand_in_bias, stand_in_mse, stretches, calls = acb(0), arb(0), arb(0), [], 0
         for start, stop, large in _pieces(integrand.weights, lo, hi):
