@@ -5,8 +5,10 @@ the integrand's strip of analyticity, |Im σ| < π/2, caps Gauss–Legendre subi
 Away from the four segment ends' transition zones, though, every end's z = e^{σ + c} is either
 *tiny* (|z| ≤ ¼ on the stretch) or *large* (z ≥ Z₀ on the stretch). On such a **plateau** the
 integrand F is replaced by G, the same closed forms with each large end's exponentially small terms
-dropped (E₁(z) → 0, e^{−z} → 0, W(z) → 0: Ein = γ + w and J = c₀ + ½w² + γw, polynomials in w = σ + c)
-and φ^{N−1} = (1 − q)^{N−1} as an integer power. G is entire in σ with moderate growth, so
+dropped (E₁(z) → 0, e^{−z} → 0, W(z) → 0: Ein = γ + w and J = c₀ + ½w² + γw, polynomials in w = σ + c;
+a segment with both ends large then adds exactly Δ to q = 1 − φ and nothing to A₁, A₂) and φ^{N−1} =
+(1 − q)^{N−1} as an integer power. A plateau needs one large end at least, and a segment with both ends
+tiny needs bΔ ≥ 8 (else its ends' series cancel on the integrator's wide balls). G is entire in σ with moderate growth, so
 ``acb.integral`` takes long subintervals; the difference is bounded on the real stretch.
 
 **The bound.** On a plateau [σ₁, σ₂] a large end has z ≥ Z := e^{σ₁ + c} ≥ Z₀, so (real z)
@@ -80,8 +82,17 @@ def plateaus(weights, lo: int, hi: int) -> list[tuple[int, int, dict]]:
             elif not (arb(p2) + c).upper() <= math.log(_TINY):  # pragma: no cover - the zones exclude it
                 break
         else:
-            out.append((p1, p2, large))
+            if large and all(_tiny_segment_is_long(weights, index, large) for index in range(len(weights.pieces))):
+                out.append((p1, p2, large))
     return out
+
+
+def _tiny_segment_is_long(weights, index: int, large: dict) -> bool:
+    """A segment with both ends tiny needs |L| = bΔ ≥ 8: its two ends' series then do not cancel (on the wide
+    complex balls the integrator bounds G on, a short one would lose about 3·log₂(1/|L|) bits)."""
+    if large.get((index, True)) or large.get((index, False)):
+        return True
+    return bool(abs(weights.pieces[index][2]).lower() >= 8)
 
 
 def _stand_in_end(w: acb, large: bool):
@@ -98,6 +109,11 @@ def _stand_in_sums(sigma: acb, weights, large: dict) -> SegmentSums:
     b = weights.b
     q = s_a1 = s2_a2 = acb(0)
     for index, (piece, c_theta, far_l) in enumerate(weights.pieces):
+        if large.get((index, True), False) and large.get((index, False), False):
+            # both ends large: Ein and J are polynomials in w and the differences are exact (w_f − w_n = −L):
+            # the segment adds Δ to q and nothing to s·A₁, s²·A₂ (computed so, with no cancellation in σ)
+            q += acb(piece.length)
+            continue
         ein_n, j_n, _, _ = _stand_in_end(sigma + c_theta, large.get((index, True), False))
         ein_f, j_f, g1, g2 = _stand_in_end(sigma + c_theta - far_l, large.get((index, False), False))
         p1_near, p2_near = ein_n, 2 * (j_n - ein_n)

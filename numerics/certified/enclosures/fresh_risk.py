@@ -80,7 +80,7 @@ def _weights(inputs: RiskInputs, prec: int):
 
 
 def _estimate(integrand: RiskIntegrand) -> tuple[float, float]:
-    """Rough |bias| and MSE (trapezoid on a σ-grid, 64 bits): they only set κ and the tail tolerances."""
+    """Rough |bias| and MSE (trapezoid on a σ-grid): they only set κ and the tail tolerances."""
     d = float(integrand.max_length.mid())
     hi = 1
     while hi < 2 ** 22:
@@ -129,8 +129,8 @@ def _sigma_range(integrand: RiskIntegrand, tol_bias: float, tol_mse: float) -> t
 
 def _integrate(inputs: RiskInputs, prec: int, aim: float):
     """One rigorous evaluation at ``prec`` bits: (bias, mse) balls and how it went."""
-    with ctx.workprec(64):
-        estimator = RiskIntegrand(_weights(inputs, 64), inputs.N, 64)
+    with ctx.workprec(prec):  # at the working precision: the closed forms cancel for small b·Δ
+        estimator = RiskIntegrand(_weights(inputs, prec), inputs.N, prec)
         bias_est, mse_est = _estimate(estimator)
     scale = max(bias_est, math.sqrt(mse_est), 1e-300)
     kappa_float = scale / mse_est if mse_est > 0 else 1.0
