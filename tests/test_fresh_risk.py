@@ -242,6 +242,14 @@ def test_boxes_contain_their_points():
     assert fresh_context_risk(25, 20, "0.4", 10, dps=15, rel_width=1e-8).bias.to_arb() in from_ball.bias
 
 
+def test_a_nearly_flat_weight():
+    """a = 0, b = 10⁻³: the weights are nearly equal, θ̂ is nearly the mean of the points, so the MSE is
+    nearly 1/(12N) + (½ − θ)²; the closed forms cancel here (b·Δ small) and the precision is raised."""
+    risk = fresh_context_risk(0, "0.001", "0.5", 100, dps=15, rel_width=1e-10)
+    assert abs(float(risk.mse.mid) - 1 / 1200) <= 1e-7 and abs(float(risk.bias.mid)) <= 2e-4
+    assert risk.relative_radius_mse <= 1e-10
+
+
 def test_a_wide_box_is_refused_at_once():
     with pytest.raises(EnclosureTooWide, match="split the box"):
         fresh_context_risk(("24", "26"), 20, "0.4", 10, dps=15)
