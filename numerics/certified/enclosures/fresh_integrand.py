@@ -36,9 +36,7 @@ s_lo = e^{σ_lo − K}, s_hi = e^{σ_hi − K}:
 
 from __future__ import annotations
 
-import math
-
-from flint import acb, arb, ctx
+from flint import acb, arb
 
 
 __all__ = ["RiskIntegrand"]

@@ -7,9 +7,10 @@ Away from the four segment ends' transition zones, though, every end's z = e^{σ
 integrand F is replaced by G, the same closed forms with each large end's exponentially small terms
 dropped (E₁(z) → 0, e^{−z} → 0, W(z) → 0: Ein = γ + w and J = c₀ + ½w² + γw, polynomials in w = σ + c;
 a segment with both ends large then adds exactly Δ to q = 1 − φ and nothing to A₁, A₂) and φ^{N−1} =
-(1 − q)^{N−1} as an integer power. A plateau needs one large end at least, and a segment with both ends
-tiny needs bΔ ≥ 8 (else its ends' series cancel on the integrator's wide balls). G is entire in σ with moderate growth, so
-``acb.integral`` takes long subintervals; the difference is bounded on the real stretch.
+(1 − q)^{N−1} as an integer power. A plateau needs one large end at least, and a segment with both
+ends tiny needs bΔ ≥ 8 (else its ends' series cancel on the integrator's wide balls). G is entire in σ
+with moderate growth, so ``acb.integral`` takes long subintervals; the difference is bounded on the
+real stretch.
 
 **The bound.** On a plateau [σ₁, σ₂] a large end has z ≥ Z := e^{σ₁ + c} ≥ Z₀, so (real z)
 |E₁(z)| ≤ e^{−Z}/Z, e^{−z} ≤ e^{−Z}, (1 + z)e^{−z} ≤ (1 + Z)e^{−Z} (decreasing for z ≥ 0) and
