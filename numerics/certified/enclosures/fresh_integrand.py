@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from flint import acb, arb
 
-
 __all__ = ["RiskIntegrand"]
 
 #: |Im σ| beyond which the integrand refuses (non-finite): cos(1.4) = 0.17 keeps Re s > 0 with room.
