@@ -8,7 +8,8 @@
   :class:`StiffnessWarning`), :func:`run_population_flow` (:class:`FlowRun`: with diagnostics and fits);
 * corpora, training, fresh contexts: :class:`Corpus`, :func:`make_corpus`, :func:`load_corpus`,
   :func:`save_corpus`, :func:`train_gd` (:class:`TrainResult`), :func:`certify_training` (:class:`CertifiedTraining`:
-  the exact GD iterates of a run enclosed step by step), :func:`fresh_context_errors` (:class:`FreshResult`);
+  the exact GD iterates of a run enclosed step by step), :func:`fresh_context_errors` (:class:`FreshResult`),
+  and without sampling :func:`fresh_context_risk` (:class:`FreshRisk`: certified bias, MSE and a mean-error bracket);
 * lemmas: :func:`lemma`, :func:`sympy_lemma`, :class:`Lemma`, :func:`load_lemma` (define), :func:`check_lemma`
   (check), :func:`certified`, :func:`symbolic`, :class:`Margin`, :class:`Domain` (certify), :func:`recheck`
   (:class:`RecheckResult`);
@@ -68,7 +69,7 @@ __all__ = [
     "Enclosure", "EnclosureTooWide",
     "integrate_flow", "FlowSolution", "FlowStatus", "StiffnessWarning", "run_population_flow", "FlowRun",  # flow
     "Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",  # corpora, training
-    "certify_training", "CertifiedTraining", "fresh_context_errors", "FreshResult",
+    "certify_training", "CertifiedTraining", "fresh_context_errors", "FreshResult", "fresh_context_risk", "FreshRisk",
     "lemma", "sympy_lemma", "Lemma", "load_lemma", "check_lemma", "certified", "symbolic", "Margin",  # lemmas
     "Domain", "recheck", "RecheckResult",
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
@@ -82,7 +83,7 @@ __all__ = [
 
 _ENCLOSURES = "stumpcheck.numerics.certified.enclosures"
 _LAZY = {
-    "Enclosure": _ENCLOSURES, "EnclosureTooWide": _ENCLOSURES,
+    "Enclosure": _ENCLOSURES, "EnclosureTooWide": _ENCLOSURES, "FreshRisk": _ENCLOSURES,
     **dict.fromkeys(["FlowSolution", "FlowStatus", "StiffnessWarning", "FlowRun", "write_flow_outputs"],
                     "stumpcheck.numerics.flow"),
     **dict.fromkeys(["Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",
@@ -298,6 +299,25 @@ def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30, 
 
 # --- the flow ------------------------------------------------------------------------------------------
 
+
+
+def fresh_context_risk(a, b, theta, N, *, estimator: str = "one-head", dps: int = 30, rel_width=None):
+    """The exact fresh-context risk of a frozen (a, b): certified bias E[θ̂_N − θ], MSE E[(θ̂_N − θ)²] and the
+    bracket ``|bias| ≤ E|θ̂_N − θ| ≤ √MSE``, for N i.i.d. points x ~ U[0, 1], without sampling (docs/fresh_risk.md).
+
+    ``a``, ``b``: numbers, exact decimal strings, ``flint.arb`` balls or intervals ``(lo, hi)`` (the balls then
+    hold for every point of the box); ``theta`` ∈ [0, 1]; ``N`` in [1, 10⁹]; ``estimator`` one-head, reflected
+    or pooled (averaged: :class:`InputError`); ``rel_width`` the widest relative radius accepted (default: aim
+    at 10^{−dps}, accept 10⁻⁸; else :class:`EnclosureTooWide`). Engine:
+    :func:`stumpcheck.numerics.certified.enclosures.fresh_risk.fresh_context_risk`.
+
+        >>> from stumpcheck.api import fresh_context_risk
+        >>> risk = fresh_context_risk(25, 20, "0.4", 10, dps=15, rel_width=1e-10)
+        >>> risk.bias.contains(0.10661634602645), risk.evidence
+        (True, 'certified')
+    """
+    return _scoped(_dps(dps), _engine(_ENCLOSURE_ENGINE, "fresh_context_risk"), a, b, theta, N, estimator=estimator,
+                   dps=dps, rel_width=rel_width)
 
 def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: str = "one-head", solver=None,
                    error_goal=None, dps=None, save_every: int = 1, max_steps: int = 200_000, progress=None):

@@ -94,7 +94,7 @@ def test_every_precision_argument_is_the_keyword_only_dps_and_every_default_is_k
     assert set(_dps_takers()) == {"error", "error_gradient", "loss", "loss_gradient", "loss_hessian",
                                   "certified_error", "certified_loss", "certified_loss_gradient",
                                   "certified_loss_hessian", "integrate_flow", "run_population_flow", "certified",
-                                  "check_lemma", "recheck", "check_c1"}
+                                  "check_lemma", "recheck", "check_c1", "fresh_context_risk"}
     for name in WRAPPERS:
         parameters = inspect.signature(getattr(api, name)).parameters.values()
         assert not any(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is not p.empty for p in parameters), name
@@ -121,6 +121,7 @@ def _calls_with_dps(dps):
         "check_lemma": lambda: api.check_lemma(_lemma(), dps=dps),
         "recheck": lambda: api.recheck(ROOT / "no-such-certificate.json", dps=dps),
         "check_c1": lambda: api.check_c1(dps=dps),
+        "fresh_context_risk": lambda: api.fresh_context_risk(25, 20, "0.4", 10, dps=dps),
     }
 
 
@@ -189,6 +190,8 @@ def _every_wrapper(certificate, tmp_path):
          lambda: api.check_lemma(_lemma(), level="proved")),
         ("recheck", lambda: api.recheck(certificate, dps=50), lambda: api.recheck(certificate, dps=30)),
         ("check_c1", lambda: api.check_c1(samples=1, loss_points=(), dps=20), lambda: api.check_c1(samples=0)),
+        ("fresh_context_risk", lambda: api.fresh_context_risk(25, 20, "0.4", 1, dps=20),
+         lambda: api.fresh_context_risk(25, 20, "0.4", 10, dps=20, estimator="averaged")),
         ("export", lambda: api.export(tmp_path / "derivations", fmt="json"),
          lambda: api.export(tmp_path, fmt="pdf")),
     ]

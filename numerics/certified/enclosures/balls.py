@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 
 import mpmath
@@ -26,7 +26,7 @@ from stumpcheck.numerics.display import html_table
 from stumpcheck.numerics.precision import InputError, finite_float, guard_bits
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "to_arb", "working_bits",
-           "ESTIMATORS", "arb_to_mpf", "mpf_to_arb"]
+           "ESTIMATORS", "arb_to_mpf", "mpf_to_arb", "outward_bounds"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 _LOG2_10 = math.log2(10)
@@ -297,6 +297,28 @@ def format_ball(mid, rad, digits: int = 30) -> str:
         if mantissa >= 1000:
             mantissa, exponent = (mantissa + 9) // 10, exponent + 1
     return f"[{text} +/- {mantissa / 100:.2f}e{exponent + 2}]"
+
+
+def _outward_decimal(value, digits: int, rounding) -> str:
+    """An exact mpf as a decimal of ``digits`` significant digits rounded down (ROUND_FLOOR) or up."""
+    if not mpmath.isfinite(value):
+        return "-inf" if rounding == ROUND_FLOOR else "inf"
+    frac = _fraction_or_inf(value)
+    with localcontext() as context:
+        context.prec, context.rounding = digits, rounding
+        context.Emax, context.Emin = 10 ** 9, -10 ** 9
+        return str(Decimal(frac.numerator) / Decimal(frac.denominator))
+
+
+def outward_bounds(enclosure: Enclosure, digits: int) -> list[str]:
+    """[lower, upper] of an enclosure as decimals of ``digits`` significant digits, rounded outward
+    (lower down, upper up), so that the printed interval still contains the exact value."""
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise InputError(f"digits must be a positive int, got {digits!r:.40}")
+    if not enclosure.is_finite:
+        return ["-inf", "inf"]
+    return [_outward_decimal(_stored(enclosure.lower), digits, ROUND_FLOOR),
+            _outward_decimal(_stored(enclosure.upper), digits, ROUND_CEILING)]
 
 
 def require_relative_width(enclosure: Enclosure, rel_width) -> Enclosure:
