@@ -14,8 +14,9 @@ Cross-references are kept resolvable (CI builds with ``-n``, nitpicky: an unreso
 error; tests/test_docs_build.py does the same). A docstring may name the module that defines an object
 (``:func:`stumpcheck.numerics.population.quantities.error```, an engine) where a page renders the same
 object under its package's public name: :func:`_resolve_by_object` links such a reference to that
-rendering. Every module of the package has a target on reference/modules (its docstring's first line),
-and a reference to a module, or to an existing name no page renders, links there. A reference to a name
+rendering. Every module of the package has a target (with its docstring's first paragraph) on
+reference/modules, and a reference to a module, or to an existing name no page renders, links to the
+nearest rendered class or module that holds it. A reference to a name
 that does not exist stays unresolved. Names of other projects cannot be linked offline: they are listed
 in ``nitpick_ignore``, one by one.
 """
@@ -168,7 +169,7 @@ _ATOMS = (bool, int, float, complex, str, bytes, type(None))
 
 
 def _modules():
-    """Every module of the package, by name: (the file it is read from, the first line of its docstring).
+    """Every module of the package, by name: (its file, the first paragraph of its docstring, on one line).
 
     Read from the source with :mod:`ast`, not imported (an optional dependency may be missing)."""
     found = {}
@@ -176,7 +177,7 @@ def _modules():
         package = importlib.import_module(root)
         found[root] = package.__file__
         for info in pkgutil.walk_packages(package.__path__, root + "."):
-            spec = info.module_finder.find_spec(info.name.rpartition(".")[2])
+            spec = info.module_finder.find_spec(info.name)
             if spec is not None and spec.origin:
                 found[info.name] = spec.origin
     out = {}
@@ -219,20 +220,20 @@ class _EveryModule(SphinxDirective):
         return [items]
 
 
+_DOCUMENTED = {}  # for one environment: id(object) → the names a page renders it under
+
+
 def _documented_names(env):
-    """id(object) → the names under which a page renders it (imported lazily, once per build)."""
-    cache = getattr(env, "_stumpcheck_documented", None)
-    if cache is None:
-        cache = {}
-        domain = env.get_domain("py")
-        for name, entry in domain.objects.items():
-            if entry.objtype == "module":
-                continue
-            obj = _import_object(name)
+    """id(object) → the names under which a page renders it (imported when first asked, once per
+    environment; kept out of the environment, which is pickled, since ids are of this process)."""
+    if _DOCUMENTED.get("env") is not env:
+        names = {}
+        for name, entry in env.get_domain("py").objects.items():
+            obj = _import_object(name) if entry.objtype != "module" else None
             if obj is not None and not isinstance(obj, _ATOMS):
-                cache.setdefault(id(obj), []).append(name)
-        env._stumpcheck_documented = cache
-    return cache
+                names.setdefault(id(obj), []).append(name)
+        _DOCUMENTED.update(env=env, names=names)
+    return _DOCUMENTED["names"]
 
 
 def _import_object(name):
