@@ -39,7 +39,9 @@ EXAMPLE_FOLDERS = ("examples", "docs/examples")
 RUN_LANGUAGES = ("python", "pycon")
 PYTHON_SPELLINGS = {"py", "py3", "python", "python3", "pycon", "ipython", "ipython3", "pyi"}
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)([^\n]*)$", re.M)
-SKIP = re.compile(r"<!--\s*skip:\s*(\S+)(.*?)-->", re.S)
+# directives in HTML comments count where Sybil reads them: at the start of a line (not quoted in prose)
+SKIP = re.compile(r"^[ \t]*<!--+\s*skip:\s*(\S+)(.*?)--+>", re.S | re.M)
+INVISIBLE = re.compile(r"^[ \t]*<!--+\s*invisible-code-block:\s*python", re.M)
 SKIP_REASON = re.compile(r'\s*"([^"]+)"\s*')
 
 
@@ -66,7 +68,7 @@ def _python_blocks(page: Path) -> list[int]:
 
 
 PAGES_WITH_BLOCKS = [p for p in markdown_pages()
-                     if _python_blocks(p) or "invisible-code-block" in p.read_text(encoding="utf-8")]
+                     if _python_blocks(p) or INVISIBLE.search(p.read_text(encoding="utf-8"))]
 
 
 def _name(page: Path) -> str:
