@@ -33,7 +33,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the folders a page's blocks may name by their repository path, linked into the scratch directory
+#: the folders a page's blocks may name by their repository path, copied into the scratch directory
 EXAMPLE_FOLDERS = ("examples", "docs/examples")
 #: the languages whose fenced blocks run; other spellings of Python are refused
 RUN_LANGUAGES = ("python", "pycon")
@@ -126,7 +126,10 @@ def test_the_python_blocks_of_a_page_run(page, tmp_path):
                             cwd=_scratch(tmp_path), env=env, capture_output=True, text=True, timeout=600)
     print(result.stdout)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-4000:]
-    assert "ran" in result.stdout
+    summary = re.search(r"ran (\d+) examples, skipped (\d+)$", result.stdout, re.M)
+    assert summary, result.stdout[-2000:]
+    # every fenced block was seen: a code block is one example, a doctest block one per >>> (at least one)
+    assert int(summary.group(1)) + int(summary.group(2)) >= len(_python_blocks(page)), result.stdout[-2000:]
 
 
 # --- the runner: one page, in this process -------------------------------------------------------------
