@@ -53,21 +53,37 @@ def committed_certificate() -> dict:
         raise InputError(f"the committed certificate {CERTIFICATE} cannot be read: {exc}") from None
 
 
-def recheck_committed(*, workers: int = 2, progress=None) -> tuple[dict | None, str, str]:
-    """(the certificate, how it was verified, a note): the committed certificate re-checked whole in this run;
-    (None, "", why) if any part of the re-check fails."""
+def _recheck_region_part(document: dict) -> tuple[bool, str]:
+    """The embedded region and tail re-checked (:func:`recheck_flow_region`); a malformed one is (False, why)."""
     from stumpcheck.numerics.certified.region.flow_certificate import recheck_flow_region
+
+    try:
+        return recheck_flow_region(document)
+    except (InputError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        return False, f"malformed: {exc}"
+
+
+def recheck_committed(*, workers: int = 2) -> tuple[dict | None, str, str]:
+    """(the certificate, how it was verified, a note): the committed certificate re-checked whole in this run;
+    (None, "", why) if any part of the re-check fails. With ``workers`` ≥ 2 the region and the tail are
+    re-checked in a worker process while this one re-checks the tube (each on one core)."""
     from stumpcheck.numerics.certified.tube.certificate import recheck_flow_certificate
+    from stumpcheck.numerics.processes import parent_watching_pool
 
     started = time.perf_counter()
     try:
         document = committed_certificate()
-        tube = recheck_flow_certificate(document, int(document.get("dps", 15)) + 10, workers=workers)
-    except (InputError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        return None, "", f"the committed tube certificate does not re-check: {exc}"
+    except InputError as exc:
+        return None, "", str(exc)
+    with parent_watching_pool(1) as pool:
+        region_part = pool.submit(_recheck_region_part, document) if workers >= 2 else None
+        try:
+            tube = recheck_flow_certificate(document, int(document.get("dps", 15)) + 10, workers=1)
+        except (InputError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            return None, "", f"the committed tube certificate does not re-check: {exc}"
+        ok, message = region_part.result() if region_part is not None else _recheck_region_part(document)
     if not tube.passed:
         return None, "", f"the committed tube certificate does not re-check: {tube.message}"
-    ok, message = recheck_flow_region(document, progress=progress)
     if not ok:
         return None, "", f"the committed region and tail do not re-check: {message}"
     return document, "re-checked in this run", (f"{CERTIFICATE} re-checked in this run "
@@ -81,9 +97,11 @@ def all_time_part(document: dict, checked: str | None) -> dict:
     from stumpcheck.claims.population_beyond import beyond_t, region_document
     from stumpcheck.numerics.certified.region.flow_certificate import tube_box_at_t_max
 
+    from stumpcheck.numerics.certified.tube.records import exact_fraction
+
     region = region_document(document)
     box = tube_box_at_t_max(document)
-    t_max = Fraction(str(document["t_max"]))
+    t_max = exact_fraction(document.get("t_max"), "t_max")
     exact = tuple(Fraction(str(x)) for x in (*box["a"], *box["b"]))
     return beyond_t(region, t_entry=t_max, box=exact, checked=checked)
 
