@@ -43,8 +43,11 @@ Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
 (:mod:`stumpcheck.claims.population_shared`; at most 30 min, then read as certified up to where it
 stopped), into ``--out/certified_tube/``, and the region beyond T: a region certificate embedded in the
 tube's certificate or in ``--out/certified_region/`` is re-checked and reused, else the default region
-(b ∈ [30, 1000], 2 processes, about 635 s of CPU) is proved into ``--out/certified_region/``; ``--quick``
-runs neither. Lemmas certified with ``certified(...)`` are proved on their
+(b ∈ [30, 1000], 2 processes, about 635 s of CPU) is proved into ``--out/certified_region/``, and the tail
+b ≥ 1000 joined to it; C2–C4's verdicts are their certified statements for every t ≥ T from these. ``--quick``
+proves neither: it re-checks the committed certificate (the tube to 10⁶ with the region and the tail,
+:mod:`stumpcheck.claims.population_all_time`) for the same verdicts. C5's verdict is its certified corpus
+intervals in both modes. Lemmas certified with ``certified(...)`` are proved on their
 ``quick_domain`` under ``--quick`` and on their whole domain under ``--full``
 (not timed here).
 
