@@ -34,6 +34,13 @@ def test_region_tail_proves_and_rechecks(tail_dir, capsys):
     assert code == 0, stdout
 
 
+def _raise_a_margin(document):
+    """The drift leaf's lower end raised to 1.5 (its margin is about 1.07), its records made to agree."""
+    record = document["obligations"]["drift_upper_half"]
+    record["leaves"][0]["lower"] = record["smallest_lower"] = "1.5"
+    document["summary"]["drift_upper_half"]["smallest_lower"] = "1.5"
+
+
 def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, capsys):
     from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 
@@ -46,7 +53,7 @@ def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, cap
     code, stdout, _ = _run(capsys, ["recheck", str(path)])
     assert code == 1 and stdout.startswith("FAIL") and "narrowed" in stdout, stdout
     for edit, reason in ((lambda d: d["assumptions"].append("Lemma E (docs/tail.md §4)"), "assumptions"),
-                         (lambda d: d["obligations"]["drift_upper_half"]["leaves"][0].update(lower="1.5"), "narrowed"),
+                         (_raise_a_margin, "narrowed"),
                          (lambda d: d["rest"].update(bound="1.00000000000E-300"), "rest")):
         document = json.loads((tail_dir / "region_certificate.json").read_text())
         edit(document)

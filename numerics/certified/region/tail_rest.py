@@ -52,10 +52,13 @@ def _q(x: Fraction) -> arb:
 
 @cache
 def _rho1() -> arb:
+    """ρ₁ of the derived calibration relation, as a ball (the tail's own: the same SymPy expression)."""
     from stumpcheck.numerics.certified.enclosures.balls import sympy_constant_ball
-    from stumpcheck.numerics.certified.region.tail import _derivation
+    from stumpcheck.numerics.certified.region.bounds import _rho1 as rho1_expression
+    from stumpcheck.theory import margin_quantities as mq
+    from stumpcheck.theory.symbols import b as b_symbol
 
-    return sympy_constant_ball(_derivation()[1])
+    return sympy_constant_ball(rho1_expression(mq.relation_expression("calibration_a"), b_symbol))
 
 
 def _zone_bounds(zone: str, b0: Fraction, q1: arb) -> tuple:
