@@ -30,7 +30,12 @@ from importlib import resources
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["CERTIFICATE", "committed_certificate", "recheck_committed", "all_time_part", "all_time_verdict",
-           "STATEMENTS"]
+           "STATEMENTS", "build_committed_certificate", "COMMITTED_B_RATIO"]
+
+#: the start pieces in b of the committed region's proof, per obligation (the prover's default is 1.02 for all):
+#: fewer, wider leaves where they still prove, so that its re-check in verify --quick is short; any tiling is
+#: re-checked the same way
+COMMITTED_B_RATIO = {"inward_upper": 1.1, "inward_lower": 1.1, "drift_lower_half": 1.02, "drift_upper_half": 1.02}
 
 #: the committed flow certificate (tube to 10⁶, the finite region and the tail embedded), in stumpcheck/data/
 CERTIFICATE = "flow_certificate_1e6_all_time.json"
@@ -156,3 +161,33 @@ def all_time_verdict(which: str, part: dict | None, why: str = "") -> dict:
                   f"there: {interior['limits']}")
         ok = bool(interior["rows"])
     return {"passed": ok, "figure": figure, "tolerance": tolerance, "reason": None, "facts": facts}
+
+
+def build_committed_certificate(flow_certificate: dict, *, b_ratio: dict | None = None) -> dict:
+    """The committed certificate from a complete tube's flow certificate (``stumpcheck flow --certified --t-max 1e6``;
+    any region already embedded is dropped): the default finite region proved with start pieces of ratio
+    ``b_ratio[name]`` in b (default :data:`COMMITTED_B_RATIO`), the tail proved and joined, both embedded with the
+    tube's box at T as entry (:func:`~stumpcheck.numerics.certified.region.flow_certificate.embed_region_certificate`).
+    Write it with :func:`~stumpcheck.numerics.certified.tube.certificate.write_flow_certificate` to stumpcheck/data/."""
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import certificate
+    from stumpcheck.numerics.certified.region import invariant_region
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
+    from stumpcheck.numerics.certified.region.flow_certificate import embed_region_certificate
+    from stumpcheck.numerics.certified.region.tail import DEFAULT_TAIL
+    from stumpcheck.numerics.certified.region.tail_certificate import tail_certificate
+
+    ratios = dict(COMMITTED_B_RATIO, **(b_ratio or {}))
+    flow = {k: v for k, v in flow_certificate.items() if k not in ("region", "for_all_t")}
+    region, proofs = invariant_region.DEFAULT_REGION, {}
+    default_ratio = invariant_region.B_RATIO
+    try:
+        for name, (statement, margin, domain, strict) in invariant_region.obligations(region).items():
+            invariant_region.B_RATIO = ratios[name]  # read by prove_obligation at each call (in this process)
+            proof = invariant_region.prove_obligation(region, name, workers=1)
+            proofs[name] = certificate(statement, margin, domain, proof, strict=strict)
+    finally:
+        invariant_region.B_RATIO = default_ratio
+    finite = region_certificate(region, proofs=proofs)
+    if finite["status"] != "proved":
+        raise ArithmeticError(f"the finite region is not proved with start pieces of ratios {ratios}")
+    return embed_region_certificate(flow, tail_certificate(DEFAULT_TAIL, finite=finite), tail=True)
