@@ -45,7 +45,8 @@ STATEMENTS = {
     "C2": "the flow calibrates the label/feature scores: |a − calibration_a(b)| ≤ c/b for every t ≥ T, so "
           "a − calibration_a(b) → 0",
     "C3": "the attention scale grows as t^{1/4}: b⁴/t → 2 (|b⁴/t − 2| ≤ K·t^{−1/4}) and log b/log t → 1/4",
-    "C4": "the interior threshold error is 1/b: b·sup over θ ∈ [δ, 1 − δ] of |e| → 1 and log sup|e|/log t → −1/4",
+    "C4": "population threshold error is O(t^{−1/4}) for interior θ: b·sup over θ ∈ [δ, 1 − δ] of |e| → 1 and "
+          "log sup|e|/log t → −1/4",
 }
 
 
