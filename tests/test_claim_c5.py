@@ -203,7 +203,8 @@ def test_check_c5_quick_reports_its_rule_figures_and_plots(tmp_path, monkeypatch
 
     assert result.passed == interval_verdict(details["certified_intervals"])["passed"]
     assert details["certified_verdict"] == interval_verdict(details["certified_intervals"])
-    assert details["verdict"] == scale_verdict(sizes, b_star) and "control (sampled)" in result.figure
+    assert details["verdict"]["passed"] == scale_verdict(sizes, b_star)["passed"]
+    assert "control (sampled, " in result.figure and details["control"]["evidence"] == "sampled"
     assert details["evidence_reached"] == ("certified" if result.passed else None)
     for row in details["rows"]:
         assert INTERFACE_KEYS <= set(row) and len(row["seeds"]) == c5.C5_SETTINGS["quick"]["seeds"]
