@@ -35,7 +35,9 @@ Exit status 0 when all pass, 1 when any fails (a result: the last line reads
 
 Time (seed 0, measured on an idle 2-core machine): ``--quick`` 40 s end to
 end, 37 s of checks (C1 5 s, C6 12 s, interior_error_bound certified 3 s,
-progress_along_error 4 s); a new environment first compiles the numba kernels
+progress_along_error 4 s), before C2–C4 re-checked the committed certificate (about 35 s of CPU more, on two
+processes: +24.6 s wall, +34.8 s CPU measured on a shared machine, benchmarks/README.md); a new environment first
+compiles the numba kernels
 (about 12 s of CPU, once; they are cached on disk). ``--full`` about 12 min under load: 40 C1
 points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
