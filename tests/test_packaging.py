@@ -94,6 +94,7 @@ def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
     assert tops == {"stumpcheck", "stumpcheck-0.2.0.dist-info"}, sorted(tops)
     assert "stumpcheck/theory/model.py" in names and "stumpcheck/numerics/certified/tube/build.py" in names
     assert "stumpcheck/numerics/generated/taylor_forms_arb.json" in names
+    assert "stumpcheck/data/flow_certificate_1e6_all_time.json" in names  # verify --quick re-checks it
     top_level = zipfile.ZipFile(wheel).read("stumpcheck-0.2.0.dist-info/top_level.txt").decode().split()
     assert top_level == ["stumpcheck"]
     # the non-editable install works from its own folder (dependencies from this environment)
@@ -105,7 +106,9 @@ def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
         ["stumpcheck"]
     probe = ("import json, mpmath, stumpcheck.theory, stumpcheck.numerics.population as p; mpmath.mp.dps = 20; "
              "from stumpcheck.numerics.certified.proofs.margin_taylor import STORED_FORMS; "
-             "print(json.dumps([stumpcheck.theory.__file__, str(p.loss(10, 10)), STORED_FORMS.is_file()]))")
+             "from stumpcheck.claims.population_all_time import committed_certificate; "
+             "print(json.dumps([stumpcheck.theory.__file__, str(p.loss(10, 10)), STORED_FORMS.is_file() and "
+             "committed_certificate()['region']['assumptions'] == []]))")
     env = {**os.environ, "PYTHONPATH": str(target)}
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=300)

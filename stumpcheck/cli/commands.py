@@ -125,8 +125,7 @@ def _decimal_float(text: str, name: str) -> float:
               help="With --certified: embed this region certificate (stumpcheck region) instead of proving one.")
 @click.option("--region-b-max", "region_b_max_text", default=None,
               help="With --region: the region's upper end B (default 1000), or inf: the region b in [30, 1000] "
-                   "and the tail b >= 1000 joined, so for_all_t holds for every t >= T (assuming Lemma E, "
-                   "docs/tail.md); with --region-certificate: checked (inf: a tail certificate joined to its "
+                   "and the tail b >= 1000 joined, so for_all_t holds for every t >= T (docs/tail.md); with --region-certificate: checked (inf: a tail certificate joined to its "
                    "finite region, from stumpcheck region --b-max inf).")
 @click.option("--arb", "arb_only", is_flag=True,
               help="With --certified: the tube's θ-integrals in Arb only (default: the float64 interval layer "
