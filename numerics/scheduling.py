@@ -238,8 +238,15 @@ class DaskScheduler(Scheduler):
         return connect(self.address, check=False)
 
     def close(self, abandon: bool = False) -> None:
-        self.client.close()  # its futures are released: the scheduler forgets the tasks not yet run
-        if self._cluster is not None:
+        if self._cluster is None:
+            self.client.close()  # its futures are released: the scheduler forgets the tasks not yet run
+            return
+        # a cluster started here: its worker processes are killed first (their results, if any, are in; a
+        # running task would hold a graceful close for seconds), then the client and the cluster close
+        # without the connection errors that closing a scheduler under its workers logs
+        with _quiet_dask_logs():
+            _kill_workers(self._cluster)
+            self.client.close()
             self._cluster.close()
 
 
@@ -309,19 +316,74 @@ def local(workers: int = 1) -> Scheduler:
 
 
 def _local_cluster(cluster_class, workers: int):
-    """A LocalCluster of ``workers`` single-threaded processes that ignore Ctrl-C (they inherit SIGINT
-    ignored, as the local pool's do): the parent alone is interrupted, and closes them."""
+    """A LocalCluster of ``workers`` single-threaded processes that never see Ctrl-C: they are started (by the
+    cluster's own threads, which inherit this thread's signal mask) with SIGINT blocked, so the parent alone is
+    interrupted, and kills them (:meth:`DaskScheduler.close`). A Ctrl-C pressed while the cluster starts is
+    delivered when it has started, and closes it. Each worker also ends with this process (the kernel's
+    parent-death signal, on top of Dask's own pipe from its parent)."""
     import logging
+
+    from stumpcheck.numerics.processes import interrupts_deferred, quiet_resource_tracker
+
+    quiet_resource_tracker()
+    cluster = None
+    try:
+        with interrupts_deferred():
+            cluster = cluster_class(n_workers=workers, threads_per_worker=1, processes=True,
+                                    dashboard_address=":0", silence_logs=logging.ERROR)
+    except BaseException:
+        if cluster is not None:
+            with _quiet_dask_logs():
+                _kill_workers(cluster)
+                cluster.close()
+        raise
+    return cluster
+
+
+def _worker_pids(cluster) -> list[int]:
+    """The process ids of a LocalCluster's workers (each nanny's child; none where Dask keeps them elsewhere)."""
+    pids = []
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(getattr(getattr(nanny, "process", None), "process", None), "pid", None)
+        if isinstance(pid, int):
+            pids.append(pid)
+    return pids
+
+
+def _kill_workers(cluster) -> None:
     import signal
 
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    for pid in _worker_pids(cluster):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+@contextmanager
+def _quiet_dask_logs():
+    """dask.distributed's loggers silent within the block (closing a cluster whose workers were killed)."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
     try:
-        return cluster_class(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                             silence_logs=logging.ERROR)
+        yield
     finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+def _watch_this_parent(parent_pid: int) -> bool:
+    """On a LocalCluster's worker: end with ``parent_pid`` (this process's parent), the kernel's signal included."""
+    from stumpcheck.numerics.processes import arm_parent_death_signal
+
+    armed = arm_parent_death_signal()
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(70)
+    return armed
 
 
 def connect(address: str, workers: int | None = None, *, check: bool = True) -> DaskScheduler:
@@ -346,27 +408,44 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
             address = cluster.scheduler_address
         else:
             client = Client(address, timeout=f"{CONNECT_SECONDS}s")
-    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError, dask's own: all one line
+    except BaseException as exc:  # OSError, TimeoutError, ValueError, dask's own: one line; Ctrl-C: as it is
         if cluster is not None:
-            cluster.close()
+            with _quiet_dask_logs():
+                _kill_workers(cluster)
+                cluster.close()
+        if not isinstance(exc, Exception):
+            raise
         raise InputError(f"--scheduler {address[:80]}: no Dask scheduler answered ({_dask_error(exc)})") from None
     scheduler = DaskScheduler(client, address, cluster=cluster)
+    try:
+        _check_workers(scheduler, check)
+    except BaseException:
+        scheduler.close(abandon=True)
+        raise
+    return scheduler
+
+
+def _check_workers(scheduler: DaskScheduler, check: bool) -> None:
+    """InputError unless the scheduler has workers and (``check``) they run what this process runs; the
+    workers of a cluster started here are also made to end with this process."""
+    client, address = scheduler.client, scheduler.address
+    if scheduler._cluster is not None:
+        try:
+            client.run(_watch_this_parent, os.getpid())
+        except Exception:  # noqa: BLE001 - Dask's own pipe from the parent still ends the workers with it
+            pass
     if not client.scheduler_info().get("workers"):
-        scheduler.close()
         raise InputError(f"--scheduler {address[:80]}: the Dask scheduler has no workers")
     if check:
         try:
             seen = client.run(_identity)
         except Exception as exc:  # noqa: BLE001 - a worker that cannot import stumpcheck, or died
-            scheduler.close()
             raise InputError(f"--scheduler {address[:80]}: its workers cannot run stumpcheck "
                              f"({_dask_error(exc)})") from None
         here = _identity()
         other = sorted({str(v) for v in seen.values() if v != here})
         if other:
-            scheduler.close()
             raise InputError(f"--scheduler {address[:80]}: its workers run {other[0][:100]}, this process {here}")
-    return scheduler
 
 
 _chosen: list = []  # [(scheduler, pid, {pid: reopened})] while a command's choice is in force
