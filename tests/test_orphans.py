@@ -201,3 +201,87 @@ def test_no_child_outlives_its_parent(kind, way, tmp_path):
 def test_no_dask_worker_outlives_its_parent(way, tmp_path):
     pytest.importorskip("dask.distributed")
     _mechanism("dask", way, tmp_path)
+
+
+# --- the commands themselves (minutes under load: -m slow)
+
+#: a user lemma whose margin says who it runs in and holds its check until the test's release file appears
+HELD_LEMMA = textwrap.dedent("""
+    import os, time
+    from pathlib import Path
+    from hypothesis import strategies as st
+    from stumpcheck.lemmas import lemma
+
+    HERE = Path(__file__).parent
+
+
+    @lemma(name="held", statement="1 > 0, once released", domain={"x": st.integers(0, 3)})
+    def held(x):
+        Path(HERE, f"child-{os.getpid()}").write_text("")
+        while not Path(HERE, "release").exists():
+            time.sleep(0.02)
+        return 1.0
+""")
+
+
+def _main_pid(process: subprocess.Popen, way: str) -> int | None:
+    """The command's own process: the started one, or ``timeout``'s child."""
+    if not way.startswith("timeout"):
+        return process.pid
+    children = _children_of(process.pid)
+    return children[0] if children else None
+
+
+def _command(argv: list[str], way: str, tmp_path: Path, children) -> None:
+    """Run ``stumpcheck argv`` in ``tmp_path``, wait for ``children(main pid)`` to name its children, end it
+    ``way``, and require them gone within a second, with the way's exit status and no traceback."""
+    process = _start([sys.executable, "-m", "stumpcheck", *argv], way, tmp_path)
+    try:
+        def started():
+            main = _main_pid(process, way)
+            return None if main is None else children(main)
+
+        found = _wait_for(started, process, tmp_path, "the command's children")
+        _end(process, way, tmp_path)
+        _check_end(process, way, tmp_path, found)
+        if way == "ctrl-c":
+            lines = (tmp_path / "stderr").read_text().strip().splitlines()
+            assert "interrupted" in lines[-1], lines
+    finally:
+        _cleanup(process)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", WAYS)
+def test_verify_lemma_leaves_no_checking_child(way, tmp_path):
+    (tmp_path / "held.py").write_text(HELD_LEMMA)
+
+    def reported(_main):
+        return [int(p.name.split("-")[1]) for p in tmp_path.glob("child-*")] or None
+
+    _command(["verify", "--lemma", f"{tmp_path / 'held.py'}:held", "--out", str(tmp_path / "out")], way, tmp_path,
+             reported)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", [w for w in WAYS if w != "normal"])
+def test_flow_out_leaves_no_plotting_process(way, tmp_path):
+    """A 30-digit flow (minutes): its only child is the plotting process, forked at the start."""
+    _command(["flow", "--dps", "30", "--t-max", "1e12", "--workers", "1", "--quiet", "--out", str(tmp_path / "o")],
+             way, tmp_path, lambda main: _children_of(main) or None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", [w for w in WAYS if w != "normal"])
+def test_interval_leaves_no_pool_worker(way, tmp_path):
+    """Two spawned workers and their resource tracker: all children of the command."""
+    _command(["interval", "--m", "64", "--n", "64", "--workers", "2", "--quiet", "--out", str(tmp_path / "o")],
+             way, tmp_path, lambda main: (lambda kids: kids if len(kids) >= 3 else None)(_children_of(main)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", ["kill-9", "ctrl-c"])
+def test_region_on_a_local_dask_cluster_leaves_no_worker(way, tmp_path):
+    pytest.importorskip("dask.distributed")
+    _command(["region", "--b-max", "1000", "--scheduler", "local", "--workers", "2", "--out", str(tmp_path / "o")],
+             way, tmp_path, lambda main: (lambda kids: kids if len(kids) >= 3 else None)(_children_of(main)))
