@@ -282,6 +282,15 @@ def test_interval_leaves_no_pool_worker(way, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("way", ["kill-9", "ctrl-c"])
 def test_region_on_a_local_dask_cluster_leaves_no_worker(way, tmp_path):
+    """Once the cluster is up (its line on stderr): its two workers and the resource tracker. (A Dask worker
+    killed while it still imports Dask ends when the import is done, when it first looks at its parent.)"""
     pytest.importorskip("dask.distributed")
+
+    def up(main):
+        if "certified work on" not in (tmp_path / "stderr").read_text(errors="replace"):
+            return None
+        kids = _children_of(main)
+        return kids if len(kids) >= 3 else None
+
     _command(["region", "--b-max", "1000", "--scheduler", "local", "--workers", "2", "--out", str(tmp_path / "o")],
-             way, tmp_path, lambda main: (lambda kids: kids if len(kids) >= 3 else None)(_children_of(main)))
+             way, tmp_path, up)
