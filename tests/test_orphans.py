@@ -74,6 +74,11 @@ PARENT = textwrap.dedent("""
             from stumpcheck.numerics.scheduling import local
             with local(2) as scheduler:
                 scheduler.map(hold, [(k,) for k in range(2)])
+        elif kind == "warm-up":
+            from stumpcheck.numerics.kernel_warmup import warm_up
+            with warm_up("corpus") as warming:
+                Path(folder, f"child-{warming.process.pid}").write_text("")
+                hold()
         elif kind == "dask":
             from stumpcheck.numerics.scheduling import connect
             with connect("local", 2) as scheduler:
@@ -89,7 +94,7 @@ PARENT = textwrap.dedent("""
 """)
 
 #: how many children of each kind the parent reports
-CHILDREN = {"lemma": 1, "plot": 1, "pool": 2, "dask": 2}
+CHILDREN = {"lemma": 1, "plot": 1, "pool": 2, "warm-up": 1, "dask": 2}
 
 
 def _children_of(pid: int) -> list[int]:
@@ -106,11 +111,11 @@ def _children_of(pid: int) -> list[int]:
     return found
 
 
-def _start(argv: list[str], way: str, folder: Path) -> subprocess.Popen:
+def _start(argv: list[str], way: str, folder: Path, **extra_env) -> subprocess.Popen:
     """The command, in a session of its own (as a terminal's job is), its stderr in ``folder``/stderr."""
     if way.startswith("timeout"):
         argv = ["timeout", "-s", "TERM" if way == "timeout-term" else "KILL", "3600", *argv]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(REPO), **extra_env}
     with open(folder / "stderr", "wb") as err:
         return subprocess.Popen(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err, start_new_session=True)
@@ -176,7 +181,8 @@ def _timeout_installed(request):
 
 def _mechanism(kind: str, way: str, tmp_path: Path) -> None:
     (tmp_path / "parent.py").write_text(PARENT)
-    process = _start([sys.executable, str(tmp_path / "parent.py"), str(tmp_path), kind], way, tmp_path)
+    process = _start([sys.executable, str(tmp_path / "parent.py"), str(tmp_path), kind], way, tmp_path,
+                     NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
     try:
         def reported():
             pids = [int(p.name.split("-")[1]) for p in tmp_path.glob("child-*")]
@@ -190,9 +196,10 @@ def _mechanism(kind: str, way: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("way", WAYS)
-@pytest.mark.parametrize("kind", ["lemma", "plot", "pool"])
+@pytest.mark.parametrize("kind", ["lemma", "plot", "pool", "warm-up"])
 def test_no_child_outlives_its_parent(kind, way, tmp_path):
-    """The three mechanisms in a small parent script (a second to start): each kind of child, each way."""
+    """Each kind of child in a small parent script (a second to start), each way; the kernel warm-up
+    (numerics/kernel_warmup.py) with a cache of its own, so that it has kernels to compile."""
     _mechanism(kind, way, tmp_path)
 
 

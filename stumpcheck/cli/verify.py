@@ -203,6 +203,7 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     from stumpcheck.lemmas import builtin as builtin_lemmas
     from stumpcheck.lemmas.check import run_entry
     from stumpcheck.lemmas import Lemma
+    from stumpcheck.numerics.kernel_warmup import warm_up
     from stumpcheck.report import run_provenance, table, write_report
 
     chosen_level = level
@@ -211,6 +212,10 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     builtin_lemmas.clear_flow_cache()
     results = []
     own_level = []  # entries without --level's level, which ran at their own
+    # C5's compiled kernels, compiled by a niced child while the entries before it run (a new environment's first
+    # run otherwise compiles them in C5's turn): stopped once C5 is done, or when the command ends
+    warming = warm_up("corpus", wanted="C5" in [entry.name for _, entry in plan][1:])
+    click.get_current_context().call_on_close(warming.stop)
     for index, (spec, entry) in enumerate(plan, start=1):
         click.echo(f"[{index}/{len(plan)}] {entry.name}: running ...", err=True)
         start = time.perf_counter()
@@ -242,6 +247,8 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
                    f"{result.figure[:160]}", err=True)
         sys.stderr.flush()
         results.append(result)
+        if entry.name == "C5":
+            warming.stop()
     builtin_lemmas.clear_flow_cache()
     paths = write_report(results, out, run=run)
     click.echo(table(results))
