@@ -337,7 +337,7 @@ def test_ctrl_c_in_sweep_says_the_same_command_resumes(tmp_path):
     assert "Traceback" not in err
     hints = [line for line in err.splitlines() if "same command" in line]
     assert len(hints) == 1 and "resume" in hints[0] and "sweep.jsonl" in hints[0], err
-    assert err.strip().splitlines()[-1] == "stumpcheck: interrupted"
+    assert len(err.strip().splitlines()) == 1, err  # the hint is the one line
 
 
 # --- C6's k: one value, to the digits its interval supports, in the text, the plot title and the JSON
