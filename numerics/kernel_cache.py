@@ -232,6 +232,8 @@ class _AfterNumbaCaching:
         def exec_module(module):
             execute(module)
             install()
+            if self in sys.meta_path:  # done: no more imports to look at
+                sys.meta_path.remove(self)
 
         loader.exec_module = exec_module
         return spec
