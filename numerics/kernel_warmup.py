@@ -1,14 +1,15 @@
 """The compiled kernels of a workload, compiled ahead of their use: in a child process, or before the first run.
 
 A new environment (or an edited tree: :mod:`stumpcheck.numerics.kernel_cache`) has no compiled kernels, and
-the first command that needs them compiles them: for ``verify --quick`` that was C5's corpus kernels, about
-30 s of a 100 s first run. :func:`warm_up` compiles the kernels of a :data:`WORKLOADS` entry in a child
-process while the command does other work (``verify`` starts it for C5 while C1–C4 run); the kernels go
-into the shared cache, where the command then finds them. The child is niced (it takes the idle core, not
-the command's), ends with its parent (:func:`stumpcheck.numerics.processes.watch_parent`) and ignores
-Ctrl-C; the command stops it when the kernels are due (:meth:`WarmUp.stop`: whatever it has compiled by
-then is in the cache, the rest the command compiles itself, as without it). A workload whose kernels were
-compiled to the end leaves a mark in the cache folder (:func:`warmed`), and is not started again.
+the first command that needs them compiles them: for ``verify --quick`` the population's float64 kernels (C2),
+C5's corpus kernels and C6's, about a third of a first run on an idle machine. :func:`warm_up` compiles the
+kernels of some :data:`WORKLOADS` entries, in order, in a child process while the command does other work
+(``verify`` starts it with C1); the kernels go into the shared cache. Before an entry that needs a workload
+the command waits for it (:meth:`WarmUp.wait_for`: the child compiles what the command would compile itself,
+so waiting never costs more than compiling), then loads the kernels from the cache; the child meanwhile goes
+on with the next workloads. The child ends with its parent (:func:`stumpcheck.numerics.processes.watch_parent`)
+and ignores Ctrl-C; the command stops it when it ends. A workload compiled to the end leaves a mark in the
+cache folder (:func:`warmed`), and is not compiled again.
 
 ``python -m stumpcheck.numerics.kernel_warmup`` compiles every workload in this process (for an install
 step, or a machine image): the next commands find them compiled.
@@ -22,7 +23,19 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["WORKLOADS", "WarmUp", "compile_workload", "main", "warm_up", "warmed"]
+__all__ = ["WAIT_SECONDS", "WORKLOADS", "WarmUp", "compile_workload", "main", "warm_up", "warmed"]
+
+#: the longest a command waits for a workload (about 2 min of compiling on a loaded 2-core machine)
+WAIT_SECONDS = 900.0
+
+
+def _population_kernels() -> None:
+    """The population's float64 L, ∇L, ∇²L (C2, the flows, the tube's points)."""
+    from stumpcheck.numerics.population.one_head_float64 import loss_gradient_hessian, quadrature_size, switch_point
+
+    loss_gradient_hessian(12.0, 10.0)
+    switch_point(12.0, 10.0)
+    quadrature_size(12.0, 10.0)
 
 
 def _corpus_kernels() -> None:
@@ -42,8 +55,8 @@ def _corpus_kernels() -> None:
     prove_interval(small.x, small.theta, b_max=Fraction(16))
 
 
-#: name -> the function that compiles its kernels
-WORKLOADS = {"corpus": _corpus_kernels}
+#: name -> the function that compiles its kernels (compiled in this order)
+WORKLOADS = {"population": _population_kernels, "corpus": _corpus_kernels}
 
 
 def _mark(name: str):
@@ -63,34 +76,45 @@ def compile_workload(name: str) -> None:
     _mark(name).write_text("")
 
 
-def _child(name: str, parent_pid: int, kernel_signal: bool) -> None:
+def _child(names: list, parent_pid: int, kernel_signal: bool) -> None:
     from stumpcheck.numerics.processes import ignore_interrupts, watch_parent
 
     watch_parent(parent_pid, kernel_signal=kernel_signal)
     ignore_interrupts()
     try:
-        os.nice(10)  # the idle core's work: the command's own processes come first
-    except (OSError, AttributeError):
-        pass
-    compile_workload(name)
+        for name in names:
+            compile_workload(name)
+    except Exception:  # noqa: BLE001 - the command then compiles what it needs itself, as without a warm-up
+        os._exit(1)  # quietly: the command's own output is not the place for it (tests/test_kernel_cache.py is)
 
 
 class WarmUp:
-    """A child process compiling workload ``name`` (or nothing, when it is warmed or not wanted)."""
+    """A child process compiling the workloads ``names`` in order (or nothing: all warmed, or not wanted)."""
 
-    def __init__(self, name: str, wanted: bool = True):
+    def __init__(self, names, wanted: bool = True):
         self.process = None
-        if not wanted or warmed(name):
+        self.names = [name for name in names if not warmed(name)] if wanted else []
+        if not self.names:
             return
         import multiprocessing
 
         from stumpcheck.numerics.processes import interrupts_deferred, started_by_main_thread
 
         context = multiprocessing.get_context("spawn")  # a fresh interpreter: no state of the command is copied
-        self.process = context.Process(target=_child, args=(name, os.getpid(), started_by_main_thread()),
-                                       daemon=True, name=f"stumpcheck-warm-up-{name}")
+        self.process = context.Process(target=_child, args=(self.names, os.getpid(), started_by_main_thread()),
+                                       daemon=True, name="stumpcheck-warm-up")
         with interrupts_deferred():
             self.process.start()
+
+    def wait_for(self, name) -> None:
+        """Return once workload ``name`` is compiled, or the child has ended (or ``name`` is not the child's);
+        after :data:`WAIT_SECONDS` at most, a guard against a child that makes no progress."""
+        import time
+
+        deadline = time.monotonic() + WAIT_SECONDS
+        while (name in self.names and self.process is not None and self.process.is_alive()
+               and not warmed(name) and time.monotonic() < deadline):
+            time.sleep(0.05)
 
     def stop(self) -> None:
         """End the child now (what it compiled is cached; the rest is compiled where it is needed)."""
@@ -107,9 +131,9 @@ class WarmUp:
         self.stop()
 
 
-def warm_up(name: str, wanted: bool = True) -> WarmUp:
-    """A :class:`WarmUp` of workload ``name``: a context manager whose exit stops the child."""
-    return WarmUp(name, wanted)
+def warm_up(names, wanted: bool = True) -> WarmUp:
+    """A :class:`WarmUp` of the workloads ``names`` (in order): a context manager whose exit stops the child."""
+    return WarmUp(list(names), wanted)
 
 
 def main() -> None:

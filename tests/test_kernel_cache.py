@@ -87,3 +87,20 @@ def test_the_package_s_kernels_use_the_tree_locator():
         locator = dispatcher._cache._impl.locator
         assert type(locator).__name__ == "TreeLocator", type(locator)
         assert Path(locator.get_cache_path()).is_relative_to(kernel_cache.kernel_folder())
+
+
+@pytest.mark.slow
+def test_every_warm_up_workload_compiles_and_is_marked(tmp_path):
+    """``python -m stumpcheck.numerics.kernel_warmup`` into an empty cache: each workload's kernels are cached
+    and marked (a workload whose entry points changed would fail here, not silently in verify's child)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "stumpcheck.numerics.kernel_warmup"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    folders = list((tmp_path / "cache" / "stumpcheck-kernels").iterdir())
+    assert len(folders) == 1
+    from stumpcheck.numerics.kernel_warmup import WORKLOADS
+
+    assert {p.name for p in folders[0].glob("warmed-*")} == {f"warmed-{name}" for name in WORKLOADS}
+    cached = {p.name.split("-")[0] for p in folders[0].rglob("*.nbi")}
+    assert {"one_head_float64._integrate", "kernel_pruned.pruned_tasks", "kernel.dense_tasks"} <= cached

@@ -76,7 +76,7 @@ PARENT = textwrap.dedent("""
                 scheduler.map(hold, [(k,) for k in range(2)])
         elif kind == "warm-up":
             from stumpcheck.numerics.kernel_warmup import warm_up
-            with warm_up("corpus") as warming:
+            with warm_up(["population", "corpus"]) as warming:
                 Path(folder, f"child-{warming.process.pid}").write_text("")
                 hold()
         elif kind == "dask":

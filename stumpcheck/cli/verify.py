@@ -212,11 +212,13 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     builtin_lemmas.clear_flow_cache()
     results = []
     own_level = []  # entries without --level's level, which ran at their own
-    # C5's compiled kernels, compiled by a niced child while the entries before it run (a new environment's first
-    # run otherwise compiles them in C5's turn): stopped once C5 is done, or when the command ends
-    warming = warm_up("corpus", wanted="C5" in [entry.name for _, entry in plan][1:])
+    # the compiled kernels of the entries after the first, compiled by a child while the entries before them run
+    # (a new environment's first run otherwise compiles them in their turn; numerics/kernel_warmup.py)
+    kernels = {"C2": "population", "C5": "corpus", "C6": "corpus"}
+    warming = warm_up(dict.fromkeys(kernels[entry.name] for _, entry in plan[1:] if entry.name in kernels))
     click.get_current_context().call_on_close(warming.stop)
     for index, (spec, entry) in enumerate(plan, start=1):
+        warming.wait_for(kernels.get(entry.name))
         click.echo(f"[{index}/{len(plan)}] {entry.name}: running ...", err=True)
         start = time.perf_counter()
         replay = None
@@ -247,8 +249,6 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
                    f"{result.figure[:160]}", err=True)
         sys.stderr.flush()
         results.append(result)
-        if entry.name == "C5":
-            warming.stop()
     builtin_lemmas.clear_flow_cache()
     paths = write_report(results, out, run=run)
     click.echo(table(results))
