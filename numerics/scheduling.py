@@ -238,16 +238,15 @@ class DaskScheduler(Scheduler):
         return connect(self.address, check=False)
 
     def close(self, abandon: bool = False) -> None:
+        from stumpcheck.numerics.local_cluster import close_cluster
+
         if self._cluster is None:
             self.client.close()  # its futures are released: the scheduler forgets the tasks not yet run
             return
         # a cluster started here: its worker processes are killed first (their results, if any, are in; a
         # running task would hold a graceful close for seconds), then the client and the cluster close
         # without the connection errors that closing a scheduler under its workers logs
-        with _quiet_dask_logs():
-            _kill_workers(self._cluster)
-            self.client.close()
-            self._cluster.close()
+        close_cluster(self._cluster, self.client)
 
 
 def _chunk(fn, args: tuple, payloads: list):
@@ -315,77 +314,6 @@ def local(workers: int = 1) -> Scheduler:
     return InProcess() if workers == 1 or multiprocessing.current_process().daemon else LocalProcesses(workers)
 
 
-def _local_cluster(cluster_class, workers: int):
-    """A LocalCluster of ``workers`` single-threaded processes that never see Ctrl-C: they are started (by the
-    cluster's own threads, which inherit this thread's signal mask) with SIGINT blocked, so the parent alone is
-    interrupted, and kills them (:meth:`DaskScheduler.close`). A Ctrl-C pressed while the cluster starts is
-    delivered when it has started, and closes it. Each worker also ends with this process (the kernel's
-    parent-death signal, on top of Dask's own pipe from its parent)."""
-    import logging
-
-    from stumpcheck.numerics.processes import interrupts_deferred, quiet_resource_tracker
-
-    quiet_resource_tracker()
-    cluster = None
-    try:
-        with interrupts_deferred():
-            cluster = cluster_class(n_workers=workers, threads_per_worker=1, processes=True,
-                                    dashboard_address=":0", silence_logs=logging.ERROR)
-    except BaseException:
-        if cluster is not None:
-            with _quiet_dask_logs():
-                _kill_workers(cluster)
-                cluster.close()
-        raise
-    return cluster
-
-
-def _worker_pids(cluster) -> list[int]:
-    """The process ids of a LocalCluster's workers (each nanny's child; none where Dask keeps them elsewhere)."""
-    pids = []
-    for nanny in list(getattr(cluster, "workers", {}).values()):
-        pid = getattr(getattr(getattr(nanny, "process", None), "process", None), "pid", None)
-        if isinstance(pid, int):
-            pids.append(pid)
-    return pids
-
-
-def _kill_workers(cluster) -> None:
-    import signal
-
-    for pid in _worker_pids(cluster):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-@contextmanager
-def _quiet_dask_logs():
-    """dask.distributed's loggers silent within the block (closing a cluster whose workers were killed)."""
-    import logging
-
-    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
-
-
-def _watch_this_parent(parent_pid: int) -> bool:
-    """On a LocalCluster's worker: end with ``parent_pid`` (this process's parent), the kernel's signal included."""
-    from stumpcheck.numerics.processes import arm_parent_death_signal
-
-    armed = arm_parent_death_signal()
-    if os.getppid() != parent_pid:  # the parent died before the signal was armed
-        os._exit(70)
-    return armed
-
-
 def connect(address: str, workers: int | None = None, *, check: bool = True) -> DaskScheduler:
     """A :class:`DaskScheduler` on the scheduler at ``address``, or on a LocalCluster of ``workers``
     single-threaded processes (default 2) when ``address`` is ``"local"``.
@@ -395,6 +323,8 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
     workers cannot import stumpcheck or run other versions of it or of python-flint than this process."""
     try:
         from dask.distributed import Client, LocalCluster
+
+        from stumpcheck.numerics.local_cluster import close_cluster, local_cluster, watch_this_parent
     except ImportError:
         raise InputError("--scheduler needs dask.distributed, which is not installed: "
                          "pip install 'stumpcheck[dask]'") from None
@@ -403,16 +333,14 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
     address, cluster = address.strip(), None
     try:
         if address == LOCAL_CLUSTER:
-            cluster = _local_cluster(LocalCluster, workers or 2)
+            cluster = local_cluster(LocalCluster, workers or 2)
             client = Client(cluster, timeout=f"{CONNECT_SECONDS}s")
             address = cluster.scheduler_address
         else:
             client = Client(address, timeout=f"{CONNECT_SECONDS}s")
     except BaseException as exc:  # OSError, TimeoutError, ValueError, dask's own: one line; Ctrl-C: as it is
         if cluster is not None:
-            with _quiet_dask_logs():
-                _kill_workers(cluster)
-                cluster.close()
+            close_cluster(cluster)
         if not isinstance(exc, Exception):
             raise
         raise InputError(f"--scheduler {address[:80]}: no Dask scheduler answered ({_dask_error(exc)})") from None
@@ -431,7 +359,7 @@ def _check_workers(scheduler: DaskScheduler, check: bool) -> None:
     client, address = scheduler.client, scheduler.address
     if scheduler._cluster is not None:
         try:
-            client.run(_watch_this_parent, os.getpid())
+            client.run(watch_this_parent, os.getpid())
         except Exception:  # noqa: BLE001 - Dask's own pipe from the parent still ends the workers with it
             pass
     if not client.scheduler_info().get("workers"):
