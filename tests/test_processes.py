@@ -227,3 +227,39 @@ def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_cells(tmp_path):
         if parent.poll() is None:
             os.killpg(parent.pid, signal.SIGKILL)
             parent.wait(10)
+
+
+#: a pool whose running task is abandoned with cancelled tasks behind it (Ctrl-C in ``Scheduler.imap``)
+ABANDONED_PARENT = textwrap.dedent("""
+    import multiprocessing, os, sys, time
+    from pathlib import Path
+    from stumpcheck.numerics.processes import parent_watching_pool, terminate_workers
+
+
+    def hold(folder):
+        Path(folder, str(os.getpid())).write_text("")
+        time.sleep(600)
+
+
+    if __name__ == "__main__":
+        pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"), ignore_interrupt=True)
+        futures = [pool.submit(hold, sys.argv[1]) for _ in range(4)]
+        while not [p for p in Path(sys.argv[1]).iterdir() if p.name.isdigit()]:
+            time.sleep(0.05)
+        assert all(f.cancel() for f in futures[2:])
+        terminate_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+        print("done")
+""")
+
+
+def test_an_abandoned_pool_with_cancelled_tasks_ends_without_a_traceback(tmp_path):
+    """CPython 3.11's pool thread raised InvalidStateError on the cancelled futures of a pool whose workers were
+    terminated: a traceback after `interval --workers 2` had exited 130 on Ctrl-C."""
+    source = tmp_path / "parent.py"
+    source.write_text(ABANDONED_PARENT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(source), str(tmp_path)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=HANG_SECONDS)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "InvalidStateError" not in done.stderr, done.stderr[-2000:]
