@@ -301,3 +301,20 @@ def test_region_on_a_local_dask_cluster_leaves_no_worker(way, tmp_path):
 
     _command(["region", "--b-max", "1000", "--scheduler", "local", "--workers", "2", "--out", str(tmp_path / "o")],
              way, tmp_path, up)
+
+
+def test_flow_interrupted_in_its_solve_exits_130_with_one_line(monkeypatch, capsys, tmp_path):
+    """The solvers stop on Ctrl-C and return what they have (status INTERRUPTED): ``flow`` printed the table,
+    wrote its files and exited 1; now it exits 130 with one line and writes nothing."""
+    import types
+
+    from stumpcheck.cli.commands import main
+    from stumpcheck.numerics.flow import population_flow
+    from stumpcheck.numerics.flow.ode.solution import Status
+
+    monkeypatch.setattr(population_flow, "run_population_flow",
+                        lambda *args, **kwargs: types.SimpleNamespace(status=Status.INTERRUPTED))
+    status = main(["flow", "--t-max", "1e6", "--quiet", "--no-plots", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert status == 130 and err.strip().splitlines() == ["stumpcheck: interrupted"], (status, out, err)
+    assert out == "" and not any((tmp_path / "out").glob("flow.*"))
