@@ -218,9 +218,9 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     warming = warm_up(dict.fromkeys(kernels[entry.name] for _, entry in plan[1:] if entry.name in kernels))
     click.get_current_context().call_on_close(warming.stop)
     for index, (spec, entry) in enumerate(plan, start=1):
-        warming.wait_for(kernels.get(entry.name))
         click.echo(f"[{index}/{len(plan)}] {entry.name}: running ...", err=True)
         start = time.perf_counter()
+        warming.wait_for(kernels.get(entry.name))  # in the entry's seconds, as compiling them there would be
         replay = None
         if spec is not None:
             replay = f"stumpcheck verify --lemma {spec} --seed {seed}" + ("" if quick else " --full")
