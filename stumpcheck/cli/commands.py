@@ -204,6 +204,8 @@ def _plain_flow(a0, b0, t_max, *, rtol, delta, no_check, quiet, solver, dps, rhs
         run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
                                   solver=solver, dps=dps, rhs=rhs, parallel_check=True,
                                   workers=int(workers) if workers else min(2, os.cpu_count() or 1))
+    if run.status.name == "INTERRUPTED":  # Ctrl-C stopped the solve (which returns what it had): exit 130
+        raise KeyboardInterrupt
     click.echo(flow_table(run))
     check_text = ("skipped (--no-check)" if no_check
                   else f"{run.a_posteriori_rel_error_b:.2e}")

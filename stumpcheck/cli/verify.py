@@ -221,6 +221,7 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     from stumpcheck.lemmas import builtin as builtin_lemmas
     from stumpcheck.lemmas.check import run_entry
     from stumpcheck.lemmas import Lemma
+    from stumpcheck.numerics.kernel_warmup import warm_up
     from stumpcheck.report import run_provenance, table, write_report
 
     chosen_level = level
@@ -229,6 +230,11 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     builtin_lemmas.clear_flow_cache()
     results = []
     own_level = []  # entries without --level's level, which ran at their own
+    # the compiled kernels of the entries after the first, compiled by a child while the entries before them run
+    # (a new environment's first run otherwise compiles them in their turn; numerics/kernel_warmup.py)
+    kernels = {"C2": "population", "C5": "corpus", "C6": "corpus"}
+    warming = warm_up(dict.fromkeys(kernels[entry.name] for _, entry in plan[1:] if entry.name in kernels))
+    click.get_current_context().call_on_close(warming.stop)
     for index, (spec, entry) in enumerate(plan, start=1):
         running = f"[{index}/{len(plan)}] {entry.name}: running ..."
         # a user lemma's refusals (a margin calling sys.exit, say) come in its first seconds: its progress line
@@ -240,6 +246,7 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
             shown.daemon = True
             shown.start()
         start = time.perf_counter()
+        warming.wait_for(kernels.get(entry.name))  # in the entry's seconds, as compiling them there would be
         replay = None
         if spec is not None:
             replay = f"stumpcheck verify --lemma {spec} --seed {seed}" + ("" if quick else " --full")
