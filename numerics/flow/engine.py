@@ -46,6 +46,13 @@ DEFAULT_SOLVER_DPS = "extrapolation"
 #: Most columns of the extrapolation tableau: beyond, the Aitken–Neville weights of the harmonic sequence
 #: (Σ|γ_j| = 5.5·10⁶ at 14 columns, 6.7·10⁷ at 16) amplify the field's D + 3 digits past rtol 10⁻²⁵ at 30 digits.
 MAX_EXTRAPOLATION_ORDER = 14
+#: Orders of the extrapolation whose D-digit solves run in the log-scale coordinates (a − b, log b)
+#: (:class:`~stumpcheck.numerics.flow.field_mp.LogScaleField`). Measured from (10, 10) to t = 10⁶ at 30 digits:
+#: at rtol 10⁻⁹, order 7 takes 47 steps (1035 evaluations) in (a − b, log b) and 33 (727) in (a, b), ending 2.5·10⁻¹¹
+#: and 7·10⁻¹¹ from the converged b (comparable work for the accuracy; bench_flow30's default); at rtol 10⁻²⁵ the
+#: log-scale error control on a − b, which starts at 0 from (10, 10), takes about twice the steps of (a, b)
+#: (order 12 in (a − b, log b): 130 steps to s = 7.9; order 13 in (a, b): 70 steps to s = 7.4).
+LOG_SCALE_ORDERS = (7,)
 
 
 def default_solver(rtol: float, dps: int | None) -> str:
@@ -107,9 +114,9 @@ def solve_once(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, 
     arithmetic = MPArithmetic(dps)
     population_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers,
                                              piece_digits=piece_digits)
-    # the high-order method's D-digit solves run in (a − b, log b), whose steps it lengthens; the Rosenbrock
-    # pairs keep (a, b), so that a D-digit Rodas4 solve takes the float64 one's steps
-    log_scale = isinstance(solver, EulerExtrapolation)
+    # Extrapolation7's D-digit solves run in (a − b, log b), whose steps it lengthens at rtol ~1e-9; the higher
+    # orders (tighter rtol) and the Rosenbrock pairs keep (a, b) (LOG_SCALE_ORDERS)
+    log_scale = isinstance(solver, EulerExtrapolation) and solver.order in LOG_SCALE_ORDERS
     flow_field = LogScaleField(population_field) if log_scale else population_field
     with arithmetic.working():
         s1 = mpmath.log1p(mpmath.mpf(t_max))

@@ -26,10 +26,22 @@ import math
 import mpmath
 import numpy as np
 
-from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowFieldMP
-from stumpcheck.numerics.population.quantities import _gauss_legendre_float64
-
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "COMPILED_ESTIMATORS", "PopulationFlowField", "PopulationFlowFieldMP"]
+
+#: Integrands of a high-precision (``dps``) flow: generated Arb (default) or generated mpmath code.
+RHS_BACKENDS = ("arb", "mpmath")
+#: Bits the high-precision flow field adds to the solver's precision (dps digits plus guard bits).
+FIELD_GUARD_BITS = 20
+
+
+def __getattr__(name):
+    """:class:`PopulationFlowFieldMP` from :mod:`stumpcheck.numerics.flow.field_mp`, imported when first read (a
+    float64 flow does not load its Arb modules)."""
+    if name == "PopulationFlowFieldMP":
+        from stumpcheck.numerics.flow.field_mp import PopulationFlowFieldMP
+
+        return PopulationFlowFieldMP
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _kernel():
@@ -80,6 +92,8 @@ class PopulationFlowField:
             raise ArithmeticError(f"state outside the domain b > 0: {z}")
         if self.compiled:
             return _kernel().loss_gradient_hessian(a, b, order=self.order, hessian=hessian)
+        from stumpcheck.numerics.population.quantities import _gauss_legendre_float64
+
         return _gauss_legendre_float64(a, b, self.estimator, (0, 1), self.order, hessian)
 
     def __call__(self, s, z) -> np.ndarray:

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from stumpcheck.numerics.display import Display, figure_text, last, shape_text
-from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
+from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error, sup_interior_errors  # noqa: F401
 from stumpcheck.numerics.flow.engine import (DEFAULT_SOLVER_DPS, DEFAULT_SOLVER_FLOAT64, FLOAT64_ONLY_SOLVERS, SOLVERS,
                                              checked_solve, default_solver, save_times)
 from stumpcheck.numerics.flow.engine import save_times as _save_times  # noqa: F401  (the earlier private names)
@@ -61,7 +61,6 @@ from stumpcheck.numerics.flow.engine import solve_once as _solve  # noqa: F401
 from stumpcheck.numerics.flow.field import RHS_BACKENDS, PopulationFlowField
 from stumpcheck.numerics.flow.stiffness import warn_if_explicit
 from stumpcheck.numerics.json_output import finite_json
-from stumpcheck.numerics.population.quantities import check_parameters
 from stumpcheck.numerics.precision import InputError, validate_dps
 
 __all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "FLOW_COLUMNS", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
@@ -198,6 +197,8 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
     rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits,
     δ ∈ (0, ½), a known solver (None: the default of the precision) and right-hand side.
     """
+    from stumpcheck.numerics.population.quantities import check_parameters
+
     check_parameters(a0, b0)
     if not (abs(a0) <= MAX_START_A and b0 <= MAX_START_B):
         raise InputError(f"the start must satisfy |a0| <= {MAX_START_A:g} and b0 <= {MAX_START_B:g} (the scales the "
@@ -375,16 +376,16 @@ def _float64_columns(sol, dps):
 
 
 def _diagnostics(a, b, delta, estimator):
-    """(L, ∇L rows, sup interior |e|) at the saved states, float64."""
-    from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
-
+    """(L, ∇L rows, sup interior |e|) at the saved states, float64: L and ∇L by the flow's own field (the compiled
+    kernel for the one-head and reflected estimators, the generated numpy code otherwise)."""
+    field_ = PopulationFlowField(estimator)
     losses, grads = [], []
     for ai, bi in zip(a, b):
-        value, grad = loss_and_gradient_float64(float(ai), float(bi), estimator=estimator)
+        value, grad, _ = field_._moments((float(ai), float(bi)), False)
         losses.append(value)
         grads.append(grad)
-    sups = np.array([sup_interior_error(float(ai), float(bi), delta=delta, estimator=estimator) for ai, bi in zip(a, b)])
-    return np.array(losses), np.array(grads).reshape(len(a), 2), sups
+    sups = sup_interior_errors(a, b, delta=delta, estimator=estimator)
+    return np.array(losses, dtype=float), np.array(grads, dtype=float).reshape(len(a), 2), sups
 
 
 def _calibration_residual(a, b):
