@@ -337,9 +337,9 @@ def certified_flow(a0, b0, t_max, *, dps: int = 15, time_limit=None, workers: in
         >>> flow.complete, bool(flow.b.lower < 10 < flow.a.lower)
         (True, True)
     """
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral):
-        raise InputError(f"dps must be an int number of decimal digits in [15, 40] for the certified tube, "
-                         f"got {_shown(dps)}")
+    dps = _dps(dps)
+    if dps > 40:
+        raise InputError(f"dps must be at most 40 for the certified tube (its Arb fallbacks), got {dps}")
     return _engine("stumpcheck.numerics.certified.tube.flow_enclosures", "certified_flow")(
         a0, b0, t_max, dps=int(dps), time_limit=time_limit, workers=workers, progress=progress)
 
