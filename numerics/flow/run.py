@@ -6,18 +6,17 @@ with the field of :mod:`stumpcheck.numerics.flow.field`.
 
 The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes
 on a time scale that becomes tiny relative to t as b grows, so explicit pairs
-are stability-limited. The default float64 solver is scipy's LSODA with the
-exact Jacobian (∇²L by the same quadrature as ∇L), at rtol/100
-(:mod:`stumpcheck.numerics.flow.stiff_float64`; measured: the same final accuracy as
-Rodas4 at rtol for a fifth of the field evaluations); "bdf" and "radau" are
-scipy's other stiff solvers. The default at D digits is "extrapolation"
-(linearly implicit Euler extrapolated to order 7, exact coefficients:
-:mod:`stumpcheck.numerics.flow.ode.extrapolation`), whose D-digit solves run in the
-coordinates (a − b, log b) (:class:`stumpcheck.numerics.flow.field_mp.LogScaleField`): at
-rtol 1e-9 to t = 10¹² it takes about 120 steps of 22 field evaluations where
-Rodas4 in (a, b) takes about 1150 of 6, and ends closer to the converged b.
-"rodas4" (the L-stable Rosenbrock pair with the exact Jacobian), "rodas3",
-"dopri5" and "bosh3" (:mod:`stumpcheck.numerics.flow.ode`) run in float64 and at D digits.
+are stability-limited. The solvers and their defaults are those of :mod:`stumpcheck.numerics.flow.engine`
+(one engine for this module and :func:`stumpcheck.numerics.flow.integrate.integrate_flow`): in float64 scipy's
+LSODA with the exact Jacobian (∇²L by the same quadrature as ∇L), at rtol/100
+(:mod:`stumpcheck.numerics.flow.stiff_float64`; measured: the same final accuracy as Rodas4 at rtol for a fifth
+of the field evaluations), scipy's Radau below LSODA's smallest rtol, Rodas4 only below Radau's; at D digits
+"extrapolation" (linearly implicit Euler extrapolated, exact coefficients:
+:mod:`stumpcheck.numerics.flow.ode.extrapolation`) to an order chosen from rtol, 7 at rtol ≥ 10⁻¹⁰, whose
+D-digit solves run in the coordinates (a − b, log b) (:class:`stumpcheck.numerics.flow.field_mp.LogScaleField`):
+at rtol 1e-9 to t = 10¹² it takes about 120 steps of 22 field evaluations where Rodas4 in (a, b) takes about
+1150 of 6, and ends closer to the converged b. "rodas4" (the L-stable Rosenbrock pair with the exact
+Jacobian), "rodas3", "dopri5" and "bosh3" (:mod:`stumpcheck.numerics.flow.ode`) run in float64 and at D digits.
 
 Precision: float64 by default (∇L, ∇²L by Gauss–Legendre on the model's
 breakpoints, nodes near θ = 1 placed by their distance from 1; for the
@@ -42,7 +41,8 @@ At every saved time the run records L, ∇L, the sup of |e(θ)| over the interio
 (:mod:`stumpcheck.numerics.flow.diagnostics`; float64, also for a dps run). The
 trajectory is computed at two tolerances (rtol and rtol/10; the second in a
 second process for t_max ≥ :data:`PARALLEL_CHECK_FROM`) and the largest
-relative difference in b is reported as the a-posteriori error estimate.
+relative difference in b is reported as the a-posteriori error estimate; the final a, b are in the stats as
+the digits the two solves earn (:mod:`stumpcheck.numerics.flow.digits`).
 """
 
 from __future__ import annotations

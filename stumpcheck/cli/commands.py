@@ -97,9 +97,10 @@ def _decimal_float(text: str, name: str) -> float:
               help="Processes for a --dps solve with the Arb integrand, or for --certified (default: 2 if this "
                    "machine has 2 cores).")
 @click.option("--solver", default=None,
-              help="float64: lsoda (default; scipy LSODA with the exact Jacobian, at rtol/100), bdf or radau; "
-                   "either precision: extrapolation (the default with --dps; linearly implicit Euler extrapolated "
-                   "to order 7, exact Jacobian), rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 "
+              help="float64: lsoda (default; scipy LSODA with the exact Jacobian, at rtol/100), radau (the default "
+                   "below LSODA's smallest rtol, 2.2e-11) or bdf; either precision: extrapolation (the default with "
+                   "--dps; linearly implicit Euler extrapolated to an order chosen from rtol, exact Jacobian), "
+                   "rodas4 (L-stable Rosenbrock, exact Jacobian; the float64 default below 2.2e-13), rodas3, dopri5 "
                    "or bosh3.")
 @click.option("--rtol", "rtol_text", default="1e-8", show_default=True,
               help="Relative tolerance of the integrator: [1e-13, 1e-3) in float64, [10^(2-dps), 1e-3) with --dps.")
