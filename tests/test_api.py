@@ -184,6 +184,8 @@ def _every_wrapper(certificate, tmp_path):
          lambda: api.integrate_flow(10.0, 10.0, -1.0)),
         ("run_population_flow", lambda: api.run_population_flow(10.0, 10.0, 100.0),
          lambda: api.run_population_flow(10.0, 10.0, 100.0, solver="euler")),
+        ("certified_flow", lambda: api.certified_flow(10.0, 10.0, 0.5),
+         lambda: api.certified_flow(10.0, 10.0, 0.0)),
         ("certified", lambda: api.certified(None, None, dps=40), lambda: api.certified(None, None, max_box=3)),
         ("check_lemma", lambda: api.check_lemma(_lemma(), max_examples=10, dps=40),
          lambda: api.check_lemma(_lemma(), level="proved")),
