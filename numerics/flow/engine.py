@@ -139,15 +139,16 @@ def solve_once(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, 
     return sol
 
 
-def relative_difference(sol: Solution, ref: Solution, component: int) -> float:
-    """max |y_ref − y|/|y_ref| of one component (0: a, 1: b) over the times both solutions saved (their s values
-    are the same numbers); 0 where y_ref = 0 and y = 0."""
+def relative_difference(sol: Solution, ref: Solution, component: int, floor: float = 0.0) -> float:
+    """max |y_ref − y|/max(|y_ref|, floor) of one component (0: a, 1: b) over the times both solutions saved
+    (their s values are the same numbers); inf where the denominator is 0 and the two differ."""
     reference = {float(s): y[component] for s, y in zip(ref.ts, ref.ys)}
     worst = 0.0
     for s, y in zip(sol.ts, sol.ys):
         r = reference.get(float(s))
         if r is not None and r != y[component]:
-            worst = max(worst, float(abs(r - y[component]) / abs(r)) if r else math.inf)
+            scale = max(abs(r), floor)
+            worst = max(worst, float(abs(r - y[component]) / scale) if scale else math.inf)
     return worst
 
 
@@ -181,7 +182,8 @@ def _final_values(sol: Solution, ref: Solution, dps: int | None) -> dict:
     limit = 15 if dps is None else dps
     out = {}
     for i, name in enumerate(("a", "b")):
-        trajectory = relative_difference(sol, ref, i) * abs(float(ref.ys[-1][i]))
+        # relative to max(|y|, 1), so that a component passing near 0 (a may) does not make the estimate infinite
+        trajectory = relative_difference(sol, ref, i, floor=1.0) * max(abs(float(ref.ys[-1][i])), 1.0)
         out[name] = earned_value(sol.ys[-1][i], ref.ys[-1][i], limit, error=trajectory)
     return out
 
