@@ -57,7 +57,7 @@ class EarnedValue:
 
 def earned_value(x, y, limit: int, *, error: float = 0.0) -> EarnedValue:
     """The :class:`EarnedValue` of ``x`` (the rtol solve) checked by ``y`` (the rtol/10 solve), at most ``limit``
-    significant digits (the working digits of the solves); the estimate E is the larger of |x − y| and
+    significant digits (what the solves' shared field supports); the estimate E is the larger of |x − y| and
     ``error`` (another estimate of the same error, e.g. from the whole trajectory)."""
     with mpmath.workprec(max(mpmath.mp.prec, int(limit * 3.33) + 30)):
         x, y = mpmath.mpf(x), mpmath.mpf(y)
