@@ -6,8 +6,8 @@ dz/ds = −(1 + t)·∇L(z), s = log(1 + t), from (a₀, b₀) to t_max, solved 
 * float64: scipy's stiff solvers with the exact Jacobian (:mod:`stumpcheck.numerics.flow.stiff_float64`):
   LSODA (at rtol/100) down to its smallest rtol (2.2·10⁻¹¹), then Radau down to its own (2.2·10⁻¹³); only
   below that, where scipy's rtol floor (100 ulps) stops it, the hand-written Rodas4. Measured (benchmarks/
-  bench_flow.py, rtol 10⁻¹², (10, 10)): Radau 0.85 s and 9022 field evaluations to t = 10⁶, Rodas4 1.80 s and
-  15631, the same final b to 3·10⁻¹⁴; to t = 10¹² 2.0 s against 7.3 s;
+  README.md, rtol 10⁻¹², (10, 10)): Radau 0.85 s and 9022 field evaluations to t = 10⁶, Rodas4 1.80 s and
+  15631, b(10⁶) 2·10⁻¹⁶ and 1.2·10⁻¹⁴ from the 36-digit value; to t = 10¹² 2.0 s against 7.3 s;
 * at ``dps`` digits (mpmath, where scipy cannot go): linearly implicit Euler extrapolated to an order
   chosen from rtol (:func:`extrapolation_for`: 7 at rtol ≥ 10⁻¹⁰, 14 at 10⁻²⁵), in the log-scale
   coordinates (a − b, log b), with the per-piece Gauss–Legendre orders of

@@ -26,6 +26,8 @@ import math
 import mpmath
 import numpy as np
 
+from stumpcheck.numerics.lazy import lazy_exports
+
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "COMPILED_ESTIMATORS", "PopulationFlowField", "PopulationFlowFieldMP"]
 
 #: Integrands of a high-precision (``dps``) flow: generated Arb (default) or generated mpmath code.
@@ -34,14 +36,9 @@ RHS_BACKENDS = ("arb", "mpmath")
 FIELD_GUARD_BITS = 20
 
 
-def __getattr__(name):
-    """:class:`PopulationFlowFieldMP` from :mod:`stumpcheck.numerics.flow.field_mp`, imported when first read (a
-    float64 flow does not load its Arb modules)."""
-    if name == "PopulationFlowFieldMP":
-        from stumpcheck.numerics.flow.field_mp import PopulationFlowFieldMP
-
-        return PopulationFlowFieldMP
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# PopulationFlowFieldMP from stumpcheck.numerics.flow.field_mp (which imports the constants above), imported when
+# first read (a float64 flow does not load its Arb modules), as the packages' lazy re-exports do
+__getattr__, _ = lazy_exports(__name__, {"PopulationFlowFieldMP": "stumpcheck.numerics.flow.field_mp"})
 
 
 def _kernel():
