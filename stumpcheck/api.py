@@ -281,8 +281,8 @@ def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: s
     as decimals to the digits the two solves earn, with their estimated errors ``final_a_error``,
     ``final_b_error``. Domain: −10⁶ ≤ a0 ≤ 10⁶, 0 < b0 ≤ 10⁵, 10⁻¹⁰⁰ ≤ t_max ≤ 10²¹. Precision: ``dps=None``
     solves in float64 (rtol ≥ 10⁻¹³), an int at ``dps`` digits (slower), where rtol may go down to
-    10^(2 − dps): the digits earned follow rtol, not ``dps`` (from (10, 10) to 10⁶ at dps=30: about 9 digits at
-    the default rtol 10⁻⁹, in about a minute; about 23 at rtol 10⁻²⁵, in minutes: docs/model.md §4.1). A
+    10^(2 − dps): the digits earned follow rtol, not ``dps`` (from (10, 10) at dps=30: b(10⁶) to 8 digits at the
+    default rtol 10⁻⁹, in about a minute of CPU; b(100) to 24 digits at rtol 10⁻²⁵ in 75 s: docs/model.md §4.1). A
     :class:`FlowSolution` of float64 arrays t, a, b, L, ∇L. :func:`certified_flow` encloses the same flow. Engine:
     :func:`stumpcheck.numerics.flow.integrate.integrate_flow`.
 

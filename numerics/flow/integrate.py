@@ -21,7 +21,7 @@ t_max, :attr:`~stumpcheck.numerics.flow.ode.Status.CHECK_INCOMPLETE`. An explici
 The final a and b are returned (``settings["final_a"]``, ``settings["final_b"]``) as decimals to the digits the
 two solves earn (:mod:`stumpcheck.numerics.flow.digits`), with their estimated absolute errors
 (``final_a_error``, ``final_b_error``): at ``dps`` digits the digits follow rtol, not ``dps``
-(from (10, 10) to 10⁶ at dps=30: 9 digits at rtol 10⁻⁹, about 23 at 10⁻²⁵).
+(from (10, 10) at dps=30: b(10⁶) to 8 digits at rtol 10⁻⁹; b(100) to 24 at rtol 10⁻²⁵).
 """
 
 from __future__ import annotations
@@ -174,8 +174,8 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_
 
         with MPArithmetic(dps).working():
             t = np.array([float(mpmath.expm1(s)) for s in ts])
-        settings.update(dps=dps, rhs=rhs, gradient=f"Gauss-Legendre ({tail[1]} points to start, per-piece orders), "
-                                                   f"generated {rhs} code",
+        rule = f"{tail[1]} points to start, per-piece orders" if tail[4] else f"{tail[1]} points"
+        settings.update(dps=dps, rhs=rhs, gradient=f"Gauss-Legendre ({rule}), generated {rhs} code",
                         state_coordinates=sol.info.get("coordinates", "a, b"))
         ys = np.array([[float(x) for x in row] for row in ys])
     else:
