@@ -3,9 +3,8 @@ error estimate beside them, checked digit for digit against the certified enclos
 (tests/flow_certificate_1e6.json) and against independent high-precision solves.
 
 The independent values (benchmarks/flow_reference.py; benchmarks/README.md, "The high-precision flow"): linearly
-implicit Euler extrapolated to
-order 13 in the coordinates (a, b), at 36 digits, rtol 1e-26, with one Gauss–Legendre order on every piece
-(chosen by two-order checks at 36 digits) — another order, precision, tolerance and quadrature rule than the
+implicit Euler extrapolated to order 13 in the coordinates (a, b), at 36 digits, rtol 1e-26, with one
+Gauss–Legendre order on every piece (chosen by two-order checks at 36 digits) — another order, precision, tolerance and quadrature rule than the
 library's 30-digit solves (order 14 at rtol 1e-25 and order 11 at 1e-20, in (a, b), per-piece orders; order 7 in
 (a − b, log b) at rtol 1e-9). The 30-digit solves to t = 10⁶ and to t = 100 at rtol 1e-25 take minutes: slow.
 """
