@@ -36,7 +36,7 @@ from stumpcheck.numerics.flow.engine import SOLVERS, checked_solve, default_solv
 from stumpcheck.numerics.flow.field import PopulationFlowField
 from stumpcheck.numerics.flow.ode import Status
 from stumpcheck.numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, _order_along_float64_flow, check_flow_arguments,
-                                          final_stats)
+                                          final_stats, final_text)
 from stumpcheck.numerics.flow.stiffness import StiffnessWarning, warn_if_explicit
 from stumpcheck.numerics.json_output import finite_json
 from stumpcheck.numerics.precision import InputError
@@ -84,7 +84,8 @@ class FlowSolution(Display):
     def _display_rows(self) -> list:
         digits = self.settings.get("dps")
         return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
-                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final a", final_text(self.settings, "a", last(self.a))),
+                ("final b", final_text(self.settings, "b", last(self.b))),
                 ("final L", figure_text(last(self.loss), 6)),
                 ("a_posteriori_rel_error_b", f"{figure_text(self.a_posteriori_rel_error_b, 3)} "
                                              f"(goal {figure_text(self.error_goal, 3)})"),

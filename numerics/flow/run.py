@@ -143,7 +143,8 @@ class FlowRun(Display):
         fits = {k: f"{figure_text(f['value'], 4)}{'' if f.get('valid', True) else ' (not valid)'}"
                 for k, f in self.fits.items() if f and k in ("scale_exponent", "error_exponent")}
         return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
-                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final a", final_text(self.stats, "a", last(self.a))),
+                ("final b", final_text(self.stats, "b", last(self.b))),
                 ("final L", figure_text(last(self.loss), 6)),
                 ("final sup|e| interior", figure_text(last(self.sup_error_interior), 4)),
                 ("a_posteriori_rel_error_b", figure_text(self.a_posteriori_rel_error_b, 3)),
@@ -322,6 +323,14 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
 FINAL_CHECKED = "the digits the rtol and rtol/10 solves agree on, to half a unit of the estimate (flow/digits.py)"
 #: ... and of a flow without its check.
 FINAL_UNCHECKED = "the working digits, not verified (no rtol/10 solve: check=False)"
+
+
+def final_text(record: dict, name: str, value) -> str:
+    """How a result shows its final a or b: the earned decimal with its estimated error (``record``: settings or
+    stats holding :func:`final_stats`), else the float with "unchecked"."""
+    if f"final_{name}_error" in record:
+        return f"{record[f'final_{name}'] or '(no digit earned)'} (estimated error {record[f'final_{name}_error']:.1e})"
+    return f"{figure_text(value, 12)} (unchecked)"
 
 
 def final_stats(solved, dps) -> dict:
