@@ -175,8 +175,8 @@ def _final_values(sol: Solution, ref: Solution, dps: int | None) -> dict:
     At most 14 digits in float64 and D − 2 at D digits (the comment below). The error estimate of each is the
     larger of the two solves' difference at the end and the largest relative difference over the whole trajectory
     times the final value: two solves may agree at the end by chance
-    (measured: LSODA from (10, 10) to 10⁶ at rtol 10⁻⁹ and 10⁻¹⁰ end 3.2·10⁻¹¹ apart, both 3.7·10⁻¹⁰ from the
-    30-digit b, while their largest relative difference, 1.0·10⁻¹⁰, times b is 3.7·10⁻⁹).
+    (measured: LSODA from (10, 10) to 10⁶ at rtol 10⁻⁹ and 10⁻¹⁰ end 3.2·10⁻¹¹ apart, 4.0·10⁻¹⁰ and 3.6·10⁻¹⁰
+    from the 36-digit b, while their largest relative difference, 1.0·10⁻¹⁰, times b is 3.7·10⁻⁹).
     """
     from stumpcheck.numerics.flow.digits import earned_value
 
