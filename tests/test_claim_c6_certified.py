@@ -76,7 +76,8 @@ def test_certificates_are_written_and_recheck(certified_cell, tmp_path):
 
 def test_coverage_answers_from_the_certificates(certified_cell):
     unproved = {**certified_cell, "seed": 3,
-                "certified": {**certified_cell["certified"], "proved": False, "stopped_because": "hull left b > 0"}}
+                "certified": {**certified_cell["certified"], "proved": False, "stopped_because": "hull left b > 0",
+                              "why": "the chain ended unproved at step 7: hull left b > 0"}}
     summary = cc.training_coverage([certified_cell, unproved, {**certified_cell, "seed": 4, "certified": None}])
     (row,) = summary["rows"]
     assert row["m_min_n"] == 32 and not row["proved"]
@@ -176,3 +177,18 @@ def test_check_c6_fits_certified_midpoints_and_stays_sampled(monkeypatch, tmp_pa
     assert "trained run proved by its training certificate (certified): 64: proved" in result.figure
     assert result.evidence == "sampled" and evidence_reached(result) == "sampled"
     assert "certified" in result.details["evidence_parts"].values()
+
+
+def test_a_chain_over_the_cost_cap_is_skipped_and_the_float64_head_bracketed():
+    cell = {"m": 32, "n": 32, "seed": 2, "N": [64], "thetas": [0.5], "reps": 16, "step_cap": 200,
+            "row": "large-resolution", "certify": True, "chain_token_steps": 1000, "horizon": dict(_HORIZON)}
+    out = c6.c6_cell(cell)
+    cert = out["certified"]
+    assert not cert["proved"] and cert["final_box"] is None and cert["certificate"] is None
+    assert "chain_token_steps" in cert["why"] and "--certify" in cert["why"]
+    assert cert["risk"] == cert["risk_float64"] and cert["risk_head"].startswith("the float64-trained")
+    assert cert["seconds_cpu"]["chain"] == 0.0 and len(cert["risk"]) == 1
+    (row,) = cc.training_coverage([out])["rows"]
+    assert not row["proved"] and row["corpora"][0]["why"] == cert["why"]
+    (entry,) = cc.certified_table([out], Ns=(64,))
+    assert entry["final_b"] is None and entry["float64_b"] == out["b"] and entry["steps"] == out["steps"]

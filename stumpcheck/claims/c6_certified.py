@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 
-__all__ = ["CERTIFIED_DPS", "CERTIFICATE_FOLDER", "certificate_stem", "certified_summary", "certified_table",
+__all__ = ["CERTIFIED_DPS", "CERTIFICATE_FOLDER", "certificate_stem", "chain_skipped", "certified_summary", "certified_table",
            "certified_text", "certify_cell", "save_training_certificates",
            "training_coverage", "training_coverage_text"]
 
@@ -73,14 +73,55 @@ def _risk_rows(a, b, cell: dict, fresh: list) -> list:
     return rows
 
 
+def chain_skipped(cell: dict, out: dict) -> str | None:
+    """Why the cell's chain is not run (its cost, steps × m·n tokens, above the mode's ``chain_token_steps``),
+    or None. The risk brackets are computed either way: at the float64 head they need no chain."""
+    cap = cell.get("chain_token_steps")
+    cost = int(out["steps"]) * int(out["m"]) * int(out["n"])
+    if cap is None or cost <= cap:
+        return None
+    return (f"not certified in this mode: its chain costs {out['steps']} steps x {out['m']}·{out['n']} tokens = "
+            f"{cost:.3g} > {cap:.3g} (the mode's chain_token_steps); `stumpcheck train --m {out['m']} --n {out['n']} "
+            f"--seed {out['seed']} --init large-resolution --steps {cell['step_cap']} --certify --out DIR` proves it")
+
+
 def certify_cell(corpus, cell: dict, out: dict, run) -> dict:
     """The certified figures of one large-resolution cell (module docstring).
 
-    ``corpus`` the cell's corpus, ``cell`` its parameters (thetas, N, step_cap), ``out`` its result so far (a0,
-    b0, b_target, eta, a, b, steps, fresh) and ``run`` the float64 :class:`~stumpcheck.numerics.corpus.gd.TrainResult`
-    recorded at every step. Returns ``{"proved", "steps", "stopped_because", "final_box", "float64_in_box",
-    "same_step", "risk", "risk_float64", "seconds_cpu", "certificate"}`` where ``certificate`` is the training
-    certificate's document (written by :func:`save_training_certificates`)."""
+    ``corpus`` the cell's corpus, ``cell`` its parameters (thetas, N, step_cap, chain_token_steps), ``out`` its
+    result so far (m, n, seed, a0, b0, b_target, eta, a, b, steps, fresh) and ``run`` the float64
+    :class:`~stumpcheck.numerics.corpus.gd.TrainResult` recorded at every step. Returns ``{"proved", "steps",
+    "stopped_because", "final_box", "float64_in_box", "same_step", "risk", "risk_float64", "risk_head",
+    "seconds_cpu", "certificate"}`` where ``certificate`` is the training certificate's document (written by
+    :func:`save_training_certificates`). When :func:`chain_skipped` gives a reason, there is no chain
+    (``proved`` False, ``why`` the reason, no box, no certificate) and the brackets are at the float64 head."""
+    skipped = chain_skipped(cell, out)
+    result = {"proved": False, "steps": None, "stopped_because": None, "final_box": None, "final_box_float": None,
+              "relative_width_b": None, "float64_in_box": None, "same_step": None, "float64_iterates_inside": None,
+              "risk": None, "risk_float64": None, "risk_head": None, "certificate": None}
+    chain_cpu = 0.0
+    if skipped is None:
+        chain_cpu = _chain(corpus, cell, out, run, result)
+    else:
+        result["why"] = skipped
+    started = _cpu()
+    inside = bool(result["float64_in_box"])
+    if result["proved"]:
+        box = result["final_box_float"]
+        result["risk"] = _risk_rows(tuple(box["a"]), tuple(box["b"]), cell, out["fresh"])
+        result["risk_head"] = ("the certified final box (it holds the float64-trained (a, b))" if inside else
+                               "the certified final box (the float64-trained (a, b) has its own, risk_float64)")
+    if not (result["proved"] and inside):  # the float64 head is not covered by the box's brackets: its own
+        result["risk_float64"] = _risk_rows(out["a"], out["b"], cell, out["fresh"])
+        if result["risk"] is None:
+            result["risk_head"] = "the float64-trained (a, b) (no proved chain)"
+            result["risk"] = result["risk_float64"]
+    result["seconds_cpu"] = {"chain": round(chain_cpu, 2), "risk": round(_cpu() - started, 2)}
+    return result
+
+
+def _chain(corpus, cell: dict, out: dict, run, result: dict) -> float:
+    """Run the cell's certified chain, fill ``result`` with what it proves; its CPU seconds."""
     from stumpcheck.numerics.corpus.certified_run import certify_training
     from stumpcheck.numerics.corpus.certified_run.certificate import double_text, training_certificate
     from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
@@ -97,28 +138,18 @@ def certify_cell(corpus, cell: dict, out: dict, run) -> dict:
     document = training_certificate(chain, info, float_run=float_run, eta_rule=run.eta_rule,
                                     seconds={"cpu": round(chain_cpu, 2)}, versions=provenance())
     box = chain.final_box
-    inside = bool(box["a"][0] <= out["a"] <= box["a"][1] and box["b"][0] <= out["b"] <= box["b"][1])
-    result = {"proved": bool(chain.proved), "steps": chain.steps, "stopped_because": chain.stopped_because,
-              "final_box": {k: [double_text(v[0]), double_text(v[1])] for k, v in box.items()},
-              "final_box_float": {k: [float(v[0]), float(v[1])] for k, v in box.items()},
-              "relative_width_b": chain.relative_width_b(), "float64_in_box": inside,
-              "same_step": chain.steps == out["steps"],
-              "float64_iterates_inside": [document["float64_run"]["inside_hull"],
-                                          document["float64_run"]["steps_compared"]],
-              "risk": None, "risk_float64": None, "risk_head": None}
-    started = _cpu()
-    if chain.proved:
-        result["risk"] = _risk_rows(box["a"], box["b"], cell, out["fresh"])
-        result["risk_head"] = ("the certified final box (it holds the float64-trained (a, b))" if inside else
-                               "the certified final box (the float64-trained (a, b) has its own, risk_float64)")
-    if not (chain.proved and inside):  # the float64 head is not covered by the box's brackets: its own
-        result["risk_float64"] = _risk_rows(out["a"], out["b"], cell, out["fresh"])
-        if result["risk"] is None:
-            result["risk_head"] = "the float64-trained (a, b) (the chain did not prove the run)"
-            result["risk"] = result["risk_float64"]
-    result["seconds_cpu"] = {"chain": round(chain_cpu, 2), "risk": round(_cpu() - started, 2)}
-    result["certificate"] = document
-    return result
+    result.update(proved=bool(chain.proved), steps=chain.steps, stopped_because=chain.stopped_because,
+                  final_box={k: [double_text(v[0]), double_text(v[1])] for k, v in box.items()},
+                  final_box_float={k: [float(v[0]), float(v[1])] for k, v in box.items()},
+                  relative_width_b=chain.relative_width_b(),
+                  float64_in_box=bool(box["a"][0] <= out["a"] <= box["a"][1] and box["b"][0] <= out["b"] <= box["b"][1]),
+                  same_step=chain.steps == out["steps"],
+                  float64_iterates_inside=[document["float64_run"]["inside_hull"],
+                                           document["float64_run"]["steps_compared"]],
+                  certificate=document)
+    if not chain.proved:
+        result["why"] = f"the chain ended unproved at step {chain.steps}: {chain.stopped_because}"
+    return chain_cpu
 
 
 def certificate_stem(cell: dict) -> str:
@@ -169,7 +200,7 @@ def training_coverage(cells: list) -> dict:
                      "float64_in_box": cert["float64_in_box"], "same_step": cert["same_step"],
                      "certificate": cert.get("certificate")}
             if not cert["proved"]:
-                entry["why"] = f"the chain ended unproved at step {cert['steps']}: {cert['stopped_because']}"
+                entry["why"] = cert.get("why") or f"the chain ended unproved at step {cert['steps']}"
         sizes.setdefault(int(r["m_min_n"]), []).append(entry)
     rows = [{"m_min_n": s, "proved": all(e["proved"] for e in entries), "corpora": entries}
             for s, entries in sorted(sizes.items())]
@@ -205,7 +236,8 @@ def _short(text: str, direction: str, digits: int = 12) -> str:
 
 
 def certified_table(cells: list, *, theta: float = 0.5, Ns=(16, 1024)) -> list:
-    """Per certified cell: m ∧ n, seed, steps, final b (outward, 12 digits), the bracket at ``theta`` and each of
+    """Per cell with brackets: m ∧ n, seed, whether its run is proved, steps, the certified final b (outward, 12
+    digits; None without a proved chain, then ``float64_b`` is the head's), the bracket at ``theta`` and each of
     ``Ns`` with the Monte Carlo mean beside it, and the CPU seconds of the chain and of the risks."""
     table = []
     for r in sorted(cells, key=lambda c: (c["m_min_n"], c["seed"])):
@@ -213,9 +245,14 @@ def certified_table(cells: list, *, theta: float = 0.5, Ns=(16, 1024)) -> list:
         if not cert or not cert.get("risk"):
             continue
         at = {int(row["N"]): row for row in cert["risk"] if row["theta"] == theta}
-        lo, hi = cert["final_box"]["b"]
-        table.append({"m_min_n": r["m_min_n"], "seed": r["seed"], "steps": cert["steps"],
-                      "stopped_because": cert["stopped_because"], "final_b": [_short(lo, "down"), _short(hi, "up")],
+        final_b = None
+        if cert["final_box"] is not None:
+            lo, hi = cert["final_box"]["b"]
+            final_b = [_short(lo, "down"), _short(hi, "up")]
+        table.append({"m_min_n": r["m_min_n"], "seed": r["seed"], "proved": cert["proved"],
+                      "steps": cert["steps"] if cert["proved"] else r.get("steps"),
+                      "stopped_because": cert["stopped_because"] if cert["proved"] else r.get("stopped_because"),
+                      "final_b": final_b, "float64_b": r.get("b"),
                       "brackets": {str(N): {"bracket": at[N]["bracket"], "mc_mean": at[N].get("mc_mean")}
                                    for N in Ns if N in at},
                       "seconds_cpu": cert["seconds_cpu"]})
@@ -244,6 +281,7 @@ def certified_summary(cells: list, mode: dict, seed: int, monte_carlo_fit: dict 
     rows = [row for r in bracketed for row in r["certified"]["risk"]]
     controlled = [row for row in rows if "mc_in_bracket" in row]
     summary = {"cells": len(cells), "certified_cells": len(bracketed),
+               "proved_runs": sum(bool(r["certified"]["proved"]) for r in bracketed),
                "uncertified": [[r["m_min_n"], r["seed"]] for r in cells if r not in bracketed],
                "fit_value": "certified-mid" if every else "monte-carlo", "dps": CERTIFIED_DPS,
                "monte_carlo_control": {"points": len(controlled),
@@ -277,8 +315,9 @@ def _round_bracket(bracket, digits: int = 4) -> str:
 def certified_text(summary: dict) -> str:
     """Clauses for C6's figure: the certified brackets by size, the fits on them and the Monte Carlo control."""
     control = summary["monte_carlo_control"]
-    head = (f"certified per corpus ({summary['certified_cells']} of {summary['cells']} large-resolution cells: the "
-            "run's training certificate and the exact risk |bias| <= E|err| <= sqrt(MSE) at its frozen head)")
+    head = (f"certified per corpus (exact risk |bias| <= E|err| <= sqrt(MSE) at the frozen head of "
+            f"{summary['certified_cells']} of {summary['cells']} large-resolution cells; their runs proved by a "
+            f"training certificate: {summary['proved_runs']})")
     table = summary["table"]
     if table:
         by_size: dict = {}

@@ -13,6 +13,12 @@ fresh-context mean from N(mean, sd²/reps), the sampling law of the mean of
 of randomness, corpora and fresh contexts, are resampled together. The
 additive surface (k = 1) is fitted to the same data as a secondary figure.
 
+What is fitted (``value``, :func:`cell_curve`): the Monte Carlo means, or the certified brackets
+[|bias|, √MSE] of :mod:`stumpcheck.claims.c6_certified` — their midpoints, lower or upper ends,
+averaged over θ and the corpora of a size like the means. A bracket has no sampling error, so the
+bootstrap then resamples the corpora only: the interval is still statistical, since the corpora are
+random draws.
+
 The crossover sharpness k is reported to the digits its bootstrap interval
 supports (:func:`interval_decimals`: the decimal place of the leading digit
 of the interval's half-width), and that one rounded value is what the text,

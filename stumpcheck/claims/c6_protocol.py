@@ -15,7 +15,10 @@ Rows (:data:`ROWS`; :func:`c6_cell` runs one cell, :func:`c6_cells` lists the gr
   b₀ = 2n on small corpora).
 
 Evaluation: fresh contexts at θ ∈ :data:`INTERIOR_THETAS` and N = 16 … 8192, the mean |θ̂_N − θ| per
-(θ, N). Evidence: sampled (seeded corpora and contexts, float64).
+(θ, N) (evidence: sampled, seeded corpora and contexts, float64). A large-resolution cell with ``certify``
+(set by :func:`c6_cells` up to the mode's ``certify_max_size``) also gets its certified figures
+(:func:`stumpcheck.claims.c6_certified.certify_cell`: the training certificate of its run and the exact
+risk brackets at its frozen head) under ``certified``.
 """
 
 from __future__ import annotations
@@ -47,11 +50,13 @@ _N_QUICK = tuple(2 ** j for j in range(4, 11)) + (8192,)  # 16 … 1024 and 8192
 C6_SETTINGS = {
     "quick": {"sizes": (64, 128, 256), "mechanism_sizes": (64, 128, 256), "seeds": 2, "horizon_corpora": 8, "N": _N_QUICK, "reps": 128,
               "step_cap": 4000, "bootstrap": 100, "flow_rtol": 1e-4, "control_sizes": (64, 128, 256),
-              "control_steps": 150, "above_n": {"size": 16, "seeds": 4, "steps": 200}, "certify_max_size": 256},
+              "control_steps": 150, "above_n": {"size": 16, "seeds": 4, "steps": 200}, "certify_max_size": 256,
+              "chain_token_steps": 5e7},
     "full": {"sizes": (64, 128, 256, 512, 1024), "mechanism_sizes": (64, 128, 256, 512, 1024), "seeds": 4,
              "horizon_corpora": 8, "N": _N_GRID, "reps": 400, "step_cap": 20000, "bootstrap": 400, "flow_rtol": 1e-5,
              "control_sizes": (64, 128, 256, 512), "control_steps": 3000,
-             "above_n": {"size": 32, "seeds": 8, "steps": 1000}, "certify_max_size": 512},
+             "above_n": {"size": 32, "seeds": 8, "steps": 1000}, "certify_max_size": 512,
+             "chain_token_steps": None},
 }
 
 #: a sweep store keys cells by their settings: a new protocol must not be answered from an old store
@@ -155,7 +160,8 @@ def c6_cell(cell: dict) -> dict:
     ``cell``: m, n, seed (corpus and fresh-context seed), N (list), thetas, reps, estimator, and
     ``row`` (default "large-resolution"; one of :data:`ROWS`), c5_seeds (the corpus seeds whose rms
     along-error sets b* for the size; default [seed]), step_cap (large-resolution and
-    sqrt-b0 rows), steps (fixed-b0, above-n), flow_rtol (mechanism). Keys other rows do not use are
+    sqrt-b0 rows), steps (fixed-b0, above-n), flow_rtol (mechanism), certify (large-resolution, one head:
+    certify the run and bracket the risk, :mod:`stumpcheck.claims.c6_certified`). Keys other rows do not use are
     ignored (``k_max``, ``long_steps`` from older grids: the horizon's ladder is sized from m ∧ n).
     """
     from stumpcheck.numerics.corpus.corpora import make_corpus
@@ -242,9 +248,10 @@ def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") 
     horizon_seeds = [seed + i for i in range(mode["horizon_corpora"])]
     cells = [dict(common, row=row, m=s, n=s, seed=i, c5_seeds=horizon_seeds, step_cap=mode["step_cap"])
              for row in ("large-resolution", "certified-horizon") for s in mode["sizes"] for i in seeds]
-    for cell in cells:  # the large-resolution row's runs are certified up to the mode's size (c6_certified)
+    for cell in cells:  # the large-resolution row is certified up to the mode's size (c6_certified); a chain
+        # costlier than chain_token_steps (steps × m·n) is skipped in quick, its brackets taken at the float64 head
         if cell["row"] == "large-resolution" and estimator == "one-head" and cell["m"] <= mode["certify_max_size"]:
-            cell["certify"] = True
+            cell.update(certify=True, chain_token_steps=mode["chain_token_steps"])
     cells += [dict(common, row="mechanism", m=s, n=s, seed=seed + i, flow_rtol=mode["flow_rtol"])
               for s in mode["mechanism_sizes"] for i in range(mode["seeds"])]
     cells += [dict(common, row="fixed-b0", m=s, n=s, seed=seed, steps=mode["control_steps"])
