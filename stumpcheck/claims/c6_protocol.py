@@ -56,7 +56,7 @@ C6_SETTINGS = {
              "horizon_corpora": 8, "N": _N_GRID, "reps": 400, "step_cap": 20000, "bootstrap": 400, "flow_rtol": 1e-5,
              "control_sizes": (64, 128, 256, 512), "control_steps": 3000,
              "above_n": {"size": 32, "seeds": 8, "steps": 1000}, "certify_max_size": 512,
-             "chain_token_steps": None},
+             "chain_token_steps": 3e8},
 }
 
 #: a sweep store keys cells by their settings: a new protocol must not be answered from an old store
@@ -249,7 +249,7 @@ def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") 
     cells = [dict(common, row=row, m=s, n=s, seed=i, c5_seeds=horizon_seeds, step_cap=mode["step_cap"])
              for row in ("large-resolution", "certified-horizon") for s in mode["sizes"] for i in seeds]
     for cell in cells:  # the large-resolution row is certified up to the mode's size (c6_certified); a chain
-        # costlier than chain_token_steps (steps × m·n) is skipped in quick, its brackets taken at the float64 head
+        # costlier than chain_token_steps (steps × m·n) is skipped, its brackets taken at the float64 head
         if cell["row"] == "large-resolution" and estimator == "one-head" and cell["m"] <= mode["certify_max_size"]:
             cell.update(certify=True, chain_token_steps=mode["chain_token_steps"])
     cells += [dict(common, row="mechanism", m=s, n=s, seed=seed + i, flow_rtol=mode["flow_rtol"])
