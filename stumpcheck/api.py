@@ -4,8 +4,9 @@
   :func:`loss_gradient` ∇L, :func:`loss_hessian` ∇²L;
 * certified enclosures: :func:`certified_error`, :func:`certified_loss`, :func:`certified_loss_gradient`,
   :func:`certified_loss_hessian`, balls of class :class:`Enclosure` (too wide: :class:`EnclosureTooWide`);
-* the flow dz/dt = −∇L(z): :func:`integrate_flow` (:class:`FlowSolution`, :class:`FlowStatus`,
-  :class:`StiffnessWarning`), :func:`run_population_flow` (:class:`FlowRun`: with diagnostics and fits);
+* the flow dz/dt = −∇L(z): :func:`integrate_flow`, the entry point (:class:`FlowSolution`, :class:`FlowStatus`,
+  :class:`StiffnessWarning`), :func:`run_population_flow` (its solve with the diagnostics and fits,
+  :class:`FlowRun`), :func:`certified_flow` (the certified tube's enclosures, :class:`CertifiedFlow`);
 * corpora, training, fresh contexts: :class:`Corpus`, :func:`make_corpus`, :func:`load_corpus`,
   :func:`save_corpus`, :func:`train_gd` (:class:`TrainResult`), :func:`certify_training` (:class:`CertifiedTraining`:
   the exact GD iterates of a run enclosed step by step), :func:`fresh_context_errors` (:class:`FreshResult`),
@@ -68,6 +69,7 @@ __all__ = [
     "certified_error", "certified_loss", "certified_loss_gradient", "certified_loss_hessian",  # certified
     "Enclosure", "EnclosureTooWide",
     "integrate_flow", "FlowSolution", "FlowStatus", "StiffnessWarning", "run_population_flow", "FlowRun",  # flow
+    "certified_flow", "CertifiedFlow",
     "Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",  # corpora, training
     "certify_training", "CertifiedTraining", "fresh_context_errors", "FreshResult", "fresh_context_risk", "FreshRisk",
     "lemma", "sympy_lemma", "Lemma", "load_lemma", "check_lemma", "certified", "symbolic", "Margin",  # lemmas
@@ -84,6 +86,7 @@ __all__ = [
 _ENCLOSURES = "stumpcheck.numerics.certified.enclosures"
 _LAZY = {
     "Enclosure": _ENCLOSURES, "EnclosureTooWide": _ENCLOSURES, "FreshRisk": _ENCLOSURES,
+    "CertifiedFlow": "stumpcheck.numerics.certified.tube.flow_enclosures",
     **dict.fromkeys(["FlowSolution", "FlowStatus", "StiffnessWarning", "FlowRun", "write_flow_outputs"],
                     "stumpcheck.numerics.flow"),
     **dict.fromkeys(["Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",
@@ -321,14 +324,20 @@ def fresh_context_risk(a, b, theta, N, *, estimator: str = "one-head", dps: int 
 
 def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: str = "one-head", solver=None,
                    error_goal=None, dps=None, save_every: int = 1, max_steps: int = 200_000, progress=None):
-    """Integrate the population gradient flow dz/dt = −∇L(z), z = (a, b), from (a0, b0) to ``t_max``.
+    """Integrate the population gradient flow dz/dt = −∇L(z), z = (a, b), from (a0, b0) to ``t_max``: the flow's
+    entry point (docs/model.md §4.1).
 
-    Solved in s = log(1 + t) by a stiff solver with the exact Jacobian, then again at rtol/10: the largest
-    relative difference in b is ``a_posteriori_rel_error_b`` (an estimate, not a bound; above
-    ``error_goal``, default rtol, the status says so). Domain: −10³ ≤ a0 ≤ 10³, 0 < b0 ≤ 10⁶,
-    10⁻¹⁰⁰ ≤ t_max ≤ 10¹⁵. Precision: ``dps=None`` solves in float64 (rtol ≥ 10⁻¹³), an int at ``dps``
-    digits (slower; the final a, b to ``dps`` digits in ``settings``). A :class:`FlowSolution` of float64
-    arrays t, a, b, L, ∇L. Engine: :func:`stumpcheck.numerics.flow.integrate.integrate_flow`.
+    Solved in s = log(1 + t) by a stiff solver with the exact Jacobian (float64: scipy's LSODA, Radau below its
+    smallest rtol; at ``dps`` digits: extrapolated linearly implicit Euler), then again at rtol/10: the largest
+    relative difference in b is ``a_posteriori_rel_error_b`` (an estimate, not a bound; above ``error_goal``,
+    default rtol, the status says so). The final a, b are in ``settings["final_a"]``, ``settings["final_b"]``
+    as decimals to the digits the two solves earn, with their estimated errors ``final_a_error``,
+    ``final_b_error``. Domain: −10⁶ ≤ a0 ≤ 10⁶, 0 < b0 ≤ 10⁵, 10⁻¹⁰⁰ ≤ t_max ≤ 10²¹. Precision: ``dps=None``
+    solves in float64 (rtol ≥ 10⁻¹³), an int at ``dps`` digits (slower), where rtol may go down to
+    10^(2 − dps): the digits earned follow rtol, not ``dps`` (from (10, 10) at dps=30: b(10⁶) to 8 digits at the
+    default rtol 10⁻⁹, in about a minute of CPU; b(100) to 24 digits at rtol 10⁻²⁵ in 75 s: docs/model.md §4.1). A
+    :class:`FlowSolution` of float64 arrays t, a, b, L, ∇L. :func:`certified_flow` encloses the same flow. Engine:
+    :func:`stumpcheck.numerics.flow.integrate.integrate_flow`.
 
         >>> from stumpcheck.api import integrate_flow
         >>> solution = integrate_flow(10.0, 10.0, 100.0)
@@ -343,12 +352,14 @@ def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: s
 
 def run_population_flow(a0, b0, t_max, *, rtol: float = 1e-9, estimator: str = "one-head", solver=None,
                         dps=None, per_decade: int = 8, fit_from=None, check: bool = True, progress=None):
-    """The flow of :func:`integrate_flow` with its diagnostics and fits, a :class:`FlowRun`.
+    """The solve of :func:`integrate_flow` (the same engine, defaults and check) at log-spaced times, with the
+    diagnostics and fits of C2–C4: a :class:`FlowRun`.
 
     At ``per_decade`` log-spaced times a decade: a, b, L, ∇L, sup over interior θ of ``|e(θ)|``, the calibration
     residual a − (b + 2 log b − ρ₁/b); their rates fitted from ``fit_from`` (default 10⁶ when t_max ≥ 10⁸,
-    else three decades below t_max); with ``check`` the rtol/10 solve's ``a_posteriori_rel_error_b``. The
-    input of :func:`write_flow_outputs` and of C2–C4. Domain and ``dps`` as :func:`integrate_flow`. Engine:
+    else three decades below t_max); with ``check`` the rtol/10 solve's ``a_posteriori_rel_error_b`` and the
+    final a, b to the digits the two solves earn (``stats["final_a"]``, ``stats["final_b"]``). The input of
+    :func:`write_flow_outputs` and of C2–C4. Domain and ``dps`` as :func:`integrate_flow`. Engine:
     :func:`stumpcheck.numerics.flow.run.run_population_flow`.
 
         >>> from stumpcheck.api import run_population_flow
@@ -360,6 +371,30 @@ def run_population_flow(a0, b0, t_max, *, rtol: float = 1e-9, estimator: str = "
     return _scoped(dps, _engine("stumpcheck.numerics.flow.run", "run_population_flow"), a0, b0, t_max, rtol=rtol,
                    estimator=estimator, solver=solver, dps=dps, per_decade=per_decade, fit_from=fit_from,
                    check=check, progress=progress)
+
+
+def certified_flow(a0, b0, t_max, *, dps: int = 15, time_limit=None, workers: int = 1, progress=None):
+    """Enclose the flow dz/dt = −∇L(z) from (a0, b0) to ``t_max`` by the certified tube: a :class:`CertifiedFlow`.
+
+    Its ``a`` and ``b`` are :class:`Enclosure` balls that provably contain a(T) and b(T) (evidence *certified*:
+    docs/certified_flow.md), ``at(t)`` those of z(t) for any t the tube covers, ``certificate()`` the flow
+    certificate that ``stumpcheck recheck`` re-verifies. Domain: 10⁻¹² ≤ t_max ≤ 10¹². ``dps``: digits of the
+    tube's Arb fallbacks, in [15, 40] (its float64 interval layer is rounded outward whatever ``dps``). Cost:
+    from (10, 10) to T = 10⁶ about 15 s of CPU (b(T) to a relative width of about 3·10⁻¹⁰), more the first time
+    (numba compiles the fast Hessian once). ``time_limit``: seconds, after which the tube stops incomplete
+    (``complete`` False, ``a`` and ``b`` None, ``valid_to_t`` where it stopped). Engine:
+    :func:`stumpcheck.numerics.certified.tube.flow_enclosures.certified_flow`.
+
+        >>> from stumpcheck.api import certified_flow
+        >>> flow = certified_flow(10.0, 10.0, 1.0)
+        >>> flow.complete, bool(flow.b.lower < 10 < flow.a.lower)
+        (True, True)
+    """
+    dps = _dps(dps)
+    if dps > 40:
+        raise InputError(f"dps must be at most 40 for the certified tube (its Arb fallbacks), got {dps}")
+    return _engine("stumpcheck.numerics.certified.tube.flow_enclosures", "certified_flow")(
+        a0, b0, t_max, dps=int(dps), time_limit=time_limit, workers=workers, progress=progress)
 
 
 # --- lemmas: define, check, certify, recheck ----------------------------------------------------------

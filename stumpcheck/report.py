@@ -9,8 +9,9 @@ plus the Python and hypothesis versions), and ``statement`` and ``details``.
 Every number is finite: NaN and ±inf become ``null`` (so the file is strict
 JSON). ``report.md`` has the table and a section per claim with its figure,
 evidence (and, where ``details["evidence_parts"]`` names them, the level of each part of the row),
-tolerance, its own Markdown text if ``details["explanation"]`` has one
-(C5, C6: the criterion, the controls and what they show), details and its plots embedded as ``![…](file.png)``;
+tolerance, the control of a certified verdict if ``details["control"]`` has one (its status,
+figure and tolerance: statistical, not the verdict), its own Markdown text if ``details["explanation"]`` has one
+(C2–C6: the criterion, the controls and what they show), details and its plots embedded as ``![…](file.png)``;
 plots named in ``details["plots"]`` are looked up in the output folder (where
 the checks write them) and listed only if they exist there.
 """
@@ -173,7 +174,12 @@ def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
                   f"- **evidence reached**: {evidence_reached(result) or 'none'}",
                   *_evidence_parts(result),
                   f"- **precision**: {_precision_of(result)}",
-                  f"- **seconds**: {float(result.seconds):.1f}", ""]
+                  f"- **seconds**: {float(result.seconds):.1f}"]
+        control = (result.details or {}).get("control")
+        if isinstance(control, dict) and "status" in control:  # a certified verdict's statistical control
+            lines.append(f"- **control** ({control.get('evidence', 'sampled')}, not the verdict): "
+                         f"{control['status']}: {control.get('figure', '')} (tolerance {control.get('tolerance', '')})")
+        lines.append("")
         explanation = (result.details or {}).get("explanation")
         if isinstance(explanation, str) and explanation.strip():
             lines += [explanation.strip(), ""]  # a claim's own Markdown: criterion, controls, what they show

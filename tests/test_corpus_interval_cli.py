@@ -264,7 +264,9 @@ def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch,
         return real(*args, **kwargs)
     monkeypatch.setattr(prover, "prove_column", interrupted)
     status, _, stderr = _run(["interval", *SMALL, "--out", str(out), "--quiet"], capsys)
-    assert status == 130 and "stumpcheck: interrupted" in stderr
+    lines = stderr.strip().splitlines()  # one line, naming the checkpoint the same command resumes from
+    assert status == 130 and len(lines) == 1 and "interrupted" in lines[0], stderr
+    assert f"{out / CHECKPOINT_NAME}: the same command resumes" in lines[0]
     assert not (out / CERT).exists()
     state = json.loads((out / CHECKPOINT_NAME).read_text(encoding="utf-8"))
     assert len(state["columns"]) == 6 and state["b_end"] == "35/4"

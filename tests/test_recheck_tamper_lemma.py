@@ -390,7 +390,7 @@ def test_a_hostile_certificate_is_refused_before_any_work(certificates, kind, ex
             recheck(forged, prec_bits=BITS, points="midpoint")
         else:
             recheck_box_certificate(forged, prec_bits=BITS)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # refused before any leaf is re-enclosed (minutes)
     assert expected in str(refusal.value) and "\n" not in str(refusal.value)
 
 
@@ -410,7 +410,7 @@ def _run(path: Path, *options) -> tuple[subprocess.CompletedProcess, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "stumpcheck", "recheck", str(path), *options], capture_output=True,
-                         text=True, timeout=60, env=env, cwd=ROOT)
+                         text=True, timeout=300, env=env, cwd=ROOT)
     return run, time.perf_counter() - started
 
 
@@ -432,7 +432,7 @@ def test_recheck_cli_on_tampered_and_hostile_certificates(certificates, tmp_path
         path.write_text(json.dumps(document), encoding="utf-8")
         run, seconds = _run(path, *options)
         assert run.returncode == status, (name, run.stdout, run.stderr)
-        assert seconds < 30, (name, seconds)
+        assert seconds < 120, (name, seconds)  # a new process each: about 2 s unloaded, a wide margin for load
         if status == 2:
             lines = run.stderr.strip().splitlines()
             assert len(lines) == 1 and message in lines[0] and run.stdout == "", (name, run.stderr)

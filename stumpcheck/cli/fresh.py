@@ -314,7 +314,7 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
         bar.close()
         click.echo(f"stumpcheck sweep: interrupted; {done['finished']} new cell(s) stored in {out / 'sweep.jsonl'}; "
                    "run the same command again to resume (stored cells are skipped)", err=True)
-        raise
+        raise click.exceptions.Exit(130) from None  # this line is the one line of an interrupted command
     finally:
         bar.close()
     click.echo(f"# horizon rule: {HORIZON_RULE}")

@@ -169,6 +169,7 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
                                            max_depth=max_depth, corpus_info=info, progress=progress,
                                            on_column=on_column, resume=resume, workers=workers,
                                            corpus_path=corpus_file if corpus_file is not None else corpus_path)
+        _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate)
     except NoPositiveCurvature as exc:
         click.echo(f"NOT PROVED: {exc}; no certificate")
         click.get_current_context().exit(1)
@@ -176,8 +177,11 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
     except KeyboardInterrupt:
         if "run" in state:
             save_checkpoint(state["run"], settings, out)
-        raise
-    _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate)
+        if not (out / CHECKPOINT_NAME).exists():
+            raise  # no column was proved: nothing to resume from ("stumpcheck: interrupted")
+        click.echo(f"stumpcheck interval: interrupted; the proved columns are kept in {out / CHECKPOINT_NAME}: "
+                   "the same command resumes from them", err=True)
+        raise click.exceptions.Exit(130) from None
     (out / CHECKPOINT_NAME).unlink(missing_ok=True)
     click.get_current_context().exit(0 if run.b_end >= b_max else 1)
 

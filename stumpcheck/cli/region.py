@@ -156,8 +156,8 @@ def region(b_max_text, b_min_text, join_file, workers, scheduler, entry_t, entry
 
     The region's constants are the defaults of stumpcheck.numerics.certified.region.invariant_region (b_start = 30, c = 1/2,
     d_minus = 5/2, d_plus = 11/2); only b_start and B are chosen here. With --b-max inf, the tail b >= B is proved
-    too, in ε = 1/b (same c, d_minus, d_plus; assuming the hand-proved Lemma E of docs/tail.md, recorded in the
-    certificate). Writes OUT/region_certificate.json.
+    too, in ε = 1/b (same c, d_minus, d_plus; the exponentially small rest of the loss enclosed for every b >= B,
+    docs/tail.md §4: the certificate's assumptions list is empty). Writes OUT/region_certificate.json.
     """
     from click.core import ParameterSource
 
@@ -264,7 +264,9 @@ def _prove_tail(b_min, join_file, entry, out_dir, workers: int, arithmetic: str)
     for name, row in document["summary"].items():
         click.echo(f"  {name}: {row['status']}, {row['leaves']} leaves (depth {row['max_depth']}), smallest lower "
                    f"end {row['smallest_lower']}, {row['seconds']} s CPU")
-    click.echo(f"  assumption: {document['assumptions'][0]}")
+    click.echo(f"  rest: |b⁴·∂E/∂a|, |b⁴·∂E/∂b| <= {document['rest']['bound']} for every b >= "
+               f"{document['region']['b_min']} (enclosed, docs/tail.md §4); assumptions: "
+               + ("none" if not document["assumptions"] else "; ".join(document["assumptions"])))
     if document["join"] is not None:
         joined = document["join"]["finite"]
         click.echo(f"  joined: the finite region b ∈ [{joined['region']['b_start']}, {joined['region']['b_max']}] "

@@ -270,7 +270,7 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         except InputError:
             kept = "no checkpoint was written"
         click.echo(f"stumpcheck train: interrupted; {kept}; rerun with --resume to continue", err=True)
-        raise
+        raise click.exceptions.Exit(130) from None  # this line is the one line of an interrupted command
     except InputError:
         # exit 2 leaves nothing behind: remove what this run created, and only that
         _remove_created(new_folder if new_folder is not None else (checkpoint_dir if new_checkpoints else None))
