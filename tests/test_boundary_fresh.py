@@ -51,3 +51,16 @@ def test_averaged_ends_are_half_off():
         assert 0.49 < row["sup_lower"] <= 0.5 and row["sup_upper"] == 1.0
     assert decided["fails"] is True and decided["exponent_range"][0] > -0.5
     assert "certified at the ends" in decided["text"]
+
+
+def test_printed_bounds_are_rounded_outward():
+    # a lower end is never printed above the certified one, nor an upper end below it
+    assert bf._outward("0.998980981264466", "down", digits=5) == "0.99898"
+    assert bf._outward("0.940026725681111", "up", digits=5) == "0.94003"
+    assert bf._outward(0.49999999999999944, "down", places=4) == "0.4999"  # not 0.5000
+    assert bf._outward(-0.2000000014086254, "down", places=3) == "-0.201"  # not -0.200
+    assert bf._outward(-0.8932071692040029, "up", places=3) == "-0.893"
+    assert bf._outward(0.1, "up", places=1) == "0.2"  # the double 0.1 is above 1/10, read exactly
+    for value in np.random.default_rng(5).uniform(-3, 3, 200):
+        assert Decimal(bf._outward(float(value), "down", digits=4)) <= Decimal(float(value))
+        assert Decimal(float(value)) <= Decimal(bf._outward(float(value), "up", places=3))

@@ -131,6 +131,11 @@ def test_fit_on_brackets_and_summary():
     assert summary["fits"]["low"]["power_mean"]["p"] == pytest.approx(1, abs=0.02)
     parts = summary["evidence_parts"]
     assert sorted(v.split()[0] for v in parts.values()) == ["certified", "sampled", "sampled"]
+    assert "every run proved by its training certificate" in next(iter(parts.values()))
+    # a run not proved (its chain skipped): its cell's brackets are at the float64 head, and the part says so
+    skipped = cells[:-1] + [{**cells[-1], "certified": {**cells[-1]["certified"], "proved": False}}]
+    first = next(iter(cc.certified_summary(skipped, mode, 0)["evidence_parts"].values()))
+    assert first.startswith("certified (7 of 8 runs proved") and "1 at the float64-trained head" in first
     assert summary["monte_carlo_control"] == {"points": 40, "mean_in_bracket": 40, "ci95_meets_bracket": 40}
     assert [t["m_min_n"] for t in summary["table"]] == [64, 64, 128, 128, 256, 256, 512, 512]
     assert set(summary["table"][0]["brackets"]) == {"16", "1024"}
@@ -176,7 +181,7 @@ def test_check_c6_fits_certified_midpoints_and_stays_sampled(monkeypatch, tmp_pa
     assert "large-resolution (midpoints of the certified brackets)" in result.figure
     assert "trained run proved by its training certificate (certified): 64: proved" in result.figure
     assert result.evidence == "sampled" and evidence_reached(result) == "sampled"
-    assert "certified" in result.details["evidence_parts"].values()
+    assert any(v.startswith("certified (") for v in result.details["evidence_parts"].values())
 
 
 def test_a_chain_over_the_cost_cap_is_skipped_and_the_float64_head_bracketed():

@@ -132,6 +132,21 @@ def _up(value: float) -> float:
     return math.nextafter(value, math.inf) if math.isfinite(value) else value
 
 
+def _outward(value, direction: str, *, digits: int | None = None, places: int | None = None) -> str:
+    """``value`` (a float, read exactly, or a decimal string) rounded outward (``direction`` "down" or "up") to
+    ``digits`` significant digits or to ``places`` decimal places, for the figure's text: a printed bound never
+    claims more than the certified one."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+
+    rounding = ROUND_FLOOR if direction == "down" else ROUND_CEILING
+    exact = Decimal(value) if isinstance(value, float) else Decimal(str(value))
+    if places is not None:
+        return f"{exact.quantize(Decimal(1).scaleb(-places), rounding=rounding):f}"
+    with localcontext() as ctx:
+        ctx.prec, ctx.rounding = digits, rounding
+        return f"{+exact:f}"
+
+
 def _in(value: float, bracket) -> bool:
     from decimal import Decimal
     return Decimal(bracket[0]) <= Decimal(repr(float(value))) <= Decimal(bracket[1])
@@ -152,9 +167,10 @@ def c7_fresh_certified(Ns, sampled: dict, *, keep: float, floor: float, exponent
                 "mc_interior": mi, "mc_interior_in_bracket": _in(mi, i)}
                for N, s, m, i, mi in zip(table["N"], sup, sampled["sup_error"], inner, sampled["interior_error"])]
     text = (f"fresh contexts certified (exact risk, b = {FRESH_SCALE_PER_N:g}N): max over the θ grid of E|err| in "
-            f"[{float(sup[0][0]):.3g}, {float(sup[0][1]):.3g}] (N={table['N'][0]}) -> [{float(sup[-1][0]):.3g}, "
-            f"{float(sup[-1][1]):.3g}] (N={table['N'][-1]}); interior max exponent in N in [{slope[0]:.3f}, "
-            f"{slope[1]:.3f}] for every value in the brackets")
+            f"[{_outward(sup[0][0], 'down', digits=5)}, {_outward(sup[0][1], 'up', digits=5)}] (N={table['N'][0]}) -> "
+            f"[{_outward(sup[-1][0], 'down', digits=5)}, {_outward(sup[-1][1], 'up', digits=5)}] "
+            f"(N={table['N'][-1]}); interior max exponent in N in [{_outward(slope[0], 'down', places=3)}, "
+            f"{_outward(slope[1], 'up', places=3)}] for every value in the brackets")
     return {"ok": bool(keeps and decreases), "keeps": bool(keeps), "decreases": bool(decreases),
             "interior_exponent_range": slope, "table": table, "control": control, "text": text,
             "rule": (f"last max lower end >= {floor} and >= {keep} x first max upper end; the least-squares exponent "
@@ -195,8 +211,9 @@ def c8_averaged_certified(Ns, *, exponent: float) -> dict:
     slope = slope_range([r["N"] for r in rows], [repr(r["sup_lower"]) for r in rows], ["1"] * len(rows))
     fails = True if slope[0] > exponent else None
     text = (f"averaged, fresh contexts certified at the ends: E|err| >= |bias| >= "
-            f"{min(r['sup_lower'] for r in rows):.4f} at θ ∈ {{0, 1}} for every N (the mean of the two heads' "
-            f"certified biases) and <= 1, so its exponent in N is >= {slope[0]:.3f} > {exponent:g}"
+            f"{_outward(min(r['sup_lower'] for r in rows), 'down', places=4)} at θ ∈ {{0, 1}} for every N (the mean "
+            f"of the two heads' certified biases) and <= 1, so its exponent in N is >= "
+            f"{_outward(slope[0], 'down', places=3)} > {exponent:g}"
             if fails else "averaged: the certified end bounds do not decide its exponent")
     return {"fails": fails, "exponent_range": slope, "bounds": bounds, "text": text}
 

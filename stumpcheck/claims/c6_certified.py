@@ -291,12 +291,15 @@ def certified_summary(cells: list, mode: dict, seed: int, monte_carlo_fit: dict 
                "monte_carlo_fit": None if monte_carlo_fit is None else monte_carlo_fit["power_mean"],
                "seconds_cpu": {"chains": round(sum(r["certified"]["seconds_cpu"]["chain"] for r in bracketed), 2),
                                "risks": round(sum(r["certified"]["seconds_cpu"]["risk"] for r in bracketed), 2)}}
-    part = ("per-corpus risk brackets of the large-resolution row (training certificate of each run, exact "
-            "fresh-context risk at its frozen head)")
+    part = "per-corpus risk brackets of the large-resolution row (exact fresh-context risk at each frozen head)"
     fit = "rate fit across corpora (p, q, k and their bootstrap intervals)"
+    proved, unproved = summary["proved_runs"], len(bracketed) - summary["proved_runs"]
+    heads = ("every run proved by its training certificate, brackets over its certified final box" if not unproved
+             else f"{proved} of {len(bracketed)} runs proved by their training certificate, brackets over the "
+                  f"certified final box; {unproved} at the float64-trained head, its run not proved")
     if every:
         summary["evidence_parts"] = {
-            part: "certified",
+            part: f"certified ({heads})",
             fit: "sampled (statistical: the corpora are random draws; fitted on the brackets' midpoints, bootstrap "
                  "over corpora)",
             "mechanism row": "sampled (Monte Carlo fresh contexts)"}
