@@ -37,10 +37,18 @@ def test_c7_passes_for_one_head_and_fails_for_pooled(small_c7_c8, tmp_path):
     result = cf.check_c7(quick=True, seed=1, out_dir=tmp_path)
     assert result.id == "C7" and result.evidence == "certified" and result.details["seed"] == 1
     assert result.status == "PASS", result.figure
-    # the population part is decided by the proof, the fresh-context part stays sampled and says so
-    assert result.details["evidence_parts"]["fresh contexts"].startswith("sampled")
+    # the population part is decided by the proof, the fresh-context part by the exact risk's brackets
+    parts = result.details["evidence_parts"]
+    assert set(parts.values()) == {"certified", parts["fresh contexts (max over the θ grid at b = 4N, the mode's N)"]}
+    assert all(v.startswith("certified") for v in parts.values())
+    from stumpcheck.report import evidence_reached
+    assert evidence_reached(result) == "certified"
     assert result.details["population_certified"]["ok"] and result.figure.startswith("population (certified")
-    assert "(fresh contexts: sampled)" in result.figure and result.details["population_ok_sampled"]
+    assert "fresh contexts certified (exact risk" in result.figure and result.details["population_ok_sampled"]
+    fresh = result.details["fresh_certified"]
+    assert fresh["ok"] and fresh["keeps"] and fresh["decreases"] and result.details["fresh_ok_sampled"]
+    assert fresh["interior_exponent_range"][1] <= -0.5 < fresh["interior_exponent_range"][0] + 0.7
+    assert [c["N"] for c in fresh["control"]] == [16, 64, 256]
     assert result.details["certified"]["certificate"] == "c7_population_certificate.json"
     assert (tmp_path / "c7_population_certificate.json").is_file()
     assert (tmp_path / "c7_boundary.png").read_bytes()[:4] == b"\x89PNG"
@@ -66,6 +74,8 @@ def test_c7_fails_when_the_table_disagrees_with_the_proof(small_c7_c8, monkeypat
         return rows
 
     monkeypatch.setattr(cf, "population_sup_table", broken)
+    # the fresh-context proof is not what this test is about (tested above and in test_boundary_fresh.py)
+    monkeypatch.setattr(cf, "c7_fresh_certified", lambda *args, **kwargs: {"ok": True, "text": "not run here"})
     result = cf.check_c7(quick=True, seed=1)
     assert result.status == "FAIL" and not result.details["population_ok"]
     assert "b=1000" in result.details["population_certified"]["disagreements"][0]
@@ -84,6 +94,15 @@ def test_c8_verdict_per_estimator(small_c7_c8, tmp_path):
     assert "[FAIL]" not in result.figure and "pooled:" in result.figure and "[meets the tolerance]" in result.figure
     assert result.details["population_verdicts_sampled"] == {"averaged": False, "pooled": True}
     assert result.details["evidence_parts"]["population (every b >= b0)"] == "certified"
+    # the averaged estimator's failure at the ends is certified (|bias| ≈ 1/2, E|err| <= 1); pooled stays sampled
+    averaged = result.details["fresh_averaged_certified"]
+    assert averaged["fails"] and averaged["exponent_range"][0] > -0.5
+    assert all(0.49 < r["sup_lower"] <= 0.5 for r in averaged["bounds"]["rows"])
+    assert result.details["evidence_parts"]["fresh contexts, pooled"].startswith("sampled")
+    assert result.details["evidence_parts"]["fresh contexts, averaged (does not meet the tolerance)"].startswith(
+        "certified")
+    from stumpcheck.report import evidence_reached
+    assert evidence_reached(result) == "sampled"  # C8's PASS rests on the pooled estimator's Monte Carlo part
     ends = result.details["population_certified"]["averaged_end_enclosures"]
     assert [e["b"] for e in ends] == [10.0, 100.0, 1000.0] and all(e["e(0)"].startswith("[0.5") for e in ends)
     assert not result.details["population_certified"]["disagreements"]

@@ -19,7 +19,10 @@ Each check returns a :class:`stumpcheck.claims.population.ClaimResult` and, with
 (:mod:`stumpcheck.claims.boundary_certified`, evidence *certified*: C7 for the one head, C8 for the averaged
 and pooled estimators); the float64 tables of the generated e(θ) on a θ grid are kept beside it and must agree
 with it. Fresh-context figures are Monte Carlo means (evidence *sampled*, 95% normal CIs, seeds reported);
-``details["evidence_parts"]`` names the level of each part, and the figure says "(fresh contexts: sampled)".
+C7's one-head fresh-context tolerance is decided from the exact risk's brackets instead
+(:mod:`stumpcheck.claims.boundary_fresh`, evidence *certified*, Monte Carlo kept as the control), and so is
+C8's averaged estimator's failure at the ends; C8's pooled part stays sampled. ``details["evidence_parts"]``
+names the level of each part.
 
 Cost (measured on the 2-core shared machine, one process): quick C7 + C8
 a few seconds of CPU; full C7 ≈ 100 s and C8 ≈ 200 s wall (N up to 4096 with
@@ -35,8 +38,9 @@ from pathlib import Path
 import numpy as np
 
 from stumpcheck.claims.c6 import C6_SETTINGS, HORIZON_RULE, INTERIOR_THETAS, c6_cell, c6_cells, check_c6  # noqa: F401
-from stumpcheck.claims.boundary_certified import (EVIDENCE_PARTS, c7_population_certified, c8_population_certified,
-                                                  write_certificate)
+from stumpcheck.claims.boundary_certified import c7_population_certified, c8_population_certified, write_certificate
+from stumpcheck.claims.boundary_fresh import (c7_evidence_parts, c7_fresh_certified, c8_averaged_certified,
+                                              c8_evidence_parts)
 from stumpcheck.claims.boundary_tables import (FRESH_SCALE_PER_N, INTERIOR_DELTA, fresh_sup_table,
                                                population_sup_table, population_theta_grid)
 from stumpcheck.claims.result import ClaimResult
@@ -213,7 +217,9 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     For the one head the population level is decided by the proof of
     :func:`stumpcheck.claims.boundary_certified.c7_population_certified` (every b ≥ 10 on the band
     ``|b·(a − calibration_a(b))| ≤ ½``: sup ≥ 1 − K/b, interior sup ≤ 1/b), and the row's evidence is
-    *certified*; the fresh-context part stays sampled. Other estimators: sampled only.
+    *certified*. For the one head the fresh-context tolerance is decided by the exact risk's brackets
+    (:func:`stumpcheck.claims.boundary_fresh.c7_fresh_certified`, certified on the test's grid), the Monte
+    Carlo table kept as the control. Other estimators: sampled only.
     """
     start = time.perf_counter()
     seed = _check_seed(seed)
@@ -228,10 +234,13 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     pop_interior = _slope(pop["b"], pop["sup_interior_error"])
     fresh_interior = _slope(fresh["N"], fresh["interior_error"])
     sampled_pop_ok = keeps(pop["sup_error"]) and pop_interior["exponent"] <= DECREASE_EXPONENT
-    fresh_ok = keeps(fresh["sup_error"]) and fresh_interior["exponent"] <= DECREASE_EXPONENT
-    certified = None
-    if estimator == "one-head":  # the proof is the one head's (numerics/certified/boundary/one_head.py)
+    fresh_ok = sampled_fresh_ok = keeps(fresh["sup_error"]) and fresh_interior["exponent"] <= DECREASE_EXPONENT
+    certified = fresh_certified = None
+    if estimator == "one-head":  # the proofs are the one head's (numerics/certified/boundary/one_head.py)
         certified = c7_population_certified(pop, keep=C7_KEEP, floor=C7_FLOOR)
+        fresh_certified = c7_fresh_certified(mode["N"], fresh, keep=C7_KEEP, floor=C7_FLOOR,
+                                             exponent=DECREASE_EXPONENT)
+        fresh_ok = fresh_certified["ok"]  # the exact risk decides; the Monte Carlo table is the control
     by_proof = certified is not None and certified["proof"]["proved"]
     pop_ok = certified["ok"] if by_proof else sampled_pop_ok
     if certified is not None and certified["disagreements"]:
@@ -243,14 +252,14 @@ def check_c7(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
               f"{fresh['sup_error'][0]:.3g} (N={fresh['N'][0]}) -> {fresh['sup_error'][-1]:.3g} "
               f"(N={fresh['N'][-1]}, at θ={fresh['theta_at_sup'][-1]:g}); interior exponent in N "
               f"{fresh_interior['exponent']:.3f} CI [{fresh_interior['ci95'][0]:.3f}, {fresh_interior['ci95'][1]:.3f}]"
-              + (" (fresh contexts: sampled)" if by_proof else ""))
+              + (f" (Monte Carlo, the control); {fresh_certified['text']}" if fresh_certified else
+                 " (fresh contexts: sampled)" if by_proof else ""))
     details = {"seed": seed, "quick": quick, "precision": "float64", "estimator": estimator, "population": pop,
                "reflected_head": None, "population_interior_fit": pop_interior, "population_ok": pop_ok,
                "population_ok_sampled": sampled_pop_ok, "fresh": fresh, "fresh_interior_fit": fresh_interior,
-               "fresh_ok": fresh_ok, "interior_delta": INTERIOR_DELTA,
-               "population_certified": certified,
-               "evidence_parts": dict(EVIDENCE_PARTS) if by_proof else {"population": "sampled",
-                                                                        "fresh contexts": "sampled"}}
+               "fresh_ok": fresh_ok, "fresh_ok_sampled": sampled_fresh_ok, "interior_delta": INTERIOR_DELTA,
+               "population_certified": certified, "fresh_certified": fresh_certified,
+               "evidence_parts": c7_evidence_parts(by_proof, fresh_certified is not None)}
     if by_proof:
         details["precision"] = "Arb ball arithmetic (python-flint) for the population proof; float64 tables"
         details["certified"] = {"statement": certified["proof"]["statement"]}
@@ -295,7 +304,9 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     The population level of the averaged and pooled estimators is decided by the proof of
     :func:`stumpcheck.claims.boundary_certified.c8_population_certified` (pooled sup ≤ K/b for every b ≥ 10,
     a ≥ b; averaged e(0) = ½), and the row's evidence is *certified* when every estimator's population verdict
-    came from it; the fresh-context part stays sampled.
+    came from it. On fresh contexts the averaged estimator's failure at the ends is certified
+    (:func:`stumpcheck.claims.boundary_fresh.c8_averaged_certified`); the pooled part stays Monte Carlo, so the
+    row reaches *sampled* (``details["evidence_parts"]``).
     """
     start = time.perf_counter()
     seed = _check_seed(seed)
@@ -316,12 +327,16 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         if certified["verdicts"][est] is not None:  # the proof decides the population level
             verdicts[est]["population"] = certified["verdicts"][est]
     by_proof = certified["proof"]["proved"] and all(certified["verdicts"][e] is not None for e in estimators)
+    fresh_sampled = {est: verdicts[est]["fresh"] for est in estimators}
+    averaged = c8_averaged_certified(mode["N"], exponent=DECREASE_EXPONENT) if "averaged" in estimators else None
+    if averaged is not None and averaged["fails"]:  # certified: its exponent is above the tolerance's
+        verdicts["averaged"]["fresh"] = False
     ok = any(all(v.values()) for v in verdicts.values()) and not certified["disagreements"]
     details = {"seed": seed, "quick": quick, "precision": "float64", "population": pop, "fresh": fresh,
                "fits": fits, "verdicts": verdicts, "population_verdicts_sampled": sampled_population,
-               "population_certified": certified,
-               "evidence_parts": dict(EVIDENCE_PARTS) if by_proof else {"population": "sampled",
-                                                                        "fresh contexts": "sampled"},
+               "population_certified": certified, "fresh_verdicts_sampled": fresh_sampled,
+               "fresh_averaged_certified": averaged,
+               "evidence_parts": c8_evidence_parts(by_proof, estimators, averaged),
                "note": ("at θ = 0 (θ = 1) every label is 1 (0): one of the two heads of the average sees a single "
                         "label and its error is ±(1 − κ₁(b)), so the average is off by exactly 1/2 there; "
                         "population.sup_error_open is the sup without the exact ends (the one-head layer at θ = 1 "
@@ -345,7 +360,9 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     return ClaimResult(
         id="C8", statement="a reflected symmetrization (averaged or pooled) removes the boundary limitation",
         figure=(f"population ({certified['text']}); sampled tables: " if by_proof else "")
-        + "; ".join(describe(est) for est in estimators) + (" (fresh contexts: sampled)" if by_proof else ""),
+        + "; ".join(describe(est) for est in estimators)
+        + (f" (fresh contexts: Monte Carlo; {averaged['text']})" if averaged and averaged["fails"] else
+           " (fresh contexts: sampled)" if by_proof else ""),
         tolerance=(f"at least one of {', '.join(estimators)}, at population level (in b) and on fresh contexts "
                    f"(in N): sup-error exponent <= {DECREASE_EXPONENT} and its 95% CI upper end < 0"),
         status=_verdict(ok), evidence="certified" if by_proof else "sampled", seconds=time.perf_counter() - start,

@@ -10,7 +10,7 @@
 
 Each also checks that the sampled float64 table agrees with what was proved at the table's scales (a
 disagreement would be a defect of one of them: the row FAILs and says which). Evidence: *certified* for these
-statements; the fresh-context parts of C7 and C8 stay *sampled* (Monte Carlo), and the rows say so.
+statements; the fresh-context parts of C7 and C8 are in :mod:`stumpcheck.claims.boundary_fresh`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ __all__ = ["c7_population_certified", "c8_population_certified", "EVIDENCE_PARTS
 
 #: slack for comparing float64 table values with exact bounds (the table's e carries float64 rounding)
 FLOAT_SLACK = 1e-9
-#: what each part of C7 and C8 rests on
+#: what each part of C7 and C8 rested on before their fresh-context parts were certified (kept for callers; the
+#: rows now build theirs in :mod:`stumpcheck.claims.boundary_fresh`)
 EVIDENCE_PARTS = {"population (every b >= b0)": "certified", "fresh contexts": "sampled (Monte Carlo, 95% CIs)"}
 
 

@@ -13,6 +13,12 @@ fresh-context mean from N(mean, sd²/reps), the sampling law of the mean of
 of randomness, corpora and fresh contexts, are resampled together. The
 additive surface (k = 1) is fitted to the same data as a secondary figure.
 
+What is fitted (``value``, :func:`cell_curve`): the Monte Carlo means, or the certified brackets
+[|bias|, √MSE] of :mod:`stumpcheck.claims.c6_certified` — their midpoints, lower or upper ends,
+averaged over θ and the corpora of a size like the means. A bracket has no sampling error, so the
+bootstrap then resamples the corpora only: the interval is still statistical, since the corpora are
+random draws.
+
 The crossover sharpness k is reported to the digits its bootstrap interval
 supports (:func:`interval_decimals`: the decimal place of the leading digit
 of the interval's half-width), and that one rounded value is what the text,
@@ -28,7 +34,7 @@ import numpy as np
 
 from stumpcheck.numerics.fits import fit_additive_surface, fit_power_mean
 
-__all__ = ["DEFAULT_DECIMALS", "cell_curve", "interval_decimals", "k_text", "row_data", "row_fit"]
+__all__ = ["DEFAULT_DECIMALS", "VALUES", "cell_curve", "interval_decimals", "k_text", "row_data", "row_fit"]
 
 #: decimals of k when there is no interval to size them (no bootstrap replicates)
 DEFAULT_DECIMALS = 2
@@ -51,8 +57,21 @@ def k_text(fit: dict) -> str:
     return f"{fit['k']:.{fit.get('k_decimals', DEFAULT_DECIMALS)}f}"
 
 
-def cell_curve(result: dict) -> dict:
-    """N → (θ-averaged mean |θ̂_N − θ|, its Monte Carlo standard error) of one cell."""
+#: what a fit reads from a cell (:func:`cell_curve`)
+VALUES = ("monte-carlo", "certified-mid", "certified-low", "certified-high")
+
+
+def cell_curve(result: dict, value: str = "monte-carlo") -> dict:
+    """N → (θ-averaged mean |θ̂_N − θ|, its Monte Carlo standard error) of one cell.
+
+    ``value`` "monte-carlo" (the default): the cell's fresh-context means. "certified-low", "certified-high",
+    "certified-mid": the θ-average of the lower ends |bias|, of the upper ends √MSE, or of the midpoints
+    (|bias| + √MSE)/2 of the cell's certified brackets (``result["certified"]["risk"]``,
+    :mod:`stumpcheck.claims.c6_certified`), with standard error 0 (no sampling in a cell). The θ-average of
+    the lower (upper) ends is a certified lower (upper) bound of the θ-averaged mean error; the midpoint's
+    average lies between them."""
+    if value != "monte-carlo":
+        return _certified_curve(result, value)
     by_n: dict = {}
     for row in result["fresh"]:
         by_n.setdefault(int(row["N"]), []).append((row["mean_abs_error"], row["sd_abs_error"] ** 2 / row["reps"]))
@@ -60,12 +79,24 @@ def cell_curve(result: dict) -> dict:
             for N, rows in sorted(by_n.items())}
 
 
-def row_data(results: list) -> dict:
-    """Per size: the N grid, the cells' curves (corpora × N) and their standard errors."""
+def _certified_curve(result: dict, value: str) -> dict:
+    if value not in VALUES:
+        raise ValueError(f"unknown value {value!r}; one of {', '.join(VALUES)}")
+    by_n: dict = {}
+    for row in result["certified"]["risk"]:
+        low, high = (float(v) for v in row["bracket"])
+        by_n.setdefault(int(row["N"]), []).append({"certified-low": low, "certified-high": high,
+                                                   "certified-mid": (low + high) / 2}[value])
+    return {N: (float(np.mean(rows)), 0.0) for N, rows in sorted(by_n.items())}
+
+
+def row_data(results: list, value: str = "monte-carlo") -> dict:
+    """Per size: the N grid, the cells' curves (corpora × N) and their standard errors (``value``:
+    :func:`cell_curve`)."""
     sizes = sorted({r["m_min_n"] for r in results})
     data = {}
     for s in sizes:
-        curves = [cell_curve(r) for r in results if r["m_min_n"] == s]
+        curves = [cell_curve(r, value) for r in results if r["m_min_n"] == s]
         Ns = sorted(curves[0])
         data[s] = {"N": Ns, "mean": np.array([[c[N][0] for N in Ns] for c in curves]),
                    "se": np.array([[c[N][1] for N in Ns] for c in curves])}
@@ -81,14 +112,18 @@ def _flatten(data: dict, means: dict):
     return np.array(size, dtype=float), np.array(N, dtype=float), np.array(error)
 
 
-def row_fit(results: list, *, bootstrap: int, seed: int) -> dict:
-    """Power-mean fit of one row with bootstrap 95 % intervals, and the additive fit (see the module docstring)."""
+def row_fit(results: list, *, bootstrap: int, seed: int, value: str = "monte-carlo") -> dict:
+    """Power-mean fit of one row with bootstrap 95 % intervals, and the additive fit (see the module docstring).
+
+    ``value`` (:func:`cell_curve`) chooses what is fitted: the Monte Carlo means, or an end or the midpoint of
+    the certified brackets (then the bootstrap resamples the corpora only: a cell's bracket has no sampling
+    error). The result's ``value`` names it."""
     if not results:
         nan = float("nan")
         empty = {"p": nan, "p_ci95": [nan, nan], "q": nan, "q_ci95": [nan, nan], "k": nan, "k_fit": nan,
                  "k_decimals": DEFAULT_DECIMALS, "k_ci95": [nan, nan], "rms_log_residual": nan}
         return {"power_mean": empty, "additive": dict(empty), "data": {}}
-    data = row_data(results)
+    data = row_data(results, value)
     point_means = {s: block["mean"].mean(axis=0) for s, block in data.items()}
     size, N, error = _flatten(data, point_means)
     point = fit_power_mean(size, N, error)
@@ -113,5 +148,6 @@ def row_fit(results: list, *, bootstrap: int, seed: int) -> dict:
                   "k": round(point["k"], decimals), "k_decimals": decimals, "k_fit": point["k"], "k_ci95": ci(2), "rms_log_residual": point["rms_log_residual"], "A": point["A"], "B": point["B"],
                   "points": point["points"], "bootstrap": int(bootstrap), "model": point["model"],
                   "corpora_per_size": {str(s): int(block["mean"].shape[0]) for s, block in data.items()}}
-    return {"power_mean": power_mean, "additive": additive,
+    power_mean["value"] = value
+    return {"power_mean": power_mean, "additive": additive, "value": value,
             "data": {"size": size.tolist(), "N": N.tolist(), "error": error.tolist()}}

@@ -15,7 +15,10 @@ Rows (:data:`ROWS`; :func:`c6_cell` runs one cell, :func:`c6_cells` lists the gr
   b₀ = 2n on small corpora).
 
 Evaluation: fresh contexts at θ ∈ :data:`INTERIOR_THETAS` and N = 16 … 8192, the mean |θ̂_N − θ| per
-(θ, N). Evidence: sampled (seeded corpora and contexts, float64).
+(θ, N) (evidence: sampled, seeded corpora and contexts, float64). A large-resolution cell with ``certify``
+(set by :func:`c6_cells` up to the mode's ``certify_max_size``) also gets its certified figures
+(:func:`stumpcheck.claims.c6_certified.certify_cell`: the training certificate of its run and the exact
+risk brackets at its frozen head) under ``certified``.
 """
 
 from __future__ import annotations
@@ -47,15 +50,17 @@ _N_QUICK = tuple(2 ** j for j in range(4, 11)) + (8192,)  # 16 … 1024 and 8192
 C6_SETTINGS = {
     "quick": {"sizes": (64, 128, 256), "mechanism_sizes": (64, 128, 256), "seeds": 2, "horizon_corpora": 8, "N": _N_QUICK, "reps": 128,
               "step_cap": 4000, "bootstrap": 100, "flow_rtol": 1e-4, "control_sizes": (64, 128, 256),
-              "control_steps": 150, "above_n": {"size": 16, "seeds": 4, "steps": 200}},
+              "control_steps": 150, "above_n": {"size": 16, "seeds": 4, "steps": 200}, "certify_max_size": 256,
+              "chain_token_steps": 5e7},
     "full": {"sizes": (64, 128, 256, 512, 1024), "mechanism_sizes": (64, 128, 256, 512, 1024), "seeds": 4,
              "horizon_corpora": 8, "N": _N_GRID, "reps": 400, "step_cap": 20000, "bootstrap": 400, "flow_rtol": 1e-5,
              "control_sizes": (64, 128, 256, 512), "control_steps": 3000,
-             "above_n": {"size": 32, "seeds": 8, "steps": 1000}},
+             "above_n": {"size": 32, "seeds": 8, "steps": 1000}, "certify_max_size": 512,
+             "chain_token_steps": 3e8},
 }
 
 #: a sweep store keys cells by their settings: a new protocol must not be answered from an old store
-CELL_PROTOCOL = "c6-large-resolution-v2"
+CELL_PROTOCOL = "c6-large-resolution-v3"
 
 HORIZON_RULE = ("large-resolution row (the verdict): b0 = (m∧n)/4, a0 = calibration_a(b0), eta = 1/lambda_max of the "
                 "population Hessian at (a0, b0); GD on the cell's corpus until b >= (m∧n)/2 (the protocol of "
@@ -136,11 +141,12 @@ def _evaluate(a: float, b: float, cell: dict, seed: int, estimator: str) -> list
     return rows
 
 
-def _train(corpus, a0, b0, *, b_target, steps, estimator, step_rule):
+def _train(corpus, a0, b0, *, b_target, steps, estimator, step_rule, every_step=False):
     from stumpcheck.numerics.corpus.gd import train_gd
 
+    # every_step: a certified cell compares every float64 iterate with its enclosure (c6_certified)
     run = train_gd(corpus.x, corpus.theta, a0=a0, b0=b0, b_target=b_target, steps=steps, estimator=estimator,
-                   record_every=max(1, steps // 200), method="pruned", step_rule=step_rule)
+                   record_every=1 if every_step else max(1, steps // 200), method="pruned", step_rule=step_rule)
     loss = np.asarray(run.trajectory["loss"])
     return run, {"a": run.a, "b": run.b, "steps": run.steps, "stopped_because": run.stopped_because, "eta": run.eta,
                  "eta_rule": run.eta_rule, "loss_start": float(loss[0]), "loss_end": float(loss[-1]),
@@ -154,7 +160,8 @@ def c6_cell(cell: dict) -> dict:
     ``cell``: m, n, seed (corpus and fresh-context seed), N (list), thetas, reps, estimator, and
     ``row`` (default "large-resolution"; one of :data:`ROWS`), c5_seeds (the corpus seeds whose rms
     along-error sets b* for the size; default [seed]), step_cap (large-resolution and
-    sqrt-b0 rows), steps (fixed-b0, above-n), flow_rtol (mechanism). Keys other rows do not use are
+    sqrt-b0 rows), steps (fixed-b0, above-n), flow_rtol (mechanism), certify (large-resolution, one head:
+    certify the run and bracket the risk, :mod:`stumpcheck.claims.c6_certified`). Keys other rows do not use are
     ignored (``k_max``, ``long_steps`` from older grids: the horizon's ladder is sized from m ∧ n).
     """
     from stumpcheck.numerics.corpus.corpora import make_corpus
@@ -185,8 +192,11 @@ def c6_cell(cell: dict) -> dict:
             out.update(a=a0, b=b0, steps=0, stopped_because="horizon at or below the start", eta=None,
                        eta_rule=None, largest_loss_increase=0.0)
         else:
-            _, summary = _train(corpus, a0, b0, b_target=target, steps=int(cell["step_cap"]), estimator=estimator,
-                                step_rule="population")
+            certify = row == "large-resolution" and bool(cell.get("certify")) and estimator == "one-head"
+            run, summary = _train(corpus, a0, b0, b_target=target, steps=int(cell["step_cap"]), estimator=estimator,
+                                  step_rule="population", every_step=certify)
+            if certify:  # the summary keeps about 200 points of b, as without certification
+                summary["trajectory_b"] = summary["trajectory_b"][::max(1, int(cell["step_cap"]) // 200)]
             out.update(summary)
     elif row == "mechanism":
         from stumpcheck.numerics.corpus.gradient_flow import empirical_flow
@@ -220,6 +230,10 @@ def c6_cell(cell: dict) -> dict:
         out["fresh"] = _evaluate(out["a"], out["b"], cell, seed, estimator)
     else:
         out["fresh"] = []
+    if row == "large-resolution" and cell.get("certify") and out["steps"] > 0 and estimator == "one-head":
+        from stumpcheck.claims.c6_certified import certify_cell
+
+        out["certified"] = certify_cell(corpus, cell, out, run)
     out["seconds"] = time.perf_counter() - started
     out["precision"], out["evidence"] = "float64", "sampled"
     return out
@@ -234,6 +248,10 @@ def c6_cells(*, quick: bool = True, seed: int = 0, estimator: str = "one-head") 
     horizon_seeds = [seed + i for i in range(mode["horizon_corpora"])]
     cells = [dict(common, row=row, m=s, n=s, seed=i, c5_seeds=horizon_seeds, step_cap=mode["step_cap"])
              for row in ("large-resolution", "certified-horizon") for s in mode["sizes"] for i in seeds]
+    for cell in cells:  # the large-resolution row is certified up to the mode's size (c6_certified); a chain
+        # costlier than chain_token_steps (steps × m·n) is skipped, its brackets taken at the float64 head
+        if cell["row"] == "large-resolution" and estimator == "one-head" and cell["m"] <= mode["certify_max_size"]:
+            cell.update(certify=True, chain_token_steps=mode["chain_token_steps"])
     cells += [dict(common, row="mechanism", m=s, n=s, seed=seed + i, flow_rtol=mode["flow_rtol"])
               for s in mode["mechanism_sizes"] for i in range(mode["seeds"])]
     cells += [dict(common, row="fixed-b0", m=s, n=s, seed=seed, steps=mode["control_steps"])

@@ -136,7 +136,8 @@ _CLAIMS = (
      "stumpcheck.claims.c5:check_c5", ("certified",), False),
     ("C6", "frozen-estimator error is Õ((m ∧ n)^{-1} + N^{-1}) at interior θ", "stumpcheck.claims.boundary:check_c6",
      ("sampled",), True),
-    # C7, C8: the population part proved for every b >= b0, the fresh-context part sampled; C9 proved on its corpus
+    # C7, C8: the population part proved for every b >= b0; C7's fresh-context part certified by the exact risk,
+    # C8's pooled fresh-context part sampled (the row reaches its lowest part); C9 proved on its corpus
     ("C7", "the one-head model has a boundary limitation", "stumpcheck.claims.boundary:check_c7",
      ("certified", "sampled"), True),
     ("C8", "a reflected symmetrization removes the boundary limitation", "stumpcheck.claims.boundary:check_c8",
