@@ -64,3 +64,25 @@ def test_printed_bounds_are_rounded_outward():
     for value in np.random.default_rng(5).uniform(-3, 3, 200):
         assert Decimal(bf._outward(float(value), "down", digits=4)) <= Decimal(float(value))
         assert Decimal(float(value)) <= Decimal(bf._outward(float(value), "up", places=3))
+
+
+@pytest.mark.parametrize("brackets, decided, ok", [
+    # interior maxima falling like N^-1 inside narrow brackets: proved
+    ({"sup": [("0.9", "0.91"), ("0.9", "0.91")], "inner": [("0.1", "0.101"), ("0.00625", "0.0063")]}, True, True),
+    # the last max certainly below the floor: refuted for every value in the brackets
+    ({"sup": [("0.9", "0.91"), ("0.1", "0.2")], "inner": [("0.1", "0.101"), ("0.00625", "0.0063")]}, True, False),
+    # the interior brackets so wide that exponents above and below -1/2 both fit: not decided
+    ({"sup": [("0.9", "0.91"), ("0.9", "0.91")], "inner": [("0.01", "0.2"), ("0.01", "0.2")]}, False, False),
+])
+def test_c7_fresh_part_is_decided_only_when_the_brackets_decide(monkeypatch, brackets, decided, ok):
+    """A FAIL read from brackets that do not decide would be a FAIL labelled certified: such a result says
+    ``decided`` False, and the row lets the Monte Carlo table decide at the sampled level."""
+    table = {"N": [16, 256], "b": [64, 1024], "a": [0, 0], "sup_bracket": brackets["sup"],
+             "interior_bracket": brackets["inner"], "per_theta": [[], []]}
+    monkeypatch.setattr(bf, "certified_sup_table", lambda Ns, estimator: table)
+    sampled = {"sup_error": [0.905, 0.905], "interior_error": [0.1, 0.00626]}
+    result = bf.c7_fresh_certified([16, 256], sampled, keep=0.5, floor=0.5, exponent=-0.5)
+    assert (result["decided"], result["ok"]) == (decided, ok), result["rule"]
+    parts = bf.c7_evidence_parts(True, result["decided"])
+    assert any(level.startswith("certified") for level in parts.values())
+    assert any(level.startswith("sampled") for level in parts.values()) is not result["decided"]

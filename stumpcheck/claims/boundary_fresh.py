@@ -156,13 +156,17 @@ def c7_fresh_certified(Ns, sampled: dict, *, keep: float, floor: float, exponent
     """C7's fresh-context tolerance decided from the one head's certified brackets: the max over the θ grid at
     the largest N is ≥ ``floor`` and ≥ ``keep`` × the max at the smallest N (lower end against upper end),
     and the least-squares exponent in N of the interior max is ≤ ``exponent`` for every value in the brackets.
-    ``sampled`` is the Monte Carlo table (:func:`~stumpcheck.claims.boundary_tables.fresh_sup_table`), the control."""
+    ``decided`` is False when the brackets neither prove that nor refute it for every value in them (the caller
+    then lets the Monte Carlo table decide, at the sampled level). ``sampled`` is the Monte Carlo table (:func:`~stumpcheck.claims.boundary_tables.fresh_sup_table`), the control."""
     table = certified_sup_table(Ns, "one-head")
     sup, inner = table["sup_bracket"], table["interior_bracket"]
     last_low, first_high = float(sup[-1][0]), float(sup[0][1])
+    last_high, first_low = float(sup[-1][1]), float(sup[0][0])
     keeps = last_low >= floor and last_low >= keep * first_high
     slope = slope_range(table["N"], [b[0] for b in inner], [b[1] for b in inner])
     decreases = slope[1] <= exponent
+    # refuted only when every value in the brackets breaks the tolerance; otherwise the brackets do not decide
+    refuted = (last_high < floor or last_high < keep * first_low) or slope[0] > exponent
     control = [{"N": N, "sup_bracket": s, "mc_sup": m, "mc_sup_in_bracket": _in(m, s), "interior_bracket": i,
                 "mc_interior": mi, "mc_interior_in_bracket": _in(mi, i)}
                for N, s, m, i, mi in zip(table["N"], sup, sampled["sup_error"], inner, sampled["interior_error"])]
@@ -171,7 +175,8 @@ def c7_fresh_certified(Ns, sampled: dict, *, keep: float, floor: float, exponent
             f"[{_outward(sup[-1][0], 'down', digits=5)}, {_outward(sup[-1][1], 'up', digits=5)}] "
             f"(N={table['N'][-1]}); interior max exponent in N in [{_outward(slope[0], 'down', places=3)}, "
             f"{_outward(slope[1], 'up', places=3)}] for every value in the brackets")
-    return {"ok": bool(keeps and decreases), "keeps": bool(keeps), "decreases": bool(decreases),
+    return {"ok": bool(keeps and decreases), "decided": bool((keeps and decreases) or refuted),
+            "keeps": bool(keeps), "decreases": bool(decreases),
             "interior_exponent_range": slope, "table": table, "control": control, "text": text,
             "rule": (f"last max lower end >= {floor} and >= {keep} x first max upper end; the least-squares exponent "
                      f"of the interior max, over every value in its brackets, <= {exponent}")}
