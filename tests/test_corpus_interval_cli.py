@@ -56,7 +56,8 @@ def test_prove_writes_the_certificate_and_one_summary_line(proved):
     assert re.fullmatch(
         r"PROVED b in \[8, 10\] = \[\.\., 0\.312·\(m∧n\)\] for eta = 340: GD from S reaches b_end within "
         r"4\.700e\+01 steps; 96 leaves, smallest margins drift [0-9.e+-]+, inward [0-9.e+-]+, gd [0-9.e+-]+; "
-        r"[0-9.]+ s; reached --b-max 10; wrote " + re.escape(str(out / CERT)), lines[1])
+        r"[0-9.]+ s wall, [0-9.]+ s CPU; start chosen: b_start = 8 \(1 first-column trial\(s\)\); "
+        r"reached the target --b-max 10; wrote " + re.escape(str(out / CERT)), lines[1])
     assert sorted(p.name for p in out.iterdir()) == ["corpus.npz", "interval.png", CERT]   # no checkpoint left
     st = document["statement"]
     assert document["format"] == "stumpcheck-interval-certificate/1" and document["digest"] == digest(document)
@@ -170,7 +171,7 @@ def test_a_corpus_far_too_small_for_b_max(tmp_path, capsys):
     """m = n = 8 with --b-max 64 (8·(m∧n)): the drift is certainly false in the first column; exit 1, no
     certificate."""
     out = tmp_path / "out"
-    status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64",
+    status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64", "--b-start", "8",
                               "--out", str(out), "--quiet"], capsys)
     assert status == 1
     assert re.fullmatch(r"NOT PROVED: no column of S above b = 8 could be proved; stopped: drift certainly false at "
@@ -204,7 +205,7 @@ def _settings(x, theta, **changes) -> dict:
 
     from stumpcheck.numerics.corpus.interval.run import settings_of
 
-    settings = settings_of(x, theta, b_start=Fraction(8), b_max=Fraction(10), band=(Fraction(1, 20), Fraction(1, 2)),
+    settings = settings_of(x, theta, b_start="auto", b_max=Fraction(10), band=(Fraction(1, 20), Fraction(1, 2)),
                            eta=None, max_depth=8)
     assert settings["corpus_sha256"] == corpus_fingerprint(x, theta)
     settings.update(changes)

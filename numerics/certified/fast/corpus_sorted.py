@@ -49,7 +49,7 @@ import numpy as np
 
 from stumpcheck.numerics.certified.fast.corpus import ASSUMPTIONS as _CORPUS
 from stumpcheck.numerics.certified.fast.corpus import _check_corpus, _check_threads, _sums
-from stumpcheck.numerics.certified.fast.corpus_mixture import E_FAR, FAR, diff, div, mixture, mul, sqr, sub, add
+from stumpcheck.numerics.certified.fast.corpus_mixture import E_FAR, FAR, diff, div, mixture, mul, sqr, sub
 from stumpcheck.numerics.certified.fast.interval import as_pair
 from stumpcheck.numerics.certified.fast.rounding import down, up
 from stumpcheck.numerics.precision import InputError
@@ -215,20 +215,28 @@ def _group(row, first, last, blo, bhi, cut, ecut, hessian, scratch, out, at):
     mlo, _ = div(s1lo, s1hi, z1lo, z1hi)
     _, mhi = div(s0lo, s0hi, z0lo, z0hi)
     mlo = max(mlo, 0.0)
-    qlo = qhi = klo = khi = 0.0
+    # pass 2: Q = Σ u c², c = d − m_g (an interval), and with ``hessian`` K = Σ u c³ as K₊ − K₋, the
+    # sums over the points with c³ ≥ 0 and ≤ 0: all four are RN sums of a stored r times a rigorous
+    # non-negative factor, bounded afterwards like the sums of pass 1 (lower ends with r(b_hi), upper
+    # ends with r(b_lo)); a point whose c³ straddles 0 adds only to the upper ends of both
+    qlo = qhi = kplo = kphi = knlo = knhi = 0.0
     for k in range(kept):
         dlo, dhi = diff(row[first + k], xg)
         clo, chi = sub(dlo, dhi, mlo, mhi)
+        c2lo, c2hi = sqr(clo, chi)
+        qlo += scratch[2 * k] * c2lo
+        qhi += scratch[2 * k + 1] * c2hi
         if hessian:
-            c2lo, c2hi = sqr(clo, chi)
             c3lo, c3hi = mul(clo, chi, c2lo, c2hi)
-            ulo = max(down(scratch[2 * k] * down(1.0 - eps)), 0.0)
-            uhi = up(scratch[2 * k + 1] * up(1.0 + eps))
-            c3lo, c3hi = mul(ulo, uhi, c3lo, c3hi)
-            klo, khi = add(klo, khi, c3lo, c3hi)
-        clo, chi = sqr(clo, chi)
-        qlo += scratch[2 * k] * clo
-        qhi += scratch[2 * k + 1] * chi
+            if c3lo >= 0.0:
+                kplo += scratch[2 * k] * c3lo
+                kphi += scratch[2 * k + 1] * c3hi
+            elif c3hi <= 0.0:
+                knlo += scratch[2 * k] * -c3hi
+                knhi += scratch[2 * k + 1] * -c3lo
+            else:
+                kphi += scratch[2 * k + 1] * c3hi
+                knhi += scratch[2 * k + 1] * -c3lo
     qlo, qhi = _bounded(qlo, qhi, 0, 0, 0.0, eps, kept)
     c = max(1.0, mhi)
     c2 = up(c * c)
@@ -236,9 +244,12 @@ def _group(row, first, last, blo, bhi, cut, ecut, hessian, scratch, out, at):
     qhi = up(qhi + up(rest * c2))
     vlo, vhi = div(qlo, qhi, z1lo, z0hi)
     vlo = max(vlo, 0.0)
+    klo = khi = 0.0
     if hessian:
         r3 = up(rest * up(c2 * c))
-        klo, khi = add(klo, khi, -r3, r3)
+        kplo, kphi = _bounded(kplo, kphi, 0, 0, 0.0, eps, kept)
+        knlo, knhi = _bounded(knlo, knhi, 0, 0, 0.0, eps, kept)
+        klo, khi = down(kplo - up(knhi + r3)), up(up(kphi + r3) - knlo)   # K₊ − K₋ ± the pruned points
         klo, khi = div(klo, khi, z1lo, z0hi)
     out[at], out[at + 1], out[at + 2], out[at + 3] = z1lo, z0hi, mlo, mhi
     out[at + 4], out[at + 5], out[at + 6], out[at + 7] = vlo, vhi, klo, khi

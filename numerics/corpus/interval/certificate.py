@@ -25,9 +25,10 @@ from fractions import Fraction
 
 from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 from stumpcheck.numerics.certified.enclosures.corpus_arb import corpus_gradient_arb
-from stumpcheck.numerics.certified.fast.corpus import ASSUMPTIONS as FAST_ASSUMPTIONS
+from stumpcheck.numerics.certified.fast.corpus_sorted import ASSUMPTIONS as FAST_ASSUMPTIONS
+from stumpcheck.numerics.certified.fast.corpus_sorted import CUT, CUT_RANGE, pruning_record, sort_tasks
 from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, column_width, columns, on_grid
-from stumpcheck.numerics.corpus.interval.obligations import PREC, enclosures, evaluate_box
+from stumpcheck.numerics.corpus.interval.obligations import PREC, SharedEnclosures, enclosures, evaluate_box
 from stumpcheck.numerics.corpus.interval.prover import step_bound
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
 
@@ -35,12 +36,15 @@ __all__ = ["membership", "FORMAT", "ARITHMETIC", "interval_certificate", "rechec
            "statement_text", "MAX_LEAVES"]
 
 FORMAT = "stumpcheck-interval-certificate/1"
+#: the score gap beyond which Arb's point check bounds points instead of summing them (corpus_arb)
+ARB_PRUNE = 80.0
 MAX_LEAVES = 2_000_000
 ARITHMETIC = {
     "fast_layer": FAST_ASSUMPTIONS,
     "sheared_boxes": "boxes of (b, mu) are parallelograms a = a' + s*b of (a, b); t = b*(D - s) - a' enclosed over them",
     "margins": f"python-flint arb balls at {PREC} bits from exact rationals and the fast layer's enclosures",
     "gd": "exact-arithmetic gradient descent z -> z - eta*grad(L_hat)(z); the statement is about that map",
+    "pruning": pruning_record(CUT),
 }
 
 
@@ -65,7 +69,8 @@ def statement_text(st: dict) -> str:
             f"steps; the corpus gradient flow started in S stays in S with db/dt > 0 while b <= {st['b_end']}.")
 
 
-def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict, versions: dict) -> dict:
+def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict, versions: dict,
+                         start_search: dict | None = None) -> dict:
     """The certificate of an :class:`~stumpcheck.numerics.corpus.interval.prover.IntervalRun`."""
     leaves = list(run.leaves())
     drift = [(Fraction(lf["b"][0]), Fraction(lf["b"][1]), Fraction(lf["drift"])) for lf in leaves]
@@ -87,8 +92,10 @@ def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict
                 "proof": {"leaf_count": len(leaves), "columns": len(run.columns),
                           "max_depth": run.max_depth, "smallest_margins": smallest},
                 "end": run.failure if run.failure is not None else {"status": "b_max reached", "b_max": str(run.b_max)},
-                "eta_rule": eta_rule, "arithmetic": ARITHMETIC, "seconds": seconds, "versions": versions,
-                "leaves": leaves}
+                "eta_rule": eta_rule, "arithmetic": ARITHMETIC, "seconds": seconds, "versions": versions}
+    if start_search is not None:
+        document["start_search"] = start_search   # how b_start and eta were chosen (not part of the proof)
+    document["leaves"] = leaves
     document["digest"] = digest(document)
     return document
 
@@ -161,6 +168,9 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     corpus = document.get("corpus", {})
     if corpus.get("sha256") != corpus_fingerprint(x, theta):
         return _fail("the corpus given is not the certificate's (sha256 differs)")
+    cut, reason = _pruning(document)
+    if reason:
+        return _fail(reason)
     if not (eta > 0 and band[0] > 0 and band[1] > 0 and 0 < b_start < b_end and on_grid(b_start) and on_grid(b_end)):
         return _fail("the statement's eta, band or b-range is not valid (eta, c > 0; b_start < b_end on the grid)")
     if not nodes or nodes[0][0] != b_start or any(b1 <= b0 for (b0, _), (b1, _) in zip(nodes, nodes[1:])):
@@ -172,9 +182,10 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     if reason:
         return _fail(reason)
     drift = []
+    shared = None if cut is None else SharedEnclosures(sort_tasks(x, theta), cut=cut, threads=threads)
     for k, (lf, box) in enumerate(zip(leaves, boxes)):
         piece = centre.piece(box[0])
-        G, P = enclosures(x, theta, piece, box, threads=threads)
+        G, P = enclosures(x, theta, piece, box, threads=threads) if shared is None else shared(piece, box)
         if G != lf["box_enclosure"] or P != lf["centre_enclosure"]:
             return _fail(f"leaf {k} (b in [{box[0]}, {box[1]}]): the recorded enclosures are not the fast layer's")
         res = evaluate_box(G, P, piece, box, band, eta, centre.slopes_over)
@@ -197,6 +208,32 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     return True, "every leaf re-proved; the leaves tile S", derived
 
 
+def _pruning(document) -> tuple:
+    """(cut, None) from the certificate's pruning record, re-derived: the cut within its range, the bound
+    the one :func:`~stumpcheck.numerics.certified.fast.corpus_sorted.pruning_bound` gives for it and above
+    e^{-cut/(1+gamma_2)} in Arb; (None, None) without a record (a certificate of unsorted enclosures);
+    (None, why) if the record is not valid."""
+    record = document.get("arithmetic", {}).get("pruning") if isinstance(document.get("arithmetic"), dict) else None
+    if record is None:
+        return None, None
+    try:
+        cut, bound = float.fromhex(record["cut"]), float.fromhex(record["bound"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None, "malformed pruning record (cut and bound must be float.hex strings)"
+    if not CUT_RANGE[0] <= cut <= CUT_RANGE[1]:
+        return None, f"the pruning cut {cut} lies outside [{CUT_RANGE[0]}, {CUT_RANGE[1]}]"
+    if record != pruning_record(cut):
+        return None, "the pruning record is not the one its cut gives (bound or rule edited)"
+    from flint import arb as _arb, ctx, fmpq
+
+    gamma2 = Fraction(2, 2 ** 53) / (1 - Fraction(2, 2 ** 53))
+    exponent = Fraction(cut) / (1 + gamma2)
+    with ctx.workprec(PREC):
+        if not _arb(bound) > (-_arb(fmpq(exponent.numerator, exponent.denominator))).exp():
+            return None, "the pruning bound is not above exp(-cut/(1 + gamma_2)) in Arb"
+    return cut, None
+
+
 def _arb_check(leaves, boxes, centre, x, theta, mode: str) -> str | None:
     """The fast centre enclosures contain Arb's values (at the chosen leaves)."""
     if mode == "none":
@@ -212,7 +249,7 @@ def _arb_check(leaves, boxes, centre, x, theta, mode: str) -> str | None:
         lf = leaves[k]
         b0, b1, mu0, mu1 = boxes[k]
         bc, muc = (b0 + b1) / 2, (mu0 + mu1) / 2
-        values = corpus_gradient_arb(x, theta, centre.value(bc) + muc, bc, prec=PREC)
+        values = corpus_gradient_arb(x, theta, centre.value(bc) + muc, bc, prec=PREC, prune=ARB_PRUNE)
         for name, value, (lo, hi) in zip(("L", "L_a", "L_b"), values, lf["centre_enclosure"]):
             if not (value.lower() >= lo and value.upper() <= hi):
                 if value.upper() < lo or value.lower() > hi:
