@@ -173,6 +173,36 @@ TAMPERS = [
 ]
 
 
+def _pruning(key, value):
+    return lambda d: d["arithmetic"]["pruning"].__setitem__(key, value)
+
+
+PRUNING_TAMPERS = [
+    ("pruning bound lowered", _pruning("bound", (2.0 ** -100).hex()),
+     "the pruning record is not the one its cut gives (bound or rule edited)"),
+    ("pruning bound raised", _pruning("bound", (2.0 ** -80).hex()),
+     "the pruning record is not the one its cut gives (bound or rule edited)"),
+    ("pruning rule edited", _pruning("rule", "nothing is pruned"),
+     "the pruning record is not the one its cut gives (bound or rule edited)"),
+    ("pruning cut out of range", _pruning("cut", (8.0).hex()), "the pruning cut 8.0 lies outside [16.0, 600.0]"),
+    ("pruning cut not a number", _pruning("cut", "sixty-four"),
+     "malformed pruning record (cut and bound must be float.hex strings)"),
+]
+TAMPERS += PRUNING_TAMPERS
+
+
+def test_another_cut_with_its_own_bound_is_valid_arithmetic(proved):
+    """A consistent pruning record for another cut (its bound derived for it) is sound: the re-check uses the
+    recorded cut. At b <= 10 a cut of 16 prunes no point of this corpus (d <= 1), so every enclosure is the
+    same and the certificate passes; a cut of 600 neither."""
+    from stumpcheck.numerics.certified.fast.corpus_sorted import pruning_record
+
+    _, document, corpus = proved
+    for cut in (16.0, 600.0):
+        d = _tampered(document, lambda d: d["arithmetic"].__setitem__("pruning", pruning_record(cut)))
+        assert recheck_interval(d, corpus.x, corpus.theta, arb="none")[0]
+
+
 @pytest.mark.parametrize("edit, expected", [t[1:] for t in TAMPERS], ids=[t[0] for t in TAMPERS])
 def test_tamper_is_rejected(proved, edit, expected):
     assert _reason(proved, edit) == expected
