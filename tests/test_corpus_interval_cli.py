@@ -179,6 +179,24 @@ def test_a_corpus_far_too_small_for_b_max(tmp_path, capsys):
     assert not (out / CERT).exists()
 
 
+def test_the_start_is_chosen_where_the_first_column_proves(tmp_path, capsys):
+    """m = n = 8, seed 1, --b-max 64, no --b-start: the drift is certainly false in the first column at b = 8
+    (so no smaller step is tried), the search takes b_start = 16 with the unhalved step; the proof stops below
+    the target (exit 1), the certificate records the trials and re-checks."""
+    out = tmp_path / "out"
+    status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64",
+                              "--out", str(out), "--quiet"], capsys)
+    assert status == 1
+    assert "start chosen: b_start = 16 (2 first-column trial(s))" in stdout.splitlines()[-1]
+    document = read_certificate(out / CERT)
+    assert document["statement"]["b_start"] == "16"
+    search = document["start_search"]
+    assert [t[0] for t in search["tried"]] == ["8", "16"] and [t[2] for t in search["tried"]] == ["not proved", "proved"]
+    assert search["chosen"] == {"b_start": "16", "eta": document["statement"]["eta"], "halvings": 0}
+    status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz")], capsys)
+    assert status == 0 and "S = {16 <= b <= " in stdout
+
+
 def test_a_proof_that_stops_below_b_max_certifies_only_the_proved_part(tmp_path, capsys):
     """m = n = 16, seed 2, --b-max 16: the columns up to b = 14 are proved, the next one stays undecided at
     the finest box; exit 1, the stop printed, and a certificate of [8, 14] only, which re-checks."""
@@ -253,8 +271,9 @@ def test_resume_from_a_checkpoint_ends_as_an_uninterrupted_run(tmp_path, capsys,
 
 
 def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch, proved):
-    """Ctrl-C in the seventh column: exit 130 with a checkpoint of 6 columns; the same command again resumes
-    from it and writes the uninterrupted run's proof."""
+    """Ctrl-C in the eighth column (the seventh the run proves: the first is the start search's): exit 130
+    with a checkpoint of 7 columns; the same command again resumes from it and writes the uninterrupted
+    run's proof."""
     out = tmp_path / "out"
     real, calls = prover.prove_column, []
 
@@ -268,10 +287,10 @@ def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch,
     assert status == 130 and "stumpcheck: interrupted" in stderr
     assert not (out / CERT).exists()
     state = json.loads((out / CHECKPOINT_NAME).read_text(encoding="utf-8"))
-    assert len(state["columns"]) == 6 and state["b_end"] == "35/4"
+    assert len(state["columns"]) == 7 and state["b_end"] == "71/8"
     monkeypatch.setattr(prover, "prove_column", real)
     status, _, stderr = _run(["interval", *SMALL, "--out", str(out), "--quiet"], capsys)
-    assert status == 0 and "6 columns proved, b = 8.75" in stderr
+    assert status == 0 and "7 columns proved, b = 8.875" in stderr
     _same_proof(read_certificate(out / CERT), proved[2])
 
 

@@ -10,9 +10,9 @@ import time
 from fractions import Fraction
 
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
-from stumpcheck.numerics.corpus.interval.centre import Centre, eta_half_curvature
+from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, eta_half_curvature
 from stumpcheck.numerics.corpus.interval.certificate import interval_certificate
-from stumpcheck.numerics.corpus.interval.prover import MAX_DEPTH, IntervalRun
+from stumpcheck.numerics.corpus.interval.prover import MAX_DEPTH, IntervalRun, leaf_record
 from stumpcheck.numerics.provenance import provenance
 
 __all__ = ["DEFAULT_BAND", "DEFAULT_B_START", "HALF_CURVATURE_RULE", "prove_interval", "settings_of"]
@@ -71,6 +71,10 @@ def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAN
         start = choose_start(x, theta, b_max=b_max, band=band, b_start=b_start, eta=eta, threads=threads,
                              max_depth=max_depth)
         centre, done, b_start, b_end = start.centre, [], start.b_start, start.b_start
+        if start.first is not None:       # the first column, proved by the search with these settings
+            b_end = min(column_after(b_start), b_max)
+            done = [{"b": [str(b_start), str(b_end)], "leaves": [leaf_record(box, r) for box, r in start.first],
+                     "cpu_seconds": 0.0}]
         rule = f"given: {eta}" if start.halvings is None else halved_rule(HALF_CURVATURE_RULE, start.halvings)
         eta, search, chosen = start.eta, start.record(), True
     else:

@@ -7,14 +7,17 @@ With the defaults (no b_start and no η given) :func:`choose_start` tries, in or
     (:func:`~stumpcheck.numerics.corpus.interval.centre.eta_half_curvature`, centre fitted from b_start),
 
 and takes the first pair whose first grid column [b_start, next grid point] the obligations prove
-(:func:`~stumpcheck.numerics.corpus.interval.prover.prove_column`, the proof's own settings). A given
+(:func:`~stumpcheck.numerics.corpus.interval.prover.prove_column`, the proof's own settings). When the
+failing box of a trial fails in drift or inward, which do not depend on η, the smaller steps of that
+b_start are not tried. A given
 b_start is the only candidate; a given η is the only step. Why: the half-curvature step is a sample of
 the curvature, not a proof; at the lower edge of the band near b_start the GD image can leave the
 band with that step (measured on a fresh m = n = 1024 corpus: "gd certainly false at b = 8.004,
 μ = −0.047"), and a smaller step or a start where the corpus is less curved can remove it.
 
 Nothing of this search is part of the proof: the chosen b_start and η are the statement's, and the
-proof then proves every column from b_start, the first one again. If no pair proves the first column,
+proof goes on from the first column's leaves, which the chosen trial proved with the proof's own
+settings (the same leaves a proof started at that b_start with that η would record). If no pair proves the first column,
 the first candidate with its unhalved step is returned and the proof stops at its first column, with the
 failure examined as usual. :class:`Start` records what was tried (each b_start, η and whether the first
 column proved), for the certificate's ``start_search``.
@@ -59,6 +62,7 @@ class Start:
     eta: Fraction
     halvings: int | None
     tried: list = field(default_factory=list)
+    first: list | None = None     # the proved first column's (box, result) leaves, or None
 
     def record(self) -> dict:
         return {"b_start_candidates": [str(b) for b in B_START_CANDIDATES], "max_halvings": MAX_HALVINGS,
@@ -89,11 +93,14 @@ def choose_start(x, theta, *, b_max: Fraction, band, b_start=None, eta=None, thr
             fallback = Start(b0, centre, steps[0][0], steps[0][1])
         column = (b0, min(column_after(b0), b_max))
         for step, k in steps:
-            leaves, _ = prove_column(x, theta, centre, column, band, step, max_depth=max_depth, threads=threads,
-                                     tasks=tasks)
+            leaves, failure = prove_column(x, theta, centre, column, band, step, max_depth=max_depth,
+                                           threads=threads, tasks=tasks)
             tried.append((b0, step, "proved" if leaves is not None else "not proved"))
             if leaves is not None:
-                return Start(b0, centre, step, k, tried)
+                return Start(b0, centre, step, k, tried, leaves)
+            result = failure["result"]
+            if result.drift <= 0 or (result.inward is not None and result.inward <= 0):
+                break        # drift and inward do not depend on η: a smaller step cannot prove this box
     if fallback is None:
         raise last_error
     fallback.tried = tried
