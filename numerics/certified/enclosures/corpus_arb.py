@@ -17,7 +17,7 @@ Cost: a Python loop, about 1 µs per point and operation (0.3–0.5 s at m = n =
 (P: a − b·x, N: −b·x, x ascending), so a task's points whose float score lies more than T below the
 task's top float score form a suffix of each group. They are not summed: each has weight
 e^{sᵢ − shift} ≤ W_g = e^{s(first dropped) − shift} (one Arb exponential per group, its upper end), so
-their total mass is in [0, k_g·W_g/Z] and every sum over them of α·f with |f| ≤ 1 (x − x_c, x − θ̂ and
+their total mass is in [0, k_g·W_g/Z] and every sum over them of α·f with −1 ≤ f ≤ 1 (x − x_c, x − θ̂ and
 their squares: x, θ̂ ∈ [0, 1]) lies in ±k_g·W_g/Z (the mass itself in [0, k_g·W_g/Z]); those balls are
 added to the sums. Where the float scores are off (they only choose which points are dropped), the
 bound still holds. At T = 80 the added radius is below n·e^{−80} ≈ n·10⁻³⁵ of the task's scale.

@@ -18,7 +18,7 @@ is pruned. Each pruned point has exact exponent τ(b) = b·δᵢ ≥ τ(b_lo) �
 every b of the range (δᵢ the exact difference, γ₂ = 2u/(1 − 2u), u = 2⁻⁵³: two RN operations), so its
 weight uᵢ = e^{−τ} < E(C) := an upper bound of e^{−C/(1+γ₂)} (:func:`pruning_bound`, a double rounded
 up). Its terms are bounded by that weight times their largest factor: uᵢ·dᵢ ≤ E (dᵢ ≤ 1) in Z_g and
-Σuᵢdᵢ, uᵢ(dᵢ − m_g)² ≤ E·c² and |uᵢ(dᵢ − m_g)³| ≤ E·c³ with c = max(1, m_g hi) ≥ |dᵢ − m_g| in the
+Σuᵢdᵢ, uᵢ(dᵢ − m_g)² ≤ E·c² and −E·c³ ≤ uᵢ(dᵢ − m_g)³ ≤ E·c³ with c = max(1, m_g hi) ≥ abs(dᵢ − m_g) in the
 centred moments; the group's sums get q × these bounds added to their upper ends (and, for the
 signed third moment, subtracted from its lower end), rounded outward. Lower ends of the
 non-negative sums drop the pruned terms (≥ 0). The smallest point of a group (d = 0) is never pruned,
@@ -114,7 +114,8 @@ class SortedTasks:
 
 @dataclass(frozen=True, eq=False)
 class GroupMoments:
-    """The groups' enclosures over one b-range (``rows``: m × 18 doubles, P then N, fields as :data:`_FIELDS`)."""
+    """The groups' enclosures over one b-range (``rows``: m × 18 doubles, P then N: per group Z lo, hi,
+    m lo, hi, V lo, hi, K lo, hi and the count of points kept)."""
 
     b: tuple
     hessian: bool
