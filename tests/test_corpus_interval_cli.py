@@ -180,18 +180,19 @@ def test_a_corpus_far_too_small_for_b_max(tmp_path, capsys):
 
 
 def test_the_start_is_chosen_where_the_first_column_proves(tmp_path, capsys):
-    """m = n = 8, seed 1, --b-max 64, no --b-start: the drift is certainly false in the first column at b = 8
-    (so no smaller step is tried), the search takes b_start = 16 with the unhalved step; the proof stops below
-    the target (exit 1), the certificate records the trials and re-checks."""
+    """m = n = 8, seed 1, --b-max 64, no --b-start: the drift is certainly false in the first column at b = 8,
+    whatever the step (five tried), and the search takes b_start = 16 with the unhalved step; the proof stops
+    below the target (exit 1), the certificate records the trials and re-checks."""
     out = tmp_path / "out"
     status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64",
                               "--out", str(out), "--quiet"], capsys)
     assert status == 1
-    assert "start chosen: b_start = 16 (2 first-column trial(s))" in stdout.splitlines()[-1]
+    assert "start chosen: b_start = 16 (6 first-column trial(s))" in stdout.splitlines()[-1]
     document = read_certificate(out / CERT)
     assert document["statement"]["b_start"] == "16"
     search = document["start_search"]
-    assert [t[0] for t in search["tried"]] == ["8", "16"] and [t[2] for t in search["tried"]] == ["not proved", "proved"]
+    assert [t[0] for t in search["tried"]] == ["8"] * 5 + ["16"]
+    assert [t[2] for t in search["tried"]] == ["not proved"] * 5 + ["proved"]
     assert search["chosen"] == {"b_start": "16", "eta": document["statement"]["eta"], "halvings": 0}
     status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz")], capsys)
     assert status == 0 and "S = {16 <= b <= " in stdout

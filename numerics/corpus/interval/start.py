@@ -7,9 +7,7 @@ With the defaults (no b_start and no η given) :func:`choose_start` tries, in or
     (:func:`~stumpcheck.numerics.corpus.interval.centre.eta_half_curvature`, centre fitted from b_start),
 
 and takes the first pair whose first grid column [b_start, next grid point] the obligations prove
-(:func:`~stumpcheck.numerics.corpus.interval.prover.prove_column`, the proof's own settings). When the
-failing box of a trial fails in drift or inward, which do not depend on η, the smaller steps of that
-b_start are not tried. A given
+(:func:`~stumpcheck.numerics.corpus.interval.prover.prove_column`, the proof's own settings). A given
 b_start is the only candidate; a given η is the only step. Why: the half-curvature step is a sample of
 the curvature, not a proof; at the lower edge of the band near b_start the GD image can leave the
 band with that step (measured on a fresh m = n = 1024 corpus: "gd certainly false at b = 8.004,
@@ -93,14 +91,12 @@ def choose_start(x, theta, *, b_max: Fraction, band, b_start=None, eta=None, thr
             fallback = Start(b0, centre, steps[0][0], steps[0][1])
         column = (b0, min(column_after(b0), b_max))
         for step, k in steps:
-            leaves, failure = prove_column(x, theta, centre, column, band, step, max_depth=max_depth,
-                                           threads=threads, tasks=tasks)
+            leaves, _ = prove_column(x, theta, centre, column, band, step, max_depth=max_depth, threads=threads,
+                                     tasks=tasks)
             tried.append((b0, step, "proved" if leaves is not None else "not proved"))
             if leaves is not None:
                 return Start(b0, centre, step, k, tried, leaves)
-            result = failure["result"]
-            if result.drift <= 0 or (result.inward is not None and result.inward <= 0):
-                break        # drift and inward do not depend on η: a smaller step cannot prove this box
+
     if fallback is None:
         raise last_error
     fallback.tried = tried
