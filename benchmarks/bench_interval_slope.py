@@ -48,7 +48,7 @@ def run(quick: bool = False) -> list[dict]:
 
     result = study(quick)
     print(study_table(result))
-    s = result["slope"]
+    s = result["slope"] or {"exponent": float("nan"), "ci95": [float("nan")] * 2}
     return [row(f"slope study ({len(result['rows'])} corpora, cap {result['cap']}·(m∧n)), CPU", result["cpu_seconds"],
                 "30 min on 2 cores (3600 CPU s)", 3600.0, kind="ours/bound", target=("<=", 1.0),
                 note=f"slope {s['exponent']:.2f} [{s['ci95'][0]:.2f}, {s['ci95'][1]:.2f}]; {result['wall_seconds']} s wall "
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
     result = study(args.quick, scheduler=args.scheduler, cap=args.cap)
     print(study_table(result))
-    s = result["slope"]
+    s = result["slope"] or {"exponent": float("nan"), "ci95": [float("nan")] * 2}
     print(format_rows([row(f"slope study ({len(result['rows'])} corpora), CPU", result["cpu_seconds"],
                            "30 min on 2 cores (3600 CPU s)", 3600.0, kind="ours/bound", target=("<=", 1.0),
                            note=f"slope {s['exponent']:.2f} [{s['ci95'][0]:.2f}, {s['ci95'][1]:.2f}]; "

@@ -8,7 +8,7 @@ only a lower bound of what the obligations could prove), the chosen start and st
 :func:`slope_study` sends one corpus per job to a scheduler (:mod:`stumpcheck.numerics.scheduling`: local
 processes or Dask; each job single-threaded) and fits log b₂ = log c + p·log s by least squares
 (:func:`~stumpcheck.numerics.fits.fit_power_law`: the slope p and its 95 % interval, Student t over the
-corpora). The fit is a statistic over sampled corpora, not a certified figure; each b₂ it uses is. The
+corpora; None with fewer than three b₂ or one size). The fit is a statistic over sampled corpora, not a certified figure; each b₂ it uses is. The
 paper's rate is p = 1. A corpus whose proof proves nothing (b₂ = b_start) enters the fit at b_start (a
 lower bound) and is counted.
 """
@@ -65,10 +65,12 @@ def slope_study(sizes, corpora: int, *, cap: int = 4, workers: int = 2, progress
                 progress(len(rows) / len(jobs))
     rows.sort(key=lambda r: (r["m"], r["seed"]))
     points = [(r["m"], r["b2"]) for r in rows if r.get("b2") is not None]
-    fit = fit_power_law([m for m, _ in points], [b for _, b in points])
-    slope = {"exponent": fit.exponent, "ci95": list(fit.exponent_ci), "corpora": fit.n,
-             "capped": sum(bool(r.get("capped")) for r in rows),
-             "unproved": sum(not r.get("proved", False) for r in rows)}
+    slope = None
+    if len({m for m, _ in points}) >= 2 and len(points) >= 3:
+        fit = fit_power_law([m for m, _ in points], [b for _, b in points])
+        slope = {"exponent": fit.exponent, "ci95": list(fit.exponent_ci), "corpora": fit.n,
+                 "capped": sum(bool(r.get("capped")) for r in rows),
+                 "unproved": sum(not r.get("proved", False) for r in rows)}
     return {"rows": rows, "slope": slope, "sizes": sorted(sizes), "corpora_per_size": corpora, "cap": cap}
 
 
@@ -92,6 +94,9 @@ def study_table(study: dict) -> str:
         lines.append(f"| {size} | " + " | ".join(cells) + f" | {median:.2f} |")
     s = study["slope"]
     lines.append("")
+    if s is None:
+        lines.append("no slope (fewer than three corpora with a b₂, or one size)")
+        return "\n".join(lines)
     lines.append(f"log-log slope of b₂ against m ∧ n: {s['exponent']:.2f} [{s['ci95'][0]:.2f}, {s['ci95'][1]:.2f}] "
                  f"(95 %, {s['corpora']} corpora; {s['capped']} capped at {study['cap']}·(m∧n), "
                  f"{s['unproved']} with nothing proved; the paper's rate is 1)")
