@@ -21,6 +21,11 @@ process, the variants timed in turn (best of 3, one run if a run exceeds 20 s):
 5. ``stumpcheck flow --out D`` (to 10¹², four PNG plots) against ``--no-plots``, fresh processes, interleaved,
    best of 3 (quick: one each): the whole command's wall time with plots over without, target ≤ 4/3, i.e. the
    plots take at most a quarter of it.
+6. ``stumpcheck flow`` (its defaults: to 10¹², rtol 1e-8, with the rtol/10 check, the table, the fits) against
+   benchmarks/flow_prototype.py, an independent script (scipy LSODA + numpy Gauss–Legendre, importing nothing of
+   this project) that prints the same (two solves, L and sup|e| at the save times, the fitted exponents): fresh
+   processes, interleaved, best of 5 (quick: 2), whole-process wall time, target ≤ 1.5; the CPU seconds of each
+   and the prototype's first solve alone (``--solve-only``) in the details.
 
 Details of each row: final b, its relative difference from the 30-digit reference
 (b = 1187.83397129676224326345186483 at t = 10¹², rtol 1e-9; benchmarks/README.md), field
@@ -165,7 +170,52 @@ def run(quick: bool = False) -> list[dict]:
                     rodas_s, note="informative: the evidence for the float64 default; same compiled field",
                     details={"lsoda": _details(ours, 1e12), "rodas4": _details(rodas, 1e12)}))
     rows.append(_plots_row(repeats=1 if quick else 3))
+    rows.append(_command_row(repeats=2 if quick else 5))
     return rows
+
+
+def _process_seconds(argv: list) -> tuple[float, float]:
+    """(wall, CPU) seconds of one fresh process (CPU: user + system of the child, from its rusage)."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _command_row(repeats: int) -> dict:
+    """``stumpcheck flow`` against the independent prototype that prints the same (module doc, item 6)."""
+    import sys
+    from pathlib import Path
+
+    prototype = str(Path(__file__).resolve().parent / "flow_prototype.py")
+    commands = {"ours": [sys.executable, "-m", "stumpcheck", "flow", "--quiet"],
+                "prototype": [sys.executable, prototype], "prototype, one solve": [sys.executable, prototype,
+                                                                                  "--solve-only"]}
+    for argv in commands.values():
+        _process_seconds(argv)  # warm the file cache (and numba's)
+    wall = {name: [] for name in commands}
+    cpu = {name: [] for name in commands}
+    for _ in range(repeats):
+        for name, argv in commands.items():
+            w, c = _process_seconds(argv)
+            wall[name].append(w)
+            cpu[name].append(c)
+    best = {name: min(values) for name, values in wall.items()}
+    best_cpu = {name: min(values) for name, values in cpu.items()}
+    return row("stumpcheck flow (defaults), whole process", best["ours"],
+               "independent LSODA + numpy GL prototype printing the same (benchmarks/flow_prototype.py)",
+               best["prototype"], kind="ours/bound", target=("<=", 1.5),
+               note=f"fresh processes, interleaved, best of {repeats}; CPU {best_cpu['ours']:.2f} s vs "
+                    f"{best_cpu['prototype']:.2f} s ({best_cpu['ours'] / best_cpu['prototype']:.2f}x); against the "
+                    f"prototype's first solve alone ({best['prototype, one solve']:.2f} s wall, "
+                    f"{best_cpu['prototype, one solve']:.2f} s CPU): {best['ours'] / best['prototype, one solve']:.2f}x",
+               details={"wall_seconds": {k: [round(x, 3) for x in v] for k, v in wall.items()},
+                        "cpu_seconds": {k: [round(x, 3) for x in v] for k, v in cpu.items()}})
 
 
 def _plots_row(repeats: int) -> dict:

@@ -7,14 +7,18 @@ status, PASS count and per-row seconds (from results.json). With ``quick=True`` 
 runs (about a minute for both), the row that the certified C1 changed; the whole ``verify --quick``
 takes minutes. A second row times the first run in a new environment: the same command with numba's cache in an
 empty folder (``NUMBA_CACHE_DIR``: every compiled kernel it needs is compiled in the run) against the run right
-after it with that cache now filled (target cold/warm ≤ 1.3). Usage: ``python benchmarks/bench_verify.py
-[--quick]``.
+after it with that cache now filled (target cold/warm ≤ 1.3). A third row times ``verify --quick`` (quick=True:
+``--only C2,C3,C4,C5``) against the revision before C2–C5 were decided by proofs (:data:`BEFORE_PROOFS`): the
+budget is that run's time + 30 s (its re-check of the committed certificate and C5's certified verdict may add at
+most that). ``--full`` adds ``verify --full`` against its budget of 10 min (wall). Usage: ``python
+benchmarks/bench_verify.py [--quick] [--full]``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -26,6 +30,11 @@ from benchmarks.revision import export_revision, timed_run  # noqa: E402
 from benchmarks.rows import format_rows, row  # noqa: E402
 
 REFERENCE = "1b42087"
+#: the revision before C2–C5 were decided by proofs: verify --quick may take at most QUICK_ALLOWANCE s more
+BEFORE_PROOFS = os.environ.get("STUMPCHECK_BENCH_BEFORE_PROOFS", "13a1763")
+QUICK_ALLOWANCE = 30.0
+#: verify --full's budget (wall seconds)
+FULL_BUDGET = 600.0
 
 
 def _summary(out_dir: Path, done) -> dict:
@@ -44,16 +53,22 @@ def _summary(out_dir: Path, done) -> dict:
 
 
 def _runs(prefix: str, variants, extra: list[str]) -> dict:
-    """{name: (wall seconds, summary)} of ``verify --quick`` for each (name, source, environment) in turn, in a
+    """{name: (wall seconds, summary)} of ``verify --quick`` (``verify --full`` if ``extra`` has it) for each (name, source, environment) in turn, in a
     new temporary folder (removed after)."""
     work = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         runs = {}
         for name, source, environment in variants(work):
             out_dir = work / f"out-{name}"
-            seconds, done = timed_run(["-m", "stumpcheck", "verify", "--quick", *extra, "--out", str(out_dir)],
+            mode = [] if "--full" in extra else ["--quick"]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            seconds, done = timed_run(["-m", "stumpcheck", "verify", *mode, *extra, "--out", str(out_dir)],
                                       source=source, cwd=work, env=environment)
-            runs[name] = (seconds, _summary(out_dir, done))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            summary = _summary(out_dir, done)
+            # CPU of the run and its workers: steadier than wall seconds on a shared machine
+            summary["cpu_seconds"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1)
+            runs[name] = (seconds, summary)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return runs
@@ -76,7 +91,35 @@ def run(quick: bool = False) -> list[dict]:
         result["note"] = f"ours exited {ours['exit_status']} ({ours.get('passed', '?')} PASS): not comparable"
     else:
         result["note"] += f"; both {ours.get('passed', '?')} and {runs['baseline'][1].get('passed', '?')} PASS"
-    return [result, _cold_start(extra)]
+    return [result, _cold_start(extra), proofs_row(quick)]
+
+
+def proofs_row(quick: bool = False) -> dict:
+    """verify --quick (quick: --only C2,C3,C4,C5) against the same at :data:`BEFORE_PROOFS` plus 30 s."""
+    extra = ["--only", "C2,C3,C4,C5"] if quick else []
+    runs = _runs("bench-verify-proofs-", lambda work: (("before", export_revision(BEFORE_PROOFS, into=work), None),
+                                                       ("ours", None, None)), extra)
+    label = "verify --quick" + (" --only C2,C3,C4,C5" if quick else "") + " (C2–C5 decided by proofs)"
+    result = row(label, runs["ours"][0], f"the same at {BEFORE_PROOFS} + {QUICK_ALLOWANCE:g} s",
+                 runs["before"][0] + QUICK_ALLOWANCE, kind="ours/bound", target=("<=", 1),
+                 note=(f"wall seconds, one run each; before: {runs['before'][0]:.1f} s; CPU "
+                       f"{runs['ours'][1].get('cpu_seconds')} s against {runs['before'][1].get('cpu_seconds')} s"),
+                 details={"ours": runs["ours"][1], "before": runs["before"][1], "revision": BEFORE_PROOFS})
+    if runs["ours"][1]["exit_status"] != 0:
+        result["met"] = False
+        result["note"] = f"ours exited {runs['ours'][1]['exit_status']}: not comparable"
+    return result
+
+
+def full_row() -> dict:
+    """verify --full (wall) against its budget of :data:`FULL_BUDGET` seconds."""
+    runs = _runs("bench-verify-full-", lambda work: (("ours", None, None),), ["--full"])
+    result = row("verify --full", runs["ours"][0], "budget", FULL_BUDGET, kind="ours/bound", target=("<=", 1),
+                 note="wall seconds, one run", details={"ours": runs["ours"][1]})
+    if runs["ours"][1]["exit_status"] != 0:
+        result["met"] = False
+        result["note"] = f"exited {runs['ours'][1]['exit_status']}"
+    return result
 
 
 def _cold_start(extra: list[str]) -> dict:
@@ -97,6 +140,6 @@ def _cold_start(extra: list[str]) -> dict:
 
 
 if __name__ == "__main__":
-    rows = run(quick="--quick" in sys.argv)
+    rows = run(quick="--quick" in sys.argv) + ([full_row()] if "--full" in sys.argv else [])
     print(format_rows(rows))
     print(json.dumps([r["details"] for r in rows], indent=1))

@@ -7,12 +7,20 @@ counterexample and the seed that replays it. (The true bound with c = 2 is the
 built-in lemma ``interior_error_bound``, also certified on boxes.)
 """
 
+import math
+
+import mpmath
 from hypothesis import strategies as st
 
-from stumpcheck.numerics.generated import asymptotics_numpy as derived
-from stumpcheck.numerics.generated import population_numpy as gen_np
-from stumpcheck.lemmas import lemma
+from stumpcheck.api import error, lemma
 from stumpcheck.strategies import scales, thresholds
+
+#: ρ₁ = 3/2 + π²/3 − 3ζ(3): the calibration relation a*(b) = b + 2 log b − ρ₁/b (docs/derivations.md)
+RHO1 = float(mpmath.mpf(3) / 2 + mpmath.pi ** 2 / 3 - 3 * mpmath.zeta(3))
+
+
+def calibration_a(b):
+    return b + 2 * math.log(b) - RHO1 / b
 
 
 @lemma(
@@ -28,5 +36,5 @@ from stumpcheck.strategies import scales, thresholds
     precision="float64",
 )
 def half_over_b(b, offset, theta):
-    a = float(derived.calibration_a(b)) + offset
-    return float(0.5 - b * abs(gen_np.error_one_head(a, b, theta)))
+    a = calibration_a(b) + offset
+    return float(0.5 - b * abs(error(a, b, theta, dps=None)))

@@ -21,8 +21,7 @@ import math
 
 from hypothesis import strategies as st
 
-from stumpcheck.numerics.generated import population_numpy as gen_np
-from stumpcheck.lemmas import lemma
+from stumpcheck.api import error, lemma
 from stumpcheck.strategies import scales, thresholds
 
 
@@ -41,4 +40,4 @@ from stumpcheck.strategies import scales, thresholds
 )
 def overshoot_in_the_interior(b, extra, theta):
     a = b + 2 * math.log(b) + extra
-    return float(b * gen_np.error_one_head(a, b, theta))
+    return float(b * error(a, b, theta, dps=None))

@@ -11,11 +11,16 @@ Small shared helpers sit at the top: :mod:`stumpcheck.numerics.precision` (worki
 ``InputError``), :mod:`stumpcheck.numerics.fits` (rate fits), :mod:`stumpcheck.numerics.json_output`, :mod:`stumpcheck.numerics.provenance`.
 :mod:`stumpcheck.numerics.generated` holds the code printed by theory/ (never edited by hand).
 
-The names below are re-exported lazily, so that ``import stumpcheck.numerics.precision`` stays light.
+The names below are re-exported lazily, so that ``import stumpcheck.numerics.precision`` stays light. The
+package's compiled kernels are cached under a hash of their sources (:mod:`stumpcheck.numerics.kernel_cache`,
+set up here, before any kernel module runs, without importing numba).
 """
 
+from stumpcheck.numerics.kernel_cache import install_when_numba_loads
 from stumpcheck.numerics.lazy import lazy_exports
 from stumpcheck.numerics.precision import InputError
+
+install_when_numba_loads()
 
 _LAZY = {
     "FlowSolution": "stumpcheck.numerics.flow", "FlowStatus": "stumpcheck.numerics.flow", "integrate_flow": "stumpcheck.numerics.flow",

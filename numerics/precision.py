@@ -21,7 +21,9 @@ MAX_DPS = 10_000
 
 def validate_dps(dps) -> int:
     """Return ``dps`` as an int after checking MIN_DPS ≤ dps ≤ MAX_DPS."""
-    if isinstance(dps, bool) or not isinstance(dps, (int,)) and not (isinstance(dps, str) and dps.strip().isdigit()):
+    # ASCII digits only: str.isdigit and int() also take other scripts' digits ("３０", "٣٠")
+    if isinstance(dps, bool) or not isinstance(dps, (int,)) and not (isinstance(dps, str) and dps.strip().isascii()
+                                                                     and dps.strip().isdigit()):
         raise InputError(f"precision must be an integer number of digits, got {dps!r:.60}")
     if isinstance(dps, str) and len(dps.strip().lstrip("0")) > 6:  # int() of a huge digit string is refused
         raise InputError(f"precision {dps.strip()[:20]}... digits is outside [{MIN_DPS}, {MAX_DPS}]")
@@ -32,7 +34,10 @@ def validate_dps(dps) -> int:
 
 
 def parse_decimal(text, name: str) -> Decimal:
-    """Parse a decimal string exactly (no detour through float); reject NaN and infinities."""
+    """Parse a decimal string exactly (no detour through float); reject NaN and infinities, and digits other than
+    ASCII (``Decimal`` reads "３０" as 30: a number a reader of the command line would not see as one)."""
+    if not str(text).isascii():
+        raise InputError(f"{name} must be a decimal number written in ASCII digits, got {str(text)[:40]!r}")
     try:
         value = Decimal(str(text).strip())
     except InvalidOperation:

@@ -24,19 +24,40 @@ methods; a "forkserver" worker's parent is the server, so it would exit at once)
 is also a context manager that tears down promptly: leaving the ``with``
 block by an exception (Ctrl-C included) terminates the running workers
 instead of waiting for their tasks (:func:`terminate_workers`).
+
+The same two guards serve every other child of a command: a forked child (the
+checking child of a user lemma, the plotting process of ``flow --out``) calls
+:func:`watch_parent` first thing, with the parent's id taken before the fork.
+However the command ends (``timeout``'s SIGTERM or SIGKILL, ``kill -9`` of its
+main process, Ctrl-C, its normal end), no child outlives it by more than the
+kernel's reaction time.
+
+Ctrl-C reaches the whole foreground process group. Children that the parent
+stops itself (pool workers with ``ignore_interrupt``, a Dask LocalCluster's
+workers, the plotting process) are started inside :func:`interrupts_deferred`:
+SIGINT is blocked in the starting thread, the blocked mask is inherited through
+fork and exec, so a child cannot get a KeyboardInterrupt (and print a traceback)
+while it is still importing; it then ignores SIGINT (:func:`ignore_interrupts`).
+A Ctrl-C pressed while the parent held it back is delivered to the parent when
+the block ends: none is lost. :func:`quiet_resource_tracker` starts
+multiprocessing's resource tracker without its "leaked semaphore" warning, which
+a killed parent cannot avoid (the tracker still removes the semaphores).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
+from contextlib import contextmanager
 
 __all__ = ["PARENT_POLL_SECONDS", "ORPHAN_EXIT_STATUS", "ParentWatchingPool", "arm_parent_death_signal",
-           "parent_watching_pool", "terminate_workers", "watch_parent"]
+           "ignore_interrupts", "interrupts_deferred", "parent_watching_pool", "quiet_resource_tracker",
+           "started_by_main_thread", "terminate_workers", "watch_parent"]
 
 #: how often a worker checks that its parent is alive (a killed parent's workers exit within this time)
 PARENT_POLL_SECONDS = 0.5
@@ -63,6 +84,53 @@ def arm_parent_death_signal(signal_number: int = signal.SIGKILL) -> bool:
         return libc.prctl(_PR_SET_PDEATHSIG, int(signal_number), 0, 0, 0) == 0
     except (OSError, AttributeError, TypeError):
         return False
+
+
+def started_by_main_thread() -> bool:
+    """True in the main thread: the only thread whose end is this process's end, so the only one whose children
+    may arm the kernel's parent-death signal (it follows the thread that started the child)."""
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def interrupts_deferred():
+    """Within the block SIGINT is blocked in this thread (POSIX): processes and threads started here start with
+    it blocked. A Ctrl-C that arrives meanwhile is delivered when the block ends (KeyboardInterrupt there)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def ignore_interrupts() -> None:
+    """In a child started inside :func:`interrupts_deferred`: ignore SIGINT from now on, then unblock it (a
+    Ctrl-C held back meanwhile is the parent's, and is dropped here)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (if it is not running yet) with its "leaked semaphore" warning
+    off: after a SIGKILL of this process the tracker removes the pool's semaphores, and says so on the
+    terminal. Its warnings filter is passed as ``-W``, the only way into that process."""
+    from multiprocessing import resource_tracker
+
+    option = "ignore:resource_tracker:UserWarning"
+    added = option not in sys.warnoptions
+    if added:
+        sys.warnoptions.append(option)
+    try:
+        resource_tracker.ensure_running()
+    except (OSError, ValueError, AttributeError):  # no tracker on this platform, or it cannot start: not needed here
+        pass
+    finally:
+        if added:
+            sys.warnoptions.remove(option)
 
 
 def watch_parent(parent_pid: int, interval: float = PARENT_POLL_SECONDS, kernel_signal: bool = False) -> None:
@@ -94,7 +162,7 @@ class _ParentWatch:
 
     def __call__(self) -> None:
         if self.ignore_interrupt:  # Ctrl-C reaches the whole process group: the parent alone decides what stops
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            ignore_interrupts()
         watch_parent(self.parent_pid, self.interval, self.kernel_signal)
 
 
@@ -107,6 +175,13 @@ def terminate_workers(executor) -> None:
             pass
 
 
+def _set_exception_unless_cancelled(set_exception, exc) -> None:
+    try:
+        set_exception(exc)
+    except InvalidStateError:  # cancelled: nobody waits for it (CPython 3.11 raised here, in the pool's thread)
+        pass
+
+
 class ParentWatchingPool(ProcessPoolExecutor):
     """A ProcessPoolExecutor whose workers end with this process (:func:`watch_parent`), SIGKILL included.
 
@@ -117,16 +192,28 @@ class ParentWatchingPool(ProcessPoolExecutor):
 
     def __init__(self, max_workers: int, *, mp_context=None, interval: float = PARENT_POLL_SECONDS,
                  ignore_interrupt: bool = False):
+        import multiprocessing
+
         self._watch = _ParentWatch(os.getpid(), interval, ignore_interrupt)
         self._start_lock = threading.Lock()
+        if (mp_context or multiprocessing.get_context()).get_start_method() != "fork":
+            quiet_resource_tracker()  # a forked pool's semaphores are not tracked
         super().__init__(max_workers=max_workers, mp_context=mp_context, initializer=self._watch)
 
     def submit(self, fn, /, *args, **kwargs):
         # workers are started here, by the calling thread; the kernel signal follows that thread, so it is armed
         # only when it is the main thread (the initializer is pickled or forked with the flag as it is now)
         with self._start_lock:
-            self._watch.kernel_signal = threading.current_thread() is threading.main_thread()
-            return super().submit(fn, *args, **kwargs)
+            self._watch.kernel_signal = started_by_main_thread()
+            if self._watch.ignore_interrupt:
+                with interrupts_deferred():
+                    future = super().submit(fn, *args, **kwargs)
+            else:
+                future = super().submit(fn, *args, **kwargs)
+        # a pool whose workers were terminated marks its pending futures failed, the cancelled ones included;
+        # CPython 3.11 then raised InvalidStateError in its manager thread (a traceback after Ctrl-C)
+        future.set_exception = functools.partial(_set_exception_unless_cancelled, future.set_exception)
+        return future
 
     def __exit__(self, exc_type, exc, traceback):
         if exc_type is not None:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["MAX_ARRAY_BYTES", "available_memory", "require_memory", "check_writable_dir", "check_writable_file"]
+__all__ = ["MAX_ARRAY_BYTES", "available_memory", "require_memory", "check_writable_dir", "check_writable_file",
+           "check_output_files", "check_regular_input"]
 
 #: no single request may ask for more than this, whatever the machine reports (64 GiB)
 MAX_ARRAY_BYTES = 64 * 2 ** 30
@@ -113,11 +114,58 @@ def check_writable_dir(path, label: str) -> None:
 
 
 def check_writable_file(path, label: str) -> None:
-    """InputError unless ``path`` can be written as a file: not a directory, its folder exists and is writable."""
+    """InputError unless ``path`` can be written as a file: not a directory or another non-regular file (a FIFO
+    would block the write), its folder exists and is writable."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{label}: cannot write {path}: it is a directory, not a file")
+    check_output_files(path.parent if str(path.parent) else Path("."), [path.name], label)  # a FIFO would block
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"{label}: cannot write {path}: the folder {folder} does not exist")
     _probe(folder, label)
+
+
+def _kind(mode: int) -> str:
+    import stat
+
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file")
+
+
+def check_output_files(folder, names, label: str) -> None:
+    """InputError unless every file ``names`` in ``folder`` can be written as a regular file: where one exists, it
+    is a regular file (a directory cannot be written, and opening a FIFO for writing blocks until a reader comes)
+    and writable. Run with :func:`check_writable_dir` before any work, so that a run never ends unable to write
+    its results."""
+    import stat
+
+    for name in names:
+        path = Path(folder) / name
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise InputError(f"{label}: cannot write {path}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{label}: cannot write {path}: it is {_kind(mode)}, not a regular file")
+        if not os.access(path, os.W_OK):
+            raise InputError(f"{label}: cannot write {path}: permission denied")
+
+
+def check_regular_input(path, label: str, max_bytes: int | None = None) -> None:
+    """InputError unless ``path`` is a regular file (a FIFO would block the read, ``/dev/zero`` never end) of at
+    most ``max_bytes`` bytes; checked before it is opened."""
+    import stat
+
+    path = Path(path)
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise InputError(f"{label}: cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{label}: cannot read {path}: it is {_kind(info.st_mode)}, not a regular file")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise InputError(f"{label}: {path} has {info.st_size} bytes, more than the limit {max_bytes}")

@@ -242,9 +242,15 @@ class DaskScheduler(Scheduler):
         return connect(self.address, check=False)
 
     def close(self, abandon: bool = False) -> None:
-        self.client.close()  # its futures are released: the scheduler forgets the tasks not yet run
-        if self._cluster is not None:
-            self._cluster.close()
+        from stumpcheck.numerics.local_cluster import close_cluster
+
+        if self._cluster is None:
+            self.client.close()  # its futures are released: the scheduler forgets the tasks not yet run
+            return
+        # a cluster started here: its worker processes are killed first (their results, if any, are in; a
+        # running task would hold a graceful close for seconds), then the client and the cluster close
+        # without the connection errors that closing a scheduler under its workers logs
+        close_cluster(self._cluster, self.client)
 
 
 def _chunk(fn, args: tuple, payloads: list):
@@ -312,22 +318,6 @@ def local(workers: int = 1) -> Scheduler:
     return InProcess() if workers == 1 or multiprocessing.current_process().daemon else LocalProcesses(workers)
 
 
-def _local_cluster(cluster_class, workers: int):
-    """A LocalCluster of ``workers`` single-threaded processes that ignore Ctrl-C (they inherit SIGINT
-    ignored, as the local pool's do): the parent alone is interrupted, and closes them."""
-    import logging
-    import signal
-
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        return cluster_class(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                             silence_logs=logging.ERROR)
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
-
-
 def connect(address: str, workers: int | None = None, *, check: bool = True) -> DaskScheduler:
     """A :class:`DaskScheduler` on the scheduler at ``address``, or on a LocalCluster of ``workers``
     single-threaded processes (default 2) when ``address`` is ``"local"``.
@@ -337,6 +327,8 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
     workers cannot import stumpcheck or run other versions of it or of python-flint than this process."""
     try:
         from dask.distributed import Client, LocalCluster
+
+        from stumpcheck.numerics.local_cluster import close_cluster, local_cluster, watch_this_parent
     except ImportError:
         raise InputError("--scheduler needs dask.distributed, which is not installed: "
                          "pip install 'stumpcheck[dask]'") from None
@@ -345,32 +337,47 @@ def connect(address: str, workers: int | None = None, *, check: bool = True) -> 
     address, cluster = address.strip(), None
     try:
         if address == LOCAL_CLUSTER:
-            cluster = _local_cluster(LocalCluster, workers or 2)
+            cluster = local_cluster(LocalCluster, workers or 2)
             client = Client(cluster, timeout=f"{CONNECT_SECONDS}s")
             address = cluster.scheduler_address
         else:
             client = Client(address, timeout=f"{CONNECT_SECONDS}s")
-    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError, dask's own: all one line
+    except BaseException as exc:  # OSError, TimeoutError, ValueError, dask's own: one line; Ctrl-C: as it is
         if cluster is not None:
-            cluster.close()
+            close_cluster(cluster)
+        if not isinstance(exc, Exception):
+            raise
         raise InputError(f"--scheduler {address[:80]}: no Dask scheduler answered ({_dask_error(exc)})") from None
     scheduler = DaskScheduler(client, address, cluster=cluster)
+    try:
+        _check_workers(scheduler, check)
+    except BaseException:
+        scheduler.close(abandon=True)
+        raise
+    return scheduler
+
+
+def _check_workers(scheduler: DaskScheduler, check: bool) -> None:
+    """InputError unless the scheduler has workers and (``check``) they run what this process runs; the
+    workers of a cluster started here are also made to end with this process."""
+    client, address = scheduler.client, scheduler.address
+    if scheduler._cluster is not None:
+        try:
+            client.run(watch_this_parent, os.getpid())
+        except Exception:  # noqa: BLE001 - Dask's own pipe from the parent still ends the workers with it
+            pass
     if not client.scheduler_info().get("workers"):
-        scheduler.close()
         raise InputError(f"--scheduler {address[:80]}: the Dask scheduler has no workers")
     if check:
         try:
             seen = client.run(_identity)
         except Exception as exc:  # noqa: BLE001 - a worker that cannot import stumpcheck, or died
-            scheduler.close()
             raise InputError(f"--scheduler {address[:80]}: its workers cannot run stumpcheck "
                              f"({_dask_error(exc)})") from None
         here = _identity()
         other = sorted({str(v) for v in seen.values() if v != here})
         if other:
-            scheduler.close()
             raise InputError(f"--scheduler {address[:80]}: its workers run {other[0][:100]}, this process {here}")
-    return scheduler
 
 
 _chosen: list = []  # [(scheduler, pid, {pid: reopened})] while a command's choice is in force

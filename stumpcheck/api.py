@@ -4,16 +4,19 @@
   :func:`loss_gradient` ∇L, :func:`loss_hessian` ∇²L;
 * certified enclosures: :func:`certified_error`, :func:`certified_loss`, :func:`certified_loss_gradient`,
   :func:`certified_loss_hessian`, balls of class :class:`Enclosure` (too wide: :class:`EnclosureTooWide`);
-* the flow dz/dt = −∇L(z): :func:`integrate_flow` (:class:`FlowSolution`, :class:`FlowStatus`,
-  :class:`StiffnessWarning`), :func:`run_population_flow` (:class:`FlowRun`: with diagnostics and fits);
+* the flow dz/dt = −∇L(z): :func:`integrate_flow`, the entry point (:class:`FlowSolution`, :class:`FlowStatus`,
+  :class:`StiffnessWarning`), :func:`run_population_flow` (its solve with the diagnostics and fits,
+  :class:`FlowRun`), :func:`certified_flow` (the certified tube's enclosures, :class:`CertifiedFlow`);
 * corpora, training, fresh contexts: :class:`Corpus`, :func:`make_corpus`, :func:`load_corpus`,
   :func:`save_corpus`, :func:`train_gd` (:class:`TrainResult`), :func:`certify_training` (:class:`CertifiedTraining`:
-  the exact GD iterates of a run enclosed step by step), :func:`fresh_context_errors` (:class:`FreshResult`);
+  the exact GD iterates of a run enclosed step by step), :func:`fresh_context_errors` (:class:`FreshResult`),
+  and without sampling :func:`fresh_context_risk` (:class:`FreshRisk`: certified bias, MSE and a mean-error bracket);
 * lemmas: :func:`lemma`, :func:`sympy_lemma`, :class:`Lemma`, :func:`load_lemma` (define), :func:`check_lemma`
   (check), :func:`certified`, :func:`symbolic`, :class:`Margin`, :class:`Domain` (certify), :func:`recheck`
   (:class:`RecheckResult`);
 * claims: :func:`check_c1` … :func:`check_c9`, each a :class:`ClaimResult`;
-* exports: :func:`results` (the SymPy results), :func:`export` (their files);
+* exports: :func:`results` (the SymPy results), :func:`export` (their files); a user's own expressions:
+  :func:`to_numpy`, :func:`to_mpmath`, :func:`to_arb`, :func:`to_jax`, :func:`to_latex`, :func:`split_latex`;
 * plots and files: :func:`plot_flow`, :func:`plot_error_profile`, :func:`plot_training`, :func:`plot_claim`
   (matplotlib figures), :func:`write_flow_outputs`, :func:`write_training_outputs` (files); errors:
   :class:`InputError`.
@@ -25,7 +28,8 @@ with rows have ``to_csv(path)`` and ``to_dataframe()`` (pandas, optional); an :c
 gives its mid and rad at full precision (docs/api.md lists which result has which).
 
 **One precision convention**: ``dps``, the number of significant *decimal digits*, a keyword-only int in
-[15, 10000] (``None`` where float64 is an option: the flows). It is mpmath's user-facing convention
+[15, 10000] (``None`` where float64 is an option: the flows, and the model's quantities, which then take
+numpy arrays). It is mpmath's user-facing convention
 (``mp.dps``, ``workdps``), the command line's ``--dps`` and the ``dps`` a certificate records, so one
 number means the same everywhere; Arb's working bits (⌈dps·log₂10⌉ plus guard bits) are derived from it
 internally. Every ``dps`` is validated before any work (0, −3, 10⁷, 15.5, ``True`` or ``"30"``: an
@@ -65,13 +69,15 @@ __all__ = [
     "certified_error", "certified_loss", "certified_loss_gradient", "certified_loss_hessian",  # certified
     "Enclosure", "EnclosureTooWide",
     "integrate_flow", "FlowSolution", "FlowStatus", "StiffnessWarning", "run_population_flow", "FlowRun",  # flow
+    "certified_flow", "CertifiedFlow",
     "Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",  # corpora, training
-    "certify_training", "CertifiedTraining", "fresh_context_errors", "FreshResult",
+    "certify_training", "CertifiedTraining", "fresh_context_errors", "FreshResult", "fresh_context_risk", "FreshRisk",
     "lemma", "sympy_lemma", "Lemma", "load_lemma", "check_lemma", "certified", "symbolic", "Margin",  # lemmas
     "Domain", "recheck", "RecheckResult",
     "check_c1", "check_c2", "check_c3", "check_c4", "check_c5", "check_c6", "check_c7", "check_c8", "check_c9",
     "ClaimResult",  # claims
     "results", "export", "to_numpy", "to_mpmath", "to_arb", "to_latex",  # exports and a user's expressions
+    "to_jax", "split_latex",
     "plot_flow", "plot_error_profile", "plot_training", "plot_claim",  # plots and files
     "write_flow_outputs", "write_training_outputs",
     "InputError",
@@ -79,7 +85,8 @@ __all__ = [
 
 _ENCLOSURES = "stumpcheck.numerics.certified.enclosures"
 _LAZY = {
-    "Enclosure": _ENCLOSURES, "EnclosureTooWide": _ENCLOSURES,
+    "Enclosure": _ENCLOSURES, "EnclosureTooWide": _ENCLOSURES, "FreshRisk": _ENCLOSURES,
+    "CertifiedFlow": "stumpcheck.numerics.certified.tube.flow_enclosures",
     **dict.fromkeys(["FlowSolution", "FlowStatus", "StiffnessWarning", "FlowRun", "write_flow_outputs"],
                     "stumpcheck.numerics.flow"),
     **dict.fromkeys(["Corpus", "make_corpus", "load_corpus", "save_corpus", "train_gd", "TrainResult",
@@ -90,7 +97,8 @@ _LAZY = {
     "RecheckResult": "stumpcheck.numerics.certified.certificates.lemma_recheck",
     **dict.fromkeys([f"check_c{k}" for k in range(2, 10)] + ["ClaimResult"], "stumpcheck.claims"),
     "results": "stumpcheck.theory.catalogue",
-    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex"], "stumpcheck.theory.evaluate"),
+    **dict.fromkeys(["to_numpy", "to_mpmath", "to_arb", "to_latex", "to_jax", "split_latex"],
+                    "stumpcheck.theory.evaluate"),
     "plot_flow": "stumpcheck.numerics.flow.report", "plot_training": "stumpcheck.numerics.corpus.training_report",
     "plot_error_profile": "stumpcheck.numerics.population.error_profile", "plot_claim": "stumpcheck.claims.figures",
 }
@@ -128,6 +136,8 @@ def _engine(module: str, name: str):
 
 
 _QUANTITIES = "stumpcheck.numerics.population.quantities"
+_BROADCAST = "stumpcheck.numerics.population.broadcast"
+_VERIFIED = "stumpcheck.numerics.certified.enclosures.verified_integrals"
 
 # --- the model's quantities at any precision ----------------------------------------------------------
 
@@ -139,68 +149,93 @@ def error(a, b, theta, *, estimator: str = "one-head", dps: int = 30):
     ``"pooled"``. a, b, θ: numbers, :class:`mpmath.mpf` or decimal strings (θ as a string or
     :class:`~decimal.Decimal` is read exactly, so 1 − θ is exact near 1). Precision: the generated mpmath
     code at ``dps`` digits (plus the bits that resolve 1 − θ), an :class:`mpmath.mpf` rounded to ``dps``
-    digits; not a bound (:func:`certified_error` is). Engine:
-    :func:`stumpcheck.numerics.population.quantities.error`.
+    digits; not a bound (:func:`certified_error` is). ``dps=None``: float64, and a, b, θ may be numpy arrays
+    (broadcast; a ``numpy.float64`` or an array back). Engine:
+    :func:`stumpcheck.numerics.population.quantities.error` (float64:
+    :func:`stumpcheck.numerics.population.broadcast.error_float64`).
 
-        >>> import mpmath
+        >>> import mpmath, numpy
         >>> from stumpcheck.api import error
         >>> mpmath.nstr(error(25, 20, "0.95", dps=30), 25)
         '0.01730411415985853363604594'
+        >>> error(numpy.array([10.0, 20.0]), 10.0, 0.3, dps=None).round(6)
+        array([0.099088, 0.099361])
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "error"), a, b, theta, estimator=estimator)
+    dps = _dps(dps, float64=True)
+    if dps is None:
+        return _engine(_BROADCAST, "error_float64")(a, b, theta, estimator=estimator)
+    return _scoped(dps, _engine(_QUANTITIES, "error"), a, b, theta, estimator=estimator)
 
 
 def error_gradient(a, b, theta, *, estimator: str = "one-head", dps: int = 30):
     """∇e(θ) = (∂e/∂a, ∂e/∂b) at (a, b; θ), a tuple of two :class:`mpmath.mpf`; domain and precision as
-    :func:`error`. Engine: :func:`stumpcheck.numerics.population.quantities.error_gradient`.
+    :func:`error` (``dps=None``: two float64 values or arrays). Engine:
+    :func:`stumpcheck.numerics.population.quantities.error_gradient` (float64:
+    :func:`stumpcheck.numerics.population.broadcast.error_gradient_float64`).
 
         >>> import mpmath
         >>> from stumpcheck.api import error_gradient
         >>> [mpmath.nstr(g, 10) for g in error_gradient(25, 20, "0.5", dps=20)]
         ['1.529510667e-7', '-0.002488725462']
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "error_gradient"), a, b, theta, estimator=estimator)
+    dps = _dps(dps, float64=True)
+    if dps is None:
+        return _engine(_BROADCAST, "error_gradient_float64")(a, b, theta, estimator=estimator)
+    return _scoped(dps, _engine(_QUANTITIES, "error_gradient"), a, b, theta, estimator=estimator)
 
 
 def loss(a, b, *, estimator: str = "one-head", prior=(0, 1), dps: int = 30):
     """L(a, b) = (u − l)⁻¹ ∫ₗᵘ ½ e(θ)² dθ, the population loss under the prior θ ~ Uniform[l, u].
 
-    Domain: a finite, 0 < b ≤ 10⁸, ``prior`` = (l, u), 0 ≤ l < u ≤ 1. Precision: tanh-sinh quadrature on
-    the model's breakpoint pieces at ``dps`` digits plus guard bits, an :class:`mpmath.mpf` rounded to
-    ``dps`` digits; not a bound (:func:`certified_loss` is). Seconds at 30 digits, a minute at 100.
-    Engine: :func:`stumpcheck.numerics.population.quantities.loss`.
+    Domain: a finite, 0 < b ≤ 10⁸, ``prior`` = (l, u), 0 ≤ l < u ≤ 1. Precision: the certified enclosure
+    (:func:`certified_loss`, Arb) at dps + 5 digits, returned as the :class:`mpmath.mpf` of the ``dps``-digit
+    decimal both its ends round to (the correct rounding; raised to twice the digits where the ball does not
+    fix it); only where no ball fixes the digits (a prior whose ends are not exact binary numbers) the
+    tanh-sinh quadrature at ``dps`` digits plus guard bits, not verified. Cached on exact inputs: a repeated
+    call is free. ``dps=None``: float64 Gauss–Legendre, a and b may be numpy arrays (broadcast, b ≥ 10⁻³).
+    Engine: :func:`stumpcheck.numerics.certified.enclosures.verified_integrals.loss` (float64:
+    :func:`stumpcheck.numerics.population.broadcast.loss_float64`).
 
         >>> import mpmath
         >>> from stumpcheck.api import loss
         >>> mpmath.nstr(loss(10, 10, dps=15), 10)
         '0.0200022701'
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "loss"), a, b, estimator=estimator, prior=prior)
+    return _integral("loss", a, b, estimator, prior, dps)
 
 
 def loss_gradient(a, b, *, estimator: str = "one-head", prior=(0, 1), dps: int = 30):
     """∇L(a, b) = (u − l)⁻¹ ∫ₗᵘ e ∇e dθ, a tuple (∂L/∂a, ∂L/∂b) of :class:`mpmath.mpf`; domain and
-    precision as :func:`loss`. Engine: :func:`stumpcheck.numerics.population.quantities.loss_gradient`.
+    precision as :func:`loss` (each component verified by its own enclosure). Engine:
+    :func:`stumpcheck.numerics.certified.enclosures.verified_integrals.loss_gradient`.
 
         >>> import mpmath
         >>> from stumpcheck.api import loss_gradient
         >>> [mpmath.nstr(g, 8) for g in loss_gradient(10, 10, prior=(0.25, 0.75), dps=15)]
         ['0.00056333932', '-0.0010371387']
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "loss_gradient"), a, b, estimator=estimator, prior=prior)
+    return _integral("loss_gradient", a, b, estimator, prior, dps)
 
 
 def loss_hessian(a, b, *, estimator: str = "one-head", prior=(0, 1), dps: int = 30):
     """∇²L(a, b) = (u − l)⁻¹ ∫ₗᵘ (∇e ∇eᵀ + e ∇²e) dθ, a tuple (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) of
     :class:`mpmath.mpf`; domain and precision as :func:`loss`. Engine:
-    :func:`stumpcheck.numerics.population.quantities.loss_hessian`.
+    :func:`stumpcheck.numerics.certified.enclosures.verified_integrals.loss_hessian`.
 
         >>> import mpmath
         >>> from stumpcheck.api import loss_hessian
         >>> [mpmath.nstr(h, 6) for h in loss_hessian(10, 10, prior=(0.25, 0.75), dps=15)]
         ['-0.000243416', '7.64775e-5', '0.000159922']
     """
-    return _scoped(_dps(dps), _engine(_QUANTITIES, "loss_hessian"), a, b, estimator=estimator, prior=prior)
+    return _integral("loss_hessian", a, b, estimator, prior, dps)
+
+
+def _integral(name: str, a, b, estimator: str, prior, dps):
+    """L, ∇L or ∇²L: verified digits at ``dps`` digits, float64 arrays for ``dps=None``."""
+    dps = _dps(dps, float64=True)
+    if dps is None:
+        return _engine(_BROADCAST, f"{name}_float64")(a, b, estimator=estimator, prior=prior)
+    return _scoped(dps, _engine(_VERIFIED, name), a, b, estimator=estimator, prior=prior, dps=dps)
 
 
 # --- certified enclosures ------------------------------------------------------------------------------
@@ -268,16 +303,41 @@ def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30, 
 # --- the flow ------------------------------------------------------------------------------------------
 
 
+
+def fresh_context_risk(a, b, theta, N, *, estimator: str = "one-head", dps: int = 30, rel_width=None):
+    """The exact fresh-context risk of a frozen (a, b): certified bias E[θ̂_N − θ], MSE E[(θ̂_N − θ)²] and the
+    bracket ``|bias| ≤ E|θ̂_N − θ| ≤ √MSE``, for N i.i.d. points x ~ U[0, 1], without sampling (docs/fresh_risk.md).
+
+    ``a``, ``b``: numbers, exact decimal strings, ``flint.arb`` balls or intervals ``(lo, hi)`` (the balls then
+    hold for every point of the box); ``theta`` ∈ [0, 1]; ``N`` in [1, 10⁹]; ``estimator`` one-head, reflected
+    or pooled (averaged: :class:`InputError`); ``rel_width`` the widest relative radius accepted (default: aim
+    at 10^{−dps}, accept 10⁻⁸; else :class:`EnclosureTooWide`). Engine:
+    :func:`stumpcheck.numerics.certified.enclosures.fresh_risk.fresh_context_risk`.
+
+        >>> from stumpcheck.api import fresh_context_risk
+        >>> risk = fresh_context_risk(25, 20, "0.4", 10, dps=15, rel_width=1e-10)
+        >>> risk.bias.contains(0.10661634602645), risk.evidence
+        (True, 'certified')
+    """
+    return _scoped(_dps(dps), _engine(_ENCLOSURE_ENGINE, "fresh_context_risk"), a, b, theta, N, estimator=estimator,
+                   dps=dps, rel_width=rel_width)
+
 def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: str = "one-head", solver=None,
                    error_goal=None, dps=None, save_every: int = 1, max_steps: int = 200_000, progress=None):
-    """Integrate the population gradient flow dz/dt = −∇L(z), z = (a, b), from (a0, b0) to ``t_max``.
+    """Integrate the population gradient flow dz/dt = −∇L(z), z = (a, b), from (a0, b0) to ``t_max``: the flow's
+    entry point (docs/model.md §4.1).
 
-    Solved in s = log(1 + t) by a stiff solver with the exact Jacobian, then again at rtol/10: the largest
-    relative difference in b is ``a_posteriori_rel_error_b`` (an estimate, not a bound; above
-    ``error_goal``, default rtol, the status says so). Domain: −10³ ≤ a0 ≤ 10³, 0 < b0 ≤ 10⁶,
-    10⁻¹⁰⁰ ≤ t_max ≤ 10¹⁵. Precision: ``dps=None`` solves in float64 (rtol ≥ 10⁻¹³), an int at ``dps``
-    digits (slower; the final a, b to ``dps`` digits in ``settings``). A :class:`FlowSolution` of float64
-    arrays t, a, b, L, ∇L. Engine: :func:`stumpcheck.numerics.flow.integrate.integrate_flow`.
+    Solved in s = log(1 + t) by a stiff solver with the exact Jacobian (float64: scipy's LSODA, Radau below its
+    smallest rtol; at ``dps`` digits: extrapolated linearly implicit Euler), then again at rtol/10: the largest
+    relative difference in b is ``a_posteriori_rel_error_b`` (an estimate, not a bound; above ``error_goal``,
+    default rtol, the status says so). The final a, b are in ``settings["final_a"]``, ``settings["final_b"]``
+    as decimals to the digits the two solves earn, with their estimated errors ``final_a_error``,
+    ``final_b_error``. Domain: −10⁶ ≤ a0 ≤ 10⁶, 0 < b0 ≤ 10⁵, 10⁻¹⁰⁰ ≤ t_max ≤ 10²¹. Precision: ``dps=None``
+    solves in float64 (rtol ≥ 10⁻¹³), an int at ``dps`` digits (slower), where rtol may go down to
+    10^(2 − dps): the digits earned follow rtol, not ``dps`` (from (10, 10) at dps=30: b(10⁶) to 8 digits at the
+    default rtol 10⁻⁹, in about a minute of CPU; b(100) to 24 digits at rtol 10⁻²⁵ in 75 s: docs/model.md §4.1). A
+    :class:`FlowSolution` of float64 arrays t, a, b, L, ∇L. :func:`certified_flow` encloses the same flow. Engine:
+    :func:`stumpcheck.numerics.flow.integrate.integrate_flow`.
 
         >>> from stumpcheck.api import integrate_flow
         >>> solution = integrate_flow(10.0, 10.0, 100.0)
@@ -292,12 +352,14 @@ def integrate_flow(a0, b0, t_max, *, rtol: float = 1e-9, atol=None, estimator: s
 
 def run_population_flow(a0, b0, t_max, *, rtol: float = 1e-9, estimator: str = "one-head", solver=None,
                         dps=None, per_decade: int = 8, fit_from=None, check: bool = True, progress=None):
-    """The flow of :func:`integrate_flow` with its diagnostics and fits, a :class:`FlowRun`.
+    """The solve of :func:`integrate_flow` (the same engine, defaults and check) at log-spaced times, with the
+    diagnostics and fits of C2–C4: a :class:`FlowRun`.
 
     At ``per_decade`` log-spaced times a decade: a, b, L, ∇L, sup over interior θ of ``|e(θ)|``, the calibration
     residual a − (b + 2 log b − ρ₁/b); their rates fitted from ``fit_from`` (default 10⁶ when t_max ≥ 10⁸,
-    else three decades below t_max); with ``check`` the rtol/10 solve's ``a_posteriori_rel_error_b``. The
-    input of :func:`write_flow_outputs` and of C2–C4. Domain and ``dps`` as :func:`integrate_flow`. Engine:
+    else three decades below t_max); with ``check`` the rtol/10 solve's ``a_posteriori_rel_error_b`` and the
+    final a, b to the digits the two solves earn (``stats["final_a"]``, ``stats["final_b"]``). The input of
+    :func:`write_flow_outputs` and of C2–C4. Domain and ``dps`` as :func:`integrate_flow`. Engine:
     :func:`stumpcheck.numerics.flow.run.run_population_flow`.
 
         >>> from stumpcheck.api import run_population_flow
@@ -309,6 +371,30 @@ def run_population_flow(a0, b0, t_max, *, rtol: float = 1e-9, estimator: str = "
     return _scoped(dps, _engine("stumpcheck.numerics.flow.run", "run_population_flow"), a0, b0, t_max, rtol=rtol,
                    estimator=estimator, solver=solver, dps=dps, per_decade=per_decade, fit_from=fit_from,
                    check=check, progress=progress)
+
+
+def certified_flow(a0, b0, t_max, *, dps: int = 15, time_limit=None, workers: int = 1, progress=None):
+    """Enclose the flow dz/dt = −∇L(z) from (a0, b0) to ``t_max`` by the certified tube: a :class:`CertifiedFlow`.
+
+    Its ``a`` and ``b`` are :class:`Enclosure` balls that provably contain a(T) and b(T) (evidence *certified*:
+    docs/certified_flow.md), ``at(t)`` those of z(t) for any t the tube covers, ``certificate()`` the flow
+    certificate that ``stumpcheck recheck`` re-verifies. Domain: 10⁻¹² ≤ t_max ≤ 10¹². ``dps``: digits of the
+    tube's Arb fallbacks, in [15, 40] (its float64 interval layer is rounded outward whatever ``dps``). Cost:
+    from (10, 10) to T = 10⁶ about 15 s of CPU (b(T) to a relative width of about 3·10⁻¹⁰), more the first time
+    (numba compiles the fast Hessian once). ``time_limit``: seconds, after which the tube stops incomplete
+    (``complete`` False, ``a`` and ``b`` None, ``valid_to_t`` where it stopped). Engine:
+    :func:`stumpcheck.numerics.certified.tube.flow_enclosures.certified_flow`.
+
+        >>> from stumpcheck.api import certified_flow
+        >>> flow = certified_flow(10.0, 10.0, 1.0)
+        >>> flow.complete, bool(flow.b.lower < 10 < flow.a.lower)
+        (True, True)
+    """
+    dps = _dps(dps)
+    if dps > 40:
+        raise InputError(f"dps must be at most 40 for the certified tube (its Arb fallbacks), got {dps}")
+    return _engine("stumpcheck.numerics.certified.tube.flow_enclosures", "certified_flow")(
+        a0, b0, t_max, dps=int(dps), time_limit=time_limit, workers=workers, progress=progress)
 
 
 # --- lemmas: define, check, certify, recheck ----------------------------------------------------------

@@ -8,8 +8,10 @@ commit, machine, precision, seed, date; from :func:`stumpcheck.numerics.provenan
 plus the Python and hypothesis versions), and ``statement`` and ``details``.
 Every number is finite: NaN and ±inf become ``null`` (so the file is strict
 JSON). ``report.md`` has the table and a section per claim with its figure,
-evidence, tolerance, its own Markdown text if ``details["explanation"]`` has one
-(C5, C6: the criterion, the controls and what they show), details and its plots embedded as ``![…](file.png)``;
+evidence (and, where ``details["evidence_parts"]`` names them, the level of each part of the row),
+tolerance, the control of a certified verdict if ``details["control"]`` has one (its status,
+figure and tolerance: statistical, not the verdict), its own Markdown text if ``details["explanation"]`` has one
+(C2–C6: the criterion, the controls and what they show), details and its plots embedded as ``![…](file.png)``;
 plots named in ``details["plots"]`` are looked up in the output folder (where
 the checks write them) and listed only if they exist there.
 """
@@ -69,11 +71,28 @@ def claim_provenance(result: ClaimResult, run: dict) -> dict:
 def evidence_reached(result: ClaimResult) -> str | None:
     """The highest evidence level the row's statement reached on its whole domain: what a check records in
     ``details["evidence_reached"]`` (a certified lemma left undecided reaches ``"sampled"``), else the row's
-    evidence for a PASS; None for a FAIL (the statement reached no level)."""
+    evidence for a PASS; None for a FAIL (the statement reached no level). A row whose parts reached different
+    levels (``details["evidence_parts"]``, e.g. a population part proved and a fresh-context part sampled)
+    reaches the lowest of them: a partial proof is not a proof of the whole statement."""
     details = result.details or {}
     if "evidence_reached" in details:
         return details["evidence_reached"]
-    return result.evidence if result.status == "PASS" else None
+    if result.status != "PASS":
+        return None
+    parts = details.get("evidence_parts")
+    if isinstance(parts, dict) and parts:
+        return min([result.evidence, *map(_level, parts.values())], key=_LEVELS.index)
+    return result.evidence
+
+
+_LEVELS = ["sampled", "high-precision", "certified"]
+
+
+def _level(text) -> str:
+    """The evidence level a part's text starts with ("sampled (Monte Carlo, …)" → "sampled"); text that names
+    no level counts as the lowest."""
+    words = str(text).split()
+    return words[0] if words and words[0] in _LEVELS else _LEVELS[0]
 
 
 def results_document(results: list[ClaimResult], run: dict) -> dict:
@@ -132,6 +151,15 @@ def _plots(result: ClaimResult, out: Path) -> list[str]:
     return found
 
 
+def _evidence_parts(result: ClaimResult) -> list[str]:
+    """A line naming the level of each part of a row whose parts rest on different evidence
+    (``details["evidence_parts"]``, e.g. a population part proved and a fresh-context part sampled); none else."""
+    parts = (result.details or {}).get("evidence_parts")
+    if not isinstance(parts, dict) or not parts:
+        return []
+    return ["- **evidence per part**: " + "; ".join(f"{part}: {level}" for part, level in parts.items())]
+
+
 def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
     failed = [r.id for r in results if r.status != "PASS"]
     lines = ["# stumpcheck verify report", "",
@@ -144,8 +172,14 @@ def _markdown(results: list[ClaimResult], run: dict, out: Path) -> str:
                   f"- **status**: {result.status}", f"- **figure**: {result.figure}",
                   f"- **tolerance**: {result.tolerance}", f"- **evidence**: {result.evidence}",
                   f"- **evidence reached**: {evidence_reached(result) or 'none'}",
+                  *_evidence_parts(result),
                   f"- **precision**: {_precision_of(result)}",
-                  f"- **seconds**: {float(result.seconds):.1f}", ""]
+                  f"- **seconds**: {float(result.seconds):.1f}"]
+        control = (result.details or {}).get("control")
+        if isinstance(control, dict) and "status" in control:  # a certified verdict's statistical control
+            lines.append(f"- **control** ({control.get('evidence', 'sampled')}, not the verdict): "
+                         f"{control['status']}: {control.get('figure', '')} (tolerance {control.get('tolerance', '')})")
+        lines.append("")
         explanation = (result.details or {}).get("explanation")
         if isinstance(explanation, str) and explanation.strip():
             lines += [explanation.strip(), ""]  # a claim's own Markdown: criterion, controls, what they show

@@ -94,7 +94,7 @@ def test_every_precision_argument_is_the_keyword_only_dps_and_every_default_is_k
     assert set(_dps_takers()) == {"error", "error_gradient", "loss", "loss_gradient", "loss_hessian",
                                   "certified_error", "certified_loss", "certified_loss_gradient",
                                   "certified_loss_hessian", "integrate_flow", "run_population_flow", "certified",
-                                  "check_lemma", "recheck", "check_c1"}
+                                  "check_lemma", "recheck", "check_c1", "fresh_context_risk", "certified_flow"}
     for name in WRAPPERS:
         parameters = inspect.signature(getattr(api, name)).parameters.values()
         assert not any(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is not p.empty for p in parameters), name
@@ -121,6 +121,8 @@ def _calls_with_dps(dps):
         "check_lemma": lambda: api.check_lemma(_lemma(), dps=dps),
         "recheck": lambda: api.recheck(ROOT / "no-such-certificate.json", dps=dps),
         "check_c1": lambda: api.check_c1(dps=dps),
+        "fresh_context_risk": lambda: api.fresh_context_risk(25, 20, "0.4", 10, dps=dps),
+        "certified_flow": lambda: api.certified_flow(10.0, 10.0, 1.0, dps=dps),
     }
 
 
@@ -137,8 +139,9 @@ def test_a_bad_dps_is_one_line_naming_the_argument_and_the_range(dps):
 
 def test_none_is_a_precision_only_where_float64_is_one():
     for name, call in _calls_with_dps(None).items():
-        if name in ("integrate_flow", "run_population_flow", "recheck"):
-            continue  # float64 flows; the certificate's own digits + 10
+        if name in ("integrate_flow", "run_population_flow", "recheck", "error", "error_gradient", "loss",
+                    "loss_gradient", "loss_hessian"):
+            continue  # float64 flows and model quantities; the certificate's own digits + 10
         with pytest.raises(InputError, match=r"^dps must be"):
             call()
 
@@ -183,11 +186,15 @@ def _every_wrapper(certificate, tmp_path):
          lambda: api.integrate_flow(10.0, 10.0, -1.0)),
         ("run_population_flow", lambda: api.run_population_flow(10.0, 10.0, 100.0),
          lambda: api.run_population_flow(10.0, 10.0, 100.0, solver="euler")),
+        ("certified_flow", lambda: api.certified_flow(10.0, 10.0, 0.5),
+         lambda: api.certified_flow(10.0, 10.0, 0.0)),
         ("certified", lambda: api.certified(None, None, dps=40), lambda: api.certified(None, None, max_box=3)),
         ("check_lemma", lambda: api.check_lemma(_lemma(), max_examples=10, dps=40),
          lambda: api.check_lemma(_lemma(), level="proved")),
         ("recheck", lambda: api.recheck(certificate, dps=50), lambda: api.recheck(certificate, dps=30)),
         ("check_c1", lambda: api.check_c1(samples=1, loss_points=(), dps=20), lambda: api.check_c1(samples=0)),
+        ("fresh_context_risk", lambda: api.fresh_context_risk(25, 20, "0.4", 1, dps=20),
+         lambda: api.fresh_context_risk(25, 20, "0.4", 10, dps=20, estimator="averaged")),
         ("export", lambda: api.export(tmp_path / "derivations", fmt="json"),
          lambda: api.export(tmp_path, fmt="pdf")),
     ]
@@ -249,6 +256,7 @@ def _engine(function, dps, *args, **kwargs):
 
 
 def test_quantities_equal_the_engine_at_the_same_precision_whatever_the_global_precision():
+    from stumpcheck.numerics.certified.enclosures import verified_integrals
     from stumpcheck.numerics.population import quantities as engine
 
     cases = [("error", (25, 20, "0.95"), {}), ("error_gradient", (25, 20, "0.95"), {"estimator": "pooled"}),
@@ -256,7 +264,13 @@ def test_quantities_equal_the_engine_at_the_same_precision_whatever_the_global_p
              ("loss_hessian", (3, 2), {"prior": PRIOR, "estimator": "reflected"})]
     for name, args, options in cases:
         for dps in (20, 45):
-            expected = _engine(getattr(engine, name), dps, *args, **options)
+            if name.startswith("loss"):  # verified by Arb; the mpmath quadrature agrees to its last digit or so
+                expected = getattr(verified_integrals, name)(*args, **options, dps=dps)
+                quadrature = _engine(getattr(engine, name), dps, *args, **options)
+                pairs = zip(*(x if isinstance(x, tuple) else (x,) for x in (expected, quadrature)))
+                assert all(abs(v - q) <= abs(v) * mpmath.mpf(10) ** (1 - dps) for v, q in pairs), name
+            else:
+                expected = _engine(getattr(engine, name), dps, *args, **options)
             for global_dps in (15, 60):
                 with mpmath.workdps(global_dps):
                     got = getattr(api, name)(*args, **options, dps=dps)
@@ -295,6 +309,28 @@ def test_flows_equal_the_engine():
     assert got.status == expected.status and got.a_posteriori_rel_error_b == expected.a_posteriori_rel_error_b
     got, expected = api.run_population_flow(10.0, 10.0, 1e3), run_population_flow(10.0, 10.0, 1e3)
     assert np.array_equal(got.b, expected.b) and np.array_equal(got.sup_error_interior, expected.sup_error_interior)
+    # one engine: the same solve and check, so the same earned final state
+    assert got.stats["final_b"] == api.integrate_flow(10.0, 10.0, 1e3).settings["final_b"]
+
+
+def test_certified_flow_encloses_the_flow():
+    """certified_flow (the tube, fast float64 intervals) encloses b(1) from (10, 10); the 36-digit value of
+    tests/test_flow_digits.py lies inside; at(t) encloses other times; bad input is one line."""
+    from fractions import Fraction
+
+    flow = api.certified_flow(10.0, 10.0, 1.0)
+    assert isinstance(flow, api.CertifiedFlow) and flow.complete and flow.valid_to_t >= 1.0
+    assert Fraction("9.99136967749673520863961625821") in flow.b and Fraction("10.01012930402593087855557709966") in flow.a
+    assert flow.b.relative_radius < 1e-9
+    a_half, b_half = flow.at("0.5")
+    assert b_half.lower > flow.b.upper and a_half.upper < flow.a.lower  # b falls and a rises early on
+    assert flow.certificate()["complete"] is True and "b" in flow.to_dict() and "b(T)" in repr(flow)
+    with pytest.raises(InputError, match="t must be in"):
+        flow.at(2)
+    with pytest.raises(InputError, match="at most 40"):
+        api.certified_flow(10.0, 10.0, 1.0, dps=50)
+    with pytest.raises(InputError):
+        api.certified_flow(10.0, 10.0, -1.0)
 
 
 def test_lemma_claim_and_export_wrappers_equal_the_engine(certificate, tmp_path):

@@ -87,11 +87,19 @@ def test_arb_printer_prints_exact_rationals_and_forwards_the_analytic_flag():
     assert printer.doprint(weight) == "softmax_weight_factored(0, (theta, 1 - theta,), (a, -b,))"
 
 
-@pytest.mark.parametrize("expr", [sp.sin(theta_sym), sp.Float(0.5) * theta_sym, sp.pi * theta_sym, sp.E,
-                                  sp.sqrt(theta_sym)])
+@pytest.mark.parametrize("expr", [sp.sin(theta_sym), sp.Float(0.5) * theta_sym, sp.oo * theta_sym,
+                                  theta_sym ** a_sym, sp.gamma(theta_sym)])
 def test_arb_printer_refuses_what_it_cannot_print_rigorously(expr):
     with pytest.raises(NotImplementedError):
         ArbModelPrinter().doprint(expr)
+
+
+def test_arb_printer_prints_constants_and_roots_as_arb_balls():
+    printer = ArbModelPrinter()
+    assert printer.doprint(sp.pi * theta_sym) == "acb(arb.pi())*theta"
+    assert printer.doprint(sp.E) == "acb(arb.const_e())"
+    assert printer.doprint(sp.sqrt(theta_sym)) == "acb(theta).sqrt(analytic=analytic)"
+    assert printer.doprint(sp.zeta(3)) == "acb(3).zeta()"
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS)

@@ -193,13 +193,19 @@ def test_check_c5_quick_reports_its_rule_figures_and_plots(tmp_path, monkeypatch
     monkeypatch.setitem(c5_interval.INTERVAL_SETTINGS, "quick", {"sizes": (48, 64), "corpora": 2})
     result = check_c5(quick=True, seed=0, out_dir=tmp_path)
     details = result.details
-    assert result.id == "C5" and result.evidence == "sampled" and details["precision"] == "float64"
+    assert result.id == "C5" and result.evidence == "certified" and "control b*: float64" in details["precision"]
     assert details["plots"] == [PLOT_NAME, SCALE_PLOT_NAME, TRAJECTORY_PLOT_NAME]
     assert all((tmp_path / name).is_file() for name in details["plots"])
     sizes = list(c5.C5_SETTINGS["quick"]["square"])
     b_star = [details["certified_b"][str(s)] for s in sizes]
-    # the verdict follows the stated rule applied to the computed b*
-    assert result.passed == scale_verdict(sizes, b_star)["passed"]
+    # the verdict follows the certified rule applied to the proved b₂; the sampled rule on b* is the control
+    from stumpcheck.claims.c5_interval import interval_verdict
+
+    assert result.passed == interval_verdict(details["certified_intervals"])["passed"]
+    assert details["certified_verdict"] == interval_verdict(details["certified_intervals"])
+    assert details["verdict"]["passed"] == scale_verdict(sizes, b_star)["passed"]
+    assert "control (sampled, " in result.figure and details["control"]["evidence"] == "sampled"
+    assert details["evidence_reached"] == ("certified" if result.passed else None)
     for row in details["rows"]:
         assert INTERFACE_KEYS <= set(row) and len(row["seeds"]) == c5.C5_SETTINGS["quick"]["seeds"]
         assert row["b"][-1] >= 2 * row["n"]
@@ -223,3 +229,19 @@ def test_check_c5_quick_reports_its_rule_figures_and_plots(tmp_path, monkeypatch
         assert ok, reason
         assert float(Fraction(derived["b_end"])) == r["b2"]
     assert "certified b₂" in result.figure and intervals["slope"] is not None
+
+
+def test_interval_verdict_needs_every_corpus_at_a_quarter_of_m_min_n():
+    from stumpcheck.claims.c5_interval import interval_verdict
+
+    def rows(*pairs):
+        return {"rows": [{"m": m, "n": m, "corpus_seed": i, "b2": b2, "b2_exact": None if b2 is None else str(b2),
+                          "end": "undecided"} for i, (m, b2) in enumerate(pairs)]}
+
+    ok = interval_verdict(rows((64, 16), (64, 160), (128, 50.5)))
+    assert ok["passed"] and ok["least_ratio"] == 0.25 and ok["misses"] == []
+    low = interval_verdict(rows((64, 16), (128, 31.75)))
+    assert not low["passed"] and [m["m"] for m in low["misses"]] == [128]
+    none = interval_verdict(rows((64, 40), (64, None)))
+    assert not none["passed"] and none["least_ratio"] is None
+    assert not interval_verdict({"rows": []})["passed"]

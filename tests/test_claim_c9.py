@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -22,10 +24,22 @@ def test_loss_increases_counts_only_beyond_the_rounding_level():
 def test_check_c9_quick(tmp_path):
     result = check_c9(quick=True, seed=0, out_dir=tmp_path)
     d = result.details
-    assert result.id == "C9" and result.evidence == "sampled"
+    assert result.id == "C9" and result.evidence == "certified"
+    proof = d["certified"]
+    assert proof["proved"] and proof["steps"] == d["steps"] == proof["exact_step_decreases"] == proof["iterate_decreases"]
+    assert proof["eta"] == d["eta"] < proof["bound"] and proof["bound"] * proof["M"] <= 2.0
+    # the certified M holds the sampled maximum over the iterates and midpoints (the boxes hold them)
+    assert proof["M"] >= d["max_curvature"] * (1 - 1e-12)
+    assert result.figure.startswith("certified: ") and "sampled: 0 increases" in result.figure
+    assert "libm" in str(proof["assumptions"])
+    assert proof["certificate"] == "c9_descent_certificate.json" and "_proof" not in proof
+    from stumpcheck.numerics.corpus.descent_certificate import recheck_descent
+
+    document = json.loads((tmp_path / proof["certificate"]).read_text(encoding="utf-8"))
+    assert recheck_descent(document)[0]
     assert result.status == ("PASS" if d["eta"] < d["bound"] and d["below_bound"]["increases"] == 0 else "FAIL")
     assert result.passed, result.figure
-    assert d["seed"] == 0 and d["m"] == 64 and d["n"] == 64 and d["precision"] == "float64"
+    assert d["seed"] == 0 and d["m"] == 64 and d["n"] == 64 and d["precision"].startswith("float64 run")
     assert d["bound"] * d["max_curvature"] == pytest.approx(2.0, rel=1e-15)
     assert d["curvature_points"] == 2 * d["steps"] + 1  # iterates and segment midpoints
     assert [entry["eta_over_bound"] for entry in d["above_bound"]] == list(ABOVE_FACTORS)

@@ -35,8 +35,14 @@ def test_population_sup_at_the_ends():
 
 def test_c7_passes_for_one_head_and_fails_for_pooled(small_c7_c8, tmp_path):
     result = cf.check_c7(quick=True, seed=1, out_dir=tmp_path)
-    assert result.id == "C7" and result.evidence == "sampled" and result.details["seed"] == 1
+    assert result.id == "C7" and result.evidence == "certified" and result.details["seed"] == 1
     assert result.status == "PASS", result.figure
+    # the population part is decided by the proof, the fresh-context part stays sampled and says so
+    assert result.details["evidence_parts"]["fresh contexts"].startswith("sampled")
+    assert result.details["population_certified"]["ok"] and result.figure.startswith("population (certified")
+    assert "(fresh contexts: sampled)" in result.figure and result.details["population_ok_sampled"]
+    assert result.details["certified"]["certificate"] == "c7_population_certificate.json"
+    assert (tmp_path / "c7_population_certificate.json").is_file()
     assert (tmp_path / "c7_boundary.png").read_bytes()[:4] == b"\x89PNG"
     assert result.details["plots"] == ["c7_boundary.png"]
     # the reflected head is the mirror image: its worst case sits at θ = 0 instead of θ = 1
@@ -46,6 +52,23 @@ def test_c7_passes_for_one_head_and_fails_for_pooled(small_c7_c8, tmp_path):
     pooled = cf.check_c7(quick=True, seed=1, estimator="pooled")
     assert pooled.status == "FAIL"  # the pooled sup error vanishes: no boundary limitation to find
     assert not pooled.details["population_ok"] and not pooled.details["fresh_ok"]
+    assert pooled.evidence == "sampled" and pooled.details["population_certified"] is None  # the proof is the one head's
+
+
+def test_c7_fails_when_the_table_disagrees_with_the_proof(small_c7_c8, monkeypatch):
+    """A sampled table below what was proved is a defect of one of them: the row FAILs and names the scale."""
+    real = cf.population_sup_table
+
+    def broken(bs, estimators, **kwargs):
+        rows = real(bs, estimators, **kwargs)
+        for est in estimators:
+            rows[est]["sup_error"][-1] = 0.9   # b = 1000: the proof says >= 1 − 2.0001/1000
+        return rows
+
+    monkeypatch.setattr(cf, "population_sup_table", broken)
+    result = cf.check_c7(quick=True, seed=1)
+    assert result.status == "FAIL" and not result.details["population_ok"]
+    assert "b=1000" in result.details["population_certified"]["disagreements"][0]
 
 
 def test_c8_verdict_per_estimator(small_c7_c8, tmp_path):
@@ -55,10 +78,21 @@ def test_c8_verdict_per_estimator(small_c7_c8, tmp_path):
     result = cf.check_c8(quick=True, seed=0, out_dir=tmp_path)
     assert result.details["verdicts"]["pooled"] == {"population": True, "fresh": True}
     assert result.details["verdicts"]["averaged"] == {"population": False, "fresh": False}
-    assert result.status == "PASS"
-    assert "averaged:" in result.figure and "[FAIL]" in result.figure
-    assert cf.check_c8(quick=True, seed=0, estimators=("averaged",)).status == "FAIL"
+    assert result.status == "PASS" and result.evidence == "certified"
+    # the averaged part of a PASS row reads as what it is, not as a FAIL of the row
+    assert "averaged:" in result.figure and "[fails at the ends θ ∈ {0, 1}, as expected]" in result.figure
+    assert "[FAIL]" not in result.figure and "pooled:" in result.figure and "[meets the tolerance]" in result.figure
+    assert result.details["population_verdicts_sampled"] == {"averaged": False, "pooled": True}
+    assert result.details["evidence_parts"]["population (every b >= b0)"] == "certified"
+    ends = result.details["population_certified"]["averaged_end_enclosures"]
+    assert [e["b"] for e in ends] == [10.0, 100.0, 1000.0] and all(e["e(0)"].startswith("[0.5") for e in ends)
+    assert not result.details["population_certified"]["disagreements"]
+    averaged_only = cf.check_c8(quick=True, seed=0, estimators=("averaged",))
+    assert averaged_only.status == "FAIL" and averaged_only.evidence == "certified"
+    reflected = cf.check_c8(quick=True, seed=0, estimators=("reflected", "pooled"))
+    assert reflected.evidence == "sampled"  # no proof covers the reflected head's C8 reading
     assert (tmp_path / "c8_symmetrized.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / result.details["certified"]["certificate"]).is_file()
     fit = result.details["fits"]["pooled"]["population_exponent_in_b"]
     assert fit["exponent"] == pytest.approx(-1.0, abs=0.05)
     assert cf.check_c8(quick=True, seed=0, estimators=("pooled",)).status == "PASS"

@@ -299,3 +299,32 @@ def test_corpus_arb_at_an_exact_rational(corpus):
     for e, r in zip(exact, rounded):
         assert abs(float(e.mid()) - float(r.mid())) <= 1e-13 * abs(float(r.mid()))
     assert any(not e.overlaps(r) for e, r in zip(exact, rounded))
+
+
+def test_the_gd_margin_is_the_lower_end_of_the_smaller_ball():
+    """Python's min of two overlapping balls returns the first (neither is certainly smaller); the margin must
+    be the lower end of their minimum. A box whose GD image is exactly the band [−c₋, c₊] (all derivatives
+    zero) with non-dyadic c₋ ≠ c₊: both candidates c₊ − max μ′ and min μ′ + c₋ are balls about 0 of different
+    radii, and the recorded margin is the smaller lower end."""
+    from flint import arb, ctx
+
+    from stumpcheck.numerics.corpus.interval.obligations import PREC, _mv, ball, lower_fraction
+
+    c_minus, c_plus = Fraction(3, 10), Fraction(1, 10)
+    box = (Fraction(8), Fraction(65, 8), -c_minus, c_plus)
+    zero = [0.0, 0.0]
+    result = evaluate_box([zero] * 6, [zero] * 3, (Fraction(8), Fraction(0), Fraction(0)), box, (c_minus, c_plus),
+                          Fraction(1), lambda lo, hi: (Fraction(0), Fraction(0)))
+    with ctx.workprec(PREC):
+        muc, bc = (box[2] + box[3]) / 2, (box[0] + box[1]) / 2
+        dmu = ball(box[2] - muc).union(ball(box[3] - muc))
+        db = ball(box[0] - bc).union(ball(box[1] - bc))
+        image = _mv(ball(muc), arb(1), arb(0), dmu, db)  # [−c₋, c₊], widened by the union's radius rounding
+        first = ball(c_plus) - arb(image.upper())
+        second = arb(image.lower()) + ball(c_minus)
+        assert not (first < second) and not (second < first)  # overlapping: Python's min cannot order them
+        expected = min(lower_fraction(first), lower_fraction(second))
+        python_min = lower_fraction(min(first, second))  # Python's min keeps the first: the larger lower end
+        assert python_min > expected
+    # at most the smaller lower end (arb.min's own ball may round it down a little further), never Python's
+    assert result.gd <= expected < python_min and expected - result.gd < Fraction(1, 10 ** 30)

@@ -86,8 +86,8 @@ def test_recheck_passes(proved, capsys, arb):
     assert lines[0] == f"PASS {path}: {document['statement']['text']}"
     assert "within at most 47 steps" in lines[0] and "S = {8 <= b <= 10, A(b) - 1/20 <= a <= A(b) + 1/2}" in lines[0]
     where = "every leaf" if arb else "the tightest leaves"
-    assert re.fullmatch(rf"  every leaf re-proved; the leaves tile S; Arb checked the fast layer at {where}; "
-                        r"[0-9.]+ s", lines[1])
+    assert re.fullmatch(rf"  every leaf re-proved; the leaves tile S; every other field checked; the corpus's seed "
+                        rf"and prior are the file's; Arb checked the fast layer at {where}; [0-9.]+ s", lines[1])
 
 
 # ---------------------------------------------------------------- bad input: exit 2, one line, before work
@@ -285,7 +285,9 @@ def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch,
         return real(*args, **kwargs)
     monkeypatch.setattr(prover, "prove_column", interrupted)
     status, _, stderr = _run(["interval", *SMALL, "--out", str(out), "--quiet"], capsys)
-    assert status == 130 and "stumpcheck: interrupted" in stderr
+    lines = stderr.strip().splitlines()  # one line, naming the checkpoint the same command resumes from
+    assert status == 130 and len(lines) == 1 and "interrupted" in lines[0], stderr
+    assert f"{out / CHECKPOINT_NAME}: the same command resumes" in lines[0]
     assert not (out / CERT).exists()
     state = json.loads((out / CHECKPOINT_NAME).read_text(encoding="utf-8"))
     assert len(state["columns"]) == 7 and state["b_end"] == "71/8"

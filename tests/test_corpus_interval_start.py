@@ -59,3 +59,56 @@ def test_nothing_proves_falls_back_to_the_first_candidate(corpus):
     chosen = choose_start(corpus.x, corpus.theta, b_max=F(16), band=BAND, eta=F(10) ** 6)
     assert chosen.b_start == 8 and chosen.eta == F(10) ** 6 and chosen.halvings is None and chosen.first is None
     assert all(t[2] == "not proved" for t in chosen.tried)
+
+
+def test_a_halved_step_rechecks_and_its_search_is_run_again(corpus, monkeypatch):
+    """The half-curvature rule made 16 times too large on both sides (prover and re-check): the certificate of a
+    halved step passes; the re-check runs every earlier trial's first column again (one call each, at the
+    recorded steps); a trial recorded as not proved that the re-check proves, a dropped trial, or the record
+    removed are refused. With the true rule the statement's η is not the rule's."""
+    import copy
+
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
+    from stumpcheck.numerics.corpus.interval import certificate
+    from stumpcheck.numerics.corpus.interval.certificate import recheck_interval
+
+    real = eta_half_curvature
+
+    def large(*args, **kwargs):
+        return 16 * real(*args, **kwargs)
+
+    monkeypatch.setattr(start_module, "eta_half_curvature", large)
+    monkeypatch.setattr(certificate, "eta_half_curvature", large)
+    _, document = prove_interval(corpus.x, corpus.theta, b_start=None, b_max=F(9), start_search=True,
+                                 corpus_info={"seed": 1, "file": "corpus.npz"})
+    k = document["start_search"]["chosen"]["halvings"]
+    assert k > 0 and [t[2] for t in document["start_search"]["tried"]] == ["not proved"] * k + ["proved"]
+
+    def recheck(edit=None):
+        d = copy.deepcopy(document)
+        if edit is not None:
+            edit(d)
+            d["digest"] = digest(d)
+        return recheck_interval(d, corpus.x, corpus.theta, arb="none")
+
+    real_prove, steps = start_module.prove_column, []
+
+    def counted(*args, **kwargs):
+        steps.append(args[5])
+        return real_prove(*args, **kwargs)
+
+    monkeypatch.setattr(start_module, "prove_column", counted)
+    ok, reason, _ = recheck()
+    assert ok, reason
+    assert steps == [F(5440) / 2 ** j for j in range(k)]
+    monkeypatch.setattr(start_module, "prove_column", lambda *args, **kwargs: ([], None))
+    assert recheck()[1] == (f"start_search says the first column at b_start = 8, eta = 5440 was not proved, but the "
+                            "re-check proves it")
+    monkeypatch.setattr(start_module, "prove_column", real_prove)
+    assert recheck(lambda d: d["start_search"]["tried"].pop(0))[1].startswith(
+        "start_search's trials at b_start = 8 are not the search's steps")
+    assert recheck(lambda d: d.pop("start_search"))[1] == (
+        "the eta_rule says the step was halved by a start search, but there is no start_search")
+    monkeypatch.setattr(certificate, "eta_half_curvature", real)
+    assert recheck()[1] == (f"the half-curvature rule gives eta = {F(340) / 2 ** k} on this corpus and centre, not "
+                            f"the statement's {document['statement']['eta']}")

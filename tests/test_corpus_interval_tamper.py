@@ -12,6 +12,7 @@ leaves 42…47 end at the node b = 9).
 from __future__ import annotations
 
 import copy
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -20,7 +21,7 @@ import pytest
 from stumpcheck.cli.commands import main
 from stumpcheck.numerics.certified.certificates.lemma_certificate import digest, read_certificate
 from stumpcheck.numerics.corpus.corpora import load_corpus, make_corpus
-from stumpcheck.numerics.corpus.interval.certificate import recheck_interval
+from stumpcheck.numerics.corpus.interval.certificate import recheck_interval, statement_text
 from stumpcheck.numerics.corpus.interval.prover import step_bound
 
 F = Fraction
@@ -59,8 +60,10 @@ def test_the_certificate_as_written_passes(proved):
     assert (st["b_start"], st["b_end"], st["eta"], st["steps"]) == ("8", "10", "340", 47)
     assert len(document["leaves"]) == 96 and [lf["b"] for lf in document["leaves"][42:48]] == [["71/8", "9"]] * 6
     assert _tampered(document, lambda d: None)["digest"] == document["digest"]
-    ok, reason, derived = recheck_interval(document, corpus.x, corpus.theta, arb="all")
-    assert ok and reason == "every leaf re-proved; the leaves tile S"
+    ok, reason, derived = recheck_interval(document, corpus.x, corpus.theta, arb="all",
+                                           corpus_meta={"seed": corpus.seed, "prior": corpus.prior})
+    assert ok and reason == ("every leaf re-proved; the leaves tile S; every other field checked; the corpus's "
+                             "seed and prior are the file's")
     assert {k: derived[k] for k in ("b_start", "b_end", "eta", "steps")} == {
         "b_start": "8", "b_end": "10", "eta": "340", "steps": 47}
 
@@ -235,27 +238,287 @@ def test_the_corpus_edited_by_one_value(proved):
     assert _reason(proved, lambda d: None, None, theta) == "the corpus given is not the certificate's (sha256 differs)"
 
 
-def test_a_consistent_truncation_passes(proved):
-    """Not a tamper but a weaker true statement: b_end lowered to 9 with the leaves above dropped and the step
-    bound recomputed. The re-check accepts it and derives b_end = 9 (it checks content, not identity)."""
-    _, document, corpus = proved
+def _truncate(d, end=None):
+    """b_end lowered to 9 with the leaves above dropped and every field that follows recomputed."""
+    st = d["statement"]
+    st["b_end"] = "9"
+    d["leaves"] = [lf for lf in d["leaves"] if F(lf["b"][1]) <= 9]
+    st["steps"] = step_bound([(F(lf["b"][0]), F(lf["b"][1]), F(lf["drift"])) for lf in d["leaves"]], F(340))[0]
+    st["text"] = statement_text(st)
+    d["proof"]["leaf_count"], d["proof"]["columns"] = len(d["leaves"]), 8
+    d["proof"]["smallest_margins"] = {
+        key: float(min(F(lf[key]) for lf in d["leaves"] if lf[key] is not None)) for key in ("drift", "inward", "gd")}
+    d["end"] = end or {"status": "b_max reached", "b_max": "9"}
 
-    def truncate(d):
-        d["statement"]["b_end"] = "9"
-        d["leaves"] = [lf for lf in d["leaves"] if F(lf["b"][1]) <= 9]
-        d["statement"]["steps"] = step_bound([(F(lf["b"][0]), F(lf["b"][1]), F(lf["drift"])) for lf in d["leaves"]],
-                                             F(340))[0]
-    d = _tampered(document, truncate)
+
+def test_a_consistent_truncation_passes(proved):
+    """Not a tamper but a weaker true statement: b_end lowered to 9 with the leaves above dropped and every
+    field that follows from them recomputed. The re-check accepts it and derives b_end = 9 (it checks content,
+    not identity)."""
+    _, document, corpus = proved
+    d = _tampered(document, _truncate)
     ok, _, derived = recheck_interval(d, corpus.x, corpus.theta)
     assert ok and derived["b_end"] == "9" and derived["steps"] == d["statement"]["steps"] < 47
 
 
-def test_the_statement_text_is_derived_not_read(proved):
-    """An edited statement text does not reach the verdict: the re-check prints the text it derives."""
+def test_an_edited_statement_text_is_rejected(proved):
+    """The text is derived and must be the recorded one: an edited text is a false record."""
+    assert _reason(proved, _st("text", "gradient descent reaches b = 10^6")) == (
+        "the statement's text is not the one its b-range, eta, band, nodes and steps give")
+
+
+def _undecided_end(proved):
+    """The end a prover stopping at the unproved start box of column [9, 145/16] records (enclosed and examined
+    exactly as the prover encloses and examines a failed box: shared, sorted enclosures at this version's cut)."""
+    from stumpcheck.numerics.certified.fast.corpus_sorted import sort_tasks
+    from stumpcheck.numerics.corpus.interval.centre import Centre
+    from stumpcheck.numerics.corpus.interval.obligations import SharedEnclosures, evaluate_box
+    from stumpcheck.numerics.corpus.interval.prover import _start_boxes, examine_failure
+
     _, document, corpus = proved
-    d = _tampered(document, _st("text", "gradient descent reaches b = 10^6"))
-    ok, _, derived = recheck_interval(d, corpus.x, corpus.theta)
-    assert ok and derived["text"] == document["statement"]["text"] and "10^6" not in derived["text"]
+    st = document["statement"]
+    centre = Centre.from_nodes([(F(b), F(a)) for b, a in st["centre"]["nodes"]])
+    band = (F(st["band"]["c_minus"]), F(st["band"]["c_plus"]))
+    enclose = SharedEnclosures(sort_tasks(corpus.x, corpus.theta))
+    for box in _start_boxes(F(9), F(145, 16), band):
+        piece = centre.piece(box[0])
+        G, P = enclose(piece, box)
+        result = evaluate_box(G, P, piece, box, band, F(340), centre.slopes_over)
+        if not result.proved:
+            return examine_failure(corpus.x, corpus.theta, centre, {"box": box, "piece": piece, "result": result},
+                                   band, F(340))
+    raise AssertionError("every start box of the column is proved")
+
+
+def test_an_undecided_end_is_examined_again(proved):
+    _, document, corpus = proved
+    end = _undecided_end(proved)
+    assert end["status"] in ("undecided", "false")
+    ok, reason, _ = recheck_interval(_tampered(document, lambda d: _truncate(d, end)), corpus.x, corpus.theta)
+    assert ok, reason
+    moved = {**end, "margins": {**end["margins"], "gd": end["margins"]["gd"] + 1.0}}
+    assert _reason(proved, lambda d: _truncate(d, moved)).startswith("end is not what examining its box gives")
+    false = {**end, "status": "false", "point": {"b": end["b"][0], "mu": end["mu"][0]}, "obligation": "drift",
+             "margin_upper": -1.0, "arb_confirmed": True}
+    assert _reason(proved, lambda d: _truncate(d, false)).startswith("end is not what examining its box gives")
+
+
+def _end(value):
+    return lambda d: d.__setitem__("end", value)
+
+
+def _set(path, value):
+    def edit(d):
+        *head, last = path
+        target = d
+        for key in head:
+            target = target[key]
+        if value is _DELETE:
+            del target[last]
+        else:
+            target[last] = value
+    return edit
+
+
+_DELETE = object()
+
+FALSE_RECORDS = [
+    ("arithmetic deleted", _set(["arithmetic"], _DELETE),
+     "the certificate has no arithmetic record (what its proof rests on): it is required"),
+    ("arithmetic rewritten", _set(["arithmetic"], "correctly rounded; no assumption"),
+     "the certificate has no arithmetic record (what its proof rests on): it is required"),
+    ("arithmetic's libm rule edited", _set(["arithmetic", "fast_layer", "libm"], "correctly rounded"),
+     "the arithmetic record's fast_layer.libm is not the fast layer's assumption (edited, or another version's)"),
+    ("arithmetic's margins edited", _set(["arithmetic", "margins"], "exact"),
+     "the arithmetic record's margins is not what this version's proof rests on"),
+    ("a note", _set(["note"], "the entry phase is certified too"),
+     "the certificate has fields an interval certificate does not define, which the re-check would not check: note"),
+    ("a statement field", _set(["statement", "entry_certified"], True),
+     "the statement has fields an interval certificate does not define, which the re-check would not check: "
+     "entry_certified"),
+    ("a leaf field", _set(["leaves", 3, "certified_for"], "all b"), "leaf 3 must hold exactly the fields "
+     "b, box_enclosure, centre_enclosure, drift, gd, inward, mu"),
+    ("false end: b_max", _end({"status": "b_max reached", "b_max": "1000"}),
+     "end says b_max 1000 was reached, but b_end is 10"),
+    ("false end: an unknown status", _end({"status": "proved for all b"}),
+     "end must be an object with a status among b_max reached, stopped, undecided, false"),
+    ("false end: made-up margins", _end({"status": "undecided", "b": ["10", "161/16"], "mu": ["-1/20", "3/40"],
+                                         "margins": {"drift": 0.0, "gd": 0.0, "inward": None}}),
+     "end is not what examining its box gives (undecided: no obligation certainly false at its centre or edge "
+     "midpoint)"),
+    ("false end: a proved box", _end({"status": "undecided", "b": ["10", "1289/128"], "mu": ["1/4", "1/2"],
+                                      "margins": {"drift": 0.0, "gd": 0.0, "inward": None}}),
+     "end says the proof stopped at a box whose obligations the re-check proves"),
+    ("smallest margins", _set(["proof", "smallest_margins", "gd"], 0.5),
+     "the proof's smallest_margins are not the leaves' smallest margins"),
+    ("leaf count", _set(["proof", "leaf_count"], 1000), "the proof's leaf_count 1000 is not the 96 leaves"),
+    ("columns", _set(["proof", "columns"], 17), "the proof's columns 17 is not the 16 columns of S"),
+    ("max depth below the leaves'", _set(["proof", "max_depth"], 0), "the proof's max_depth must be an int in [1, 20]"),
+    ("a corpus file that is no name", _set(["corpus", "file"], 42),
+     "the corpus record's file must be the corpus file's name (text)"),
+    ("corpus shape", _set(["corpus", "m"], 64), "the corpus record's m, n are not the corpus's shape 32 x 32"),
+    ("eta rule", _set(["eta_rule"], "half-curvature, proved optimal"),
+     "the eta_rule is neither 'given: 340' nor the half-curvature rule"),
+    ("eta = 1e999999999", _st("eta", "1e999999999"),
+     "malformed certificate: eta '1e999999999' has a decimal exponent beyond ±1000 (the limit)"),
+    ("b_end beyond the limits", _st("b_end", "1e300"),
+     "the statement is beyond the limits of a re-check: b in [1, 65536], eta <= 1e30, c in [0.001, 10]"),
+    ("leaves repeated 50 times", lambda d: d.__setitem__("leaves", d["leaves"] * 50),
+     "the leaves of column [8, 65/8] overlap (their areas exceed the column's)"),
+    ("one leaf repeated", lambda d: d["leaves"].append(copy.deepcopy(d["leaves"][7])),
+     "the leaves of column [65/8, 33/4] overlap (their areas exceed the column's)"),
+]
+
+
+def _search(path, value):
+    return _set(["start_search", *path], value)
+
+
+def _trial(index, trial):
+    return lambda d: d["start_search"]["tried"].insert(index, trial)
+
+
+def _halved_rule(k):
+    from stumpcheck.numerics.corpus.interval.centre import HALF_CURVATURE_RULE
+    from stumpcheck.numerics.corpus.interval.start import halved_rule
+
+    return halved_rule(HALF_CURVATURE_RULE, k)
+
+
+def _claim_halved(d):
+    """The η rule and the search's choice say the step was halved once; the statement's η stays 340."""
+    d["eta_rule"] = _halved_rule(1)
+    d["start_search"]["chosen"]["halvings"] = 1
+
+
+STEPS = "start_search's trials at b_start = 8 are not the search's steps (the half-curvature step halved 0, 1, ... " \
+        "times, or the given one)"
+TRIED = ("start_search's tried must be 1 to 20 trials [b_start, eta or null, outcome], outcome among proved, not "
+         "proved, no step (null eta with no step only)")
+
+# the certificate's start search (no --b-start, no --eta): one trial, b_start = 8 with the unhalved step
+SEARCH_RECORDS = [
+    ("pruning record deleted", _set(["arithmetic", "pruning"], _DELETE),
+     "the arithmetic record must hold exactly fast_layer, gd, margins, pruning, sheared_boxes"),
+    ("fast layer's pruning assumption edited", _set(["arithmetic", "fast_layer", "pruning"], "nothing is pruned"),
+     "the arithmetic record's fast_layer.pruning is not the fast layer's assumption (edited, or another version's)"),
+    ("start_search null", _set(["start_search"], None),
+     "start_search must hold exactly b_start_candidates, chosen, max_halvings, tried"),
+    ("start_search: a note", _search(["note"], "b_start = 8 is optimal"),
+     "start_search must hold exactly b_start_candidates, chosen, max_halvings, tried"),
+    ("start_search: candidates", _search(["b_start_candidates"], ["8"]),
+     "start_search's b_start_candidates or max_halvings are not this version's"),
+    ("start_search: chosen b_start", _search(["chosen", "b_start"], "16"),
+     "start_search's chosen b_start and eta are not the statement's"),
+    ("start_search: chosen eta", _search(["chosen", "eta"], "170"),
+     "start_search's chosen b_start and eta are not the statement's"),
+    ("start_search: chosen halvings", _search(["chosen", "halvings"], 2),
+     "start_search's chosen halvings are not the eta_rule's"),
+    ("start_search: no trial", _search(["tried"], []), TRIED),
+    ("start_search: no step with a step", _search(["tried", 0, 2], "no step"), TRIED),
+    ("start_search: last trial not proved", _search(["tried", 0, 2], "not proved"),
+     "start_search's last trial is not the chosen b_start and eta with its first column proved"),
+    ("start_search: a proved trial before", _trial(0, ["8", "340", "proved"]),
+     "start_search records a proved trial before the last (the search stops at the first)"),
+    ("start_search: a made-up earlier trial", _trial(0, ["8", "340", "not proved"]), STEPS),
+    ("start_search: a made-up larger step", _trial(0, ["8", "680", "not proved"]), STEPS),
+    ("start_search: another b_start first", _trial(0, ["16", "100", "not proved"]),
+     "start_search's trials are not in the search's order of b_start (8, 16, 32, 64, or the given one)"),
+    ("start_search: a halved step claimed", _claim_halved,
+     "the half-curvature rule gives eta = 170 on this corpus and centre, not the statement's 340"),
+]
+FALSE_RECORDS += SEARCH_RECORDS
+
+
+def test_the_certificate_records_its_start_search(proved):
+    _, document, corpus = proved
+    assert document["start_search"]["tried"] == [["8", "340", "proved"]]
+    assert document["start_search"]["chosen"] == {"b_start": "8", "eta": "340", "halvings": 0}
+    # without the record (a certificate of a given b_start and eta rule) the statement is still re-proved
+    ok, reason, _ = recheck_interval(_tampered(document, lambda d: d.pop("start_search")), corpus.x, corpus.theta,
+                                     arb="none")
+    assert ok, reason
+
+
+@pytest.mark.parametrize("edit, expected", [t[1:] for t in FALSE_RECORDS], ids=[t[0] for t in FALSE_RECORDS])
+def test_a_false_record_is_rejected(proved, edit, expected):
+    assert _reason(proved, edit) == expected
+
+
+def test_the_seed_and_prior_are_the_corpus_files(proved):
+    _, document, corpus = proved
+    meta = {"seed": corpus.seed, "prior": corpus.prior}
+    for edit, expected in ((_set(["corpus", "seed"], 7), "the corpus record's seed 7 is not the corpus file's (1)"),
+                           (_set(["corpus", "prior"], [0.0, 0.5]), "the corpus record's prior is not the corpus file's")):
+        ok, reason, _ = recheck_interval(_tampered(document, edit), corpus.x, corpus.theta, corpus_meta=meta)
+        assert not ok and reason.startswith(expected), reason
+
+
+def test_the_tamper_checks_come_before_the_leaves(proved, monkeypatch):
+    """A repeated leaf set and a huge exponent are refused without enclosing a single leaf."""
+    from stumpcheck.numerics.corpus.interval import certificate, obligations
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a leaf was enclosed")
+
+    monkeypatch.setattr(obligations.SharedEnclosures, "__call__", no_work)
+    monkeypatch.setattr(certificate, "sort_tasks", no_work)
+    _reason(proved, lambda d: d.__setitem__("leaves", d["leaves"] * 50))
+    _reason(proved, _st("eta", "1e999999999"))
+    _reason(proved, _pruning("bound", (2.0 ** -100).hex()))
+
+
+def _split_leaf(proved, rounding):
+    """Leaf 0 (b in [8, 65/8]) split in b at the non-dyadic 8 + 1/24, its halves' enclosures computed with b's
+    ends rounded by ``rounding`` (nearest: the old bug; outward: the fix, as the prover's shared enclosures do),
+    every dependent field recomputed."""
+    from stumpcheck.numerics.certified.fast.corpus_sorted import group_moments, mixed_enclosure, sort_tasks
+    from stumpcheck.numerics.corpus.interval.centre import Centre
+    from stumpcheck.numerics.corpus.interval.obligations import (SharedEnclosures, evaluate_box, float_down, float_up,
+                                                                 to_interval)
+    from stumpcheck.numerics.corpus.interval.prover import leaf_record
+
+    _, document, corpus = proved
+    tasks = sort_tasks(corpus.x, corpus.theta)
+    st = document["statement"]
+    centre = Centre.from_nodes([(F(b), F(a)) for b, a in st["centre"]["nodes"]])
+    band = (F(st["band"]["c_minus"]), F(st["band"]["c_plus"]))
+    leaf = document["leaves"][0]
+    mu0, mu1 = F(leaf["mu"][0]), F(leaf["mu"][1])
+    cut = 8 + F(1, 24)
+    halves = []
+    for box in ((F(8), cut, mu0, mu1), (cut, F(65, 8), mu0, mu1)):
+        piece = centre.piece(box[0])
+        if rounding == "outward":
+            G, P = SharedEnclosures(tasks)(piece, box)
+        else:  # the old conversion: b's ends to the nearest double
+            b_i, a_i, s = piece
+            a_prime = (float_down(a_i - s * b_i + mu0), float_up(a_i - s * b_i + mu1))
+            G = mixed_enclosure(tasks, group_moments(tasks, (float(box[0]), float(box[1])), hessian=True), a_prime,
+                                shear=to_interval(s)).tolist()
+            bc, muc = (box[0] + box[1]) / 2, (mu0 + mu1) / 2
+            P = mixed_enclosure(tasks, group_moments(tasks, to_interval(bc)),
+                                to_interval(a_i + s * (bc - b_i) + muc)).tolist()
+        halves.append(leaf_record(box, evaluate_box(G, P, piece, box, band, F(340), centre.slopes_over)))
+
+    def edit(d):
+        d["leaves"][0:1] = halves
+        drift = [(F(lf["b"][0]), F(lf["b"][1]), F(lf["drift"])) for lf in d["leaves"]]
+        d["statement"]["steps"] = step_bound(drift, F(340))[0]
+        d["statement"]["text"] = statement_text(d["statement"])
+        d["proof"]["leaf_count"] = len(d["leaves"])
+        d["proof"]["smallest_margins"] = {
+            key: float(min(F(lf[key]) for lf in d["leaves"] if lf[key] is not None)) for key in ("drift", "inward", "gd")}
+    return _tampered(document, edit)
+
+
+def test_a_non_dyadic_split_is_enclosed_with_its_ends_rounded_outward(proved):
+    _, _, corpus = proved
+    ok, reason, _ = recheck_interval(_split_leaf(proved, "nearest"), corpus.x, corpus.theta)
+    assert not ok and reason in (f"leaf 0 (b in [8, 193/24]): {ENCLOSURES}",
+                                 f"leaf 1 (b in [193/24, 65/8]): {ENCLOSURES}"), reason
+    ok, reason, _ = recheck_interval(_split_leaf(proved, "outward"), corpus.x, corpus.theta)
+    assert ok, reason
 
 
 # ---------------------------------------------------------------- through the command line
@@ -287,11 +550,47 @@ def test_cli_rejects_a_corpus_file_edited_by_one_value(proved, tmp_path, capsys)
 
 
 def test_cli_wrong_format_is_not_an_interval_certificate(proved, tmp_path, capsys):
-    """With another format string the file is no interval certificate: --corpus is refused (exit 2, one line)."""
+    """With another format string the file is no certificate this version reads: exit 2, one line naming it."""
     path = _write(_tampered(proved[1], lambda d: d.__setitem__("format", "stumpcheck-interval-certificate/2")),
                   tmp_path / "c.json")
     status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz")])
     err = capsys.readouterr().err
-    assert status == 2 and err.strip() == (f"stumpcheck: error: {path}: --corpus goes with an interval certificate "
-                                           "(stumpcheck interval) or a training certificate (stumpcheck train "
-                                           "--certify)")
+    assert status == 2 and err.count("\n") == 1 and err.startswith(
+        f"stumpcheck: error: {path}: unknown certificate format 'stumpcheck-interval-certificate/2'; known: "), err
+    assert " interval/1 training/1 " in err and "(128 characters left out)" not in err
+    assert err.rstrip().endswith(", and stumpcheck certify's (no format field)")
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (_st("eta", "1e999999999"), "malformed certificate: eta '1e999999999' has a decimal exponent beyond ±1000 (the limit)"),
+    (lambda d: d.__setitem__("leaves", d["leaves"] * 50),
+     "the leaves of column [8, 65/8] overlap (their areas exceed the column's)"),
+], ids=["eta_exponent", "leaves_50_times"])
+def test_cli_refuses_a_hostile_interval_certificate_at_once(proved, tmp_path, capsys, edit, reason):
+    import time
+
+    path = _write(_tampered(proved[1], edit), tmp_path / "c.json")
+    started = time.perf_counter()
+    status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz")])
+    out = capsys.readouterr().out
+    assert status == 1 and out.strip() == f"FAIL {path}: {reason}" and time.perf_counter() - started < 30
+
+
+def test_cli_refuses_options_an_interval_recheck_ignores(proved, capsys):
+    path = str(proved[0] / "interval_certificate.json")
+    status = main(["recheck", path, "--corpus", str(proved[0] / "corpus.npz"), "--dps", "14"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.strip() == f"stumpcheck: error: {path}: --dps does nothing for an interval certificate: drop it"
+
+
+def test_the_certificate_records_the_corpus_file_by_name(proved, tmp_path):
+    """A corpus given by an absolute path: the shareable certificate names the file only, and re-checks."""
+    corpus_file = tmp_path / "sub" / "mine.npz"
+    corpus_file.parent.mkdir()
+    corpus_file.write_bytes((proved[0] / "corpus.npz").read_bytes())
+    out = tmp_path / "iv"
+    assert main(["interval", "--corpus", str(corpus_file.resolve()), "--b-max", "8.125", "--out", str(out),
+                 "--quiet"]) == 0
+    document = read_certificate(out / "interval_certificate.json")
+    assert document["corpus"]["file"] == "mine.npz" and str(tmp_path) not in json.dumps(document)
+    assert main(["recheck", str(out / "interval_certificate.json"), "--corpus", str(corpus_file)]) == 0

@@ -26,7 +26,7 @@ T = 1e6
 #: b(10⁶) from (10, 10): the outward decimals of the enclosure the T = 10⁶ flow certificate proves
 #: (checked against the certificate below) and the 30-digit flow (docs/certified_flow.md).
 ENCLOSURE_B = (36.110837251, 36.110837256)
-B_30_DIGITS = 36.1108372533364722962
+B_30_DIGITS = 36.1108372533358030209  # the 36-digit solve of tests/test_flow_digits.py (was ...3364722962, Rodas4)
 CERTIFICATE = Path(__file__).parent / "flow_certificate_1e6.json"
 
 
@@ -73,11 +73,15 @@ def test_default_b_at_1e6_with_its_estimate_covers_the_enclosure(default_run):
 
 def test_rtol_1e12_lands_inside_the_enclosure():
     """rtol 1e-12 is below LSODA's smallest (scipy floors its rtol at 100 ulps): the default routes to
-    Rodas4 (exact Jacobian), which lands inside the enclosure, its estimate covering the 30-digit value."""
+    scipy's Radau (exact Jacobian; its own floor is 2.2e-13), which lands inside the enclosure, its estimate
+    covering the 30-digit value; the final b it prints has only digits the enclosure confirms."""
     run = integrate_flow(*START, T, rtol=1e-12)
     b = run.b[-1]
     assert run.status is FlowStatus.SUCCESS, run.status.message
-    assert run.settings["solver"].startswith("Rodas4")
+    assert run.settings["solver"].startswith("scipy Radau")
+    printed = run.settings["final_b"]
+    unit = Fraction(10) ** (len(printed.split(".")[1]) * -1)
+    assert abs(Fraction(printed) - Fraction(str(B_30_DIGITS))) <= unit / 2, printed
     assert ENCLOSURE_B[0] <= b <= ENCLOSURE_B[1], b
     assert abs(b - B_30_DIGITS) <= run.b_error[-1]
 
@@ -119,6 +123,16 @@ def test_check_solve_that_does_not_finish_is_not_success():
     run = integrate_flow(*START, 100.0, rtol=1e-8, solver="rodas4", max_steps=cap)
     assert run.status is FlowStatus.CHECK_INCOMPLETE
     assert math.isnan(run.a_posteriori_rel_error_b)
+
+
+def test_below_scipys_floor_the_default_is_rodas4():
+    """rtol in [1e-13, 2.2e-13): below Radau's smallest rtol (its check at rtol/10 would be under scipy's 100-ulp
+    floor), the only place the float64 default is a hand-written solver."""
+    from stumpcheck.numerics.flow.engine import default_solver
+
+    assert default_solver(1e-9, None) == "lsoda" and default_solver(1e-12, None) == "radau"
+    assert default_solver(2.3e-13, None) == "radau" and default_solver(2.2e-13, None) == "rodas4"
+    assert default_solver(1e-25, 30) == "extrapolation"
 
 
 @pytest.mark.parametrize("solver", ["lsoda", "bdf", "radau", "rodas4", "rodas3", "extrapolation"])

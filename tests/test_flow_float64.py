@@ -180,14 +180,18 @@ def test_float64_only_solver_with_dps_is_bad_input():
 
 def test_rtol_below_what_scipy_resolves():
     """scipy raises an rtol below 2.2e-14 to it (a warning, not an error), which would make the rtol/10 check
-    a copy of the solve: such an rtol is bad input for an explicit scipy solver, and the default becomes Rodas4."""
+    a copy of the solve: such an rtol is bad input for an explicit scipy solver; the default becomes Radau (whose
+    floor is 100 times lower), and Rodas4 only below Radau's."""
     from stumpcheck.numerics.flow.run import check_flow_arguments, default_solver, run_population_flow
 
     with pytest.raises(InputError, match="below what solver 'lsoda' resolves"):
         check_flow_arguments(10.0, 10.0, 1.0, rtol=1e-12, solver="lsoda")
-    assert default_solver(1e-12, None) == "rodas4" and default_solver(1e-8, None) == "lsoda"
+    assert default_solver(1e-12, None) == "radau" and default_solver(1e-8, None) == "lsoda"
+    assert default_solver(1e-13, None) == "rodas4"
     assert default_solver(1e-8, 30) == "extrapolation"  # the D-digit default (bench_flow30)
     with pytest.raises(ValueError):
         solve_scipy(PopulationFlowField(), SCIPY_METHODS["lsoda"], 0.0, 1.0, [10.0, 10.0], rtol=1e-13, atol=1e-15)
     run = run_population_flow(10.0, 10.0, 1.0, rtol=1e-12, per_decade=1)
-    assert run.settings["solver"].startswith("Rodas4") and 0 <= run.a_posteriori_rel_error_b < 1e-10
+    assert run.settings["solver"].startswith("scipy Radau") and 0 <= run.a_posteriori_rel_error_b < 1e-10
+    run = run_population_flow(10.0, 10.0, 1.0, rtol=1e-13, per_decade=1)
+    assert run.settings["solver"].startswith("Rodas4") and 0 <= run.a_posteriori_rel_error_b < 1e-11

@@ -153,6 +153,20 @@ def _cases():
     for value in ("-1", str(2 ** 63), str(2 ** 70), "abc"):
         add(f"fresh-seed-{value[:12]}", fresh_with("--seed", value), 2, "--seed")
     add("fresh-estimator", fresh_with("--estimator", "tripled"), 2)
+    exact = fresh + ["--exact"]
+    for option, value, names in (("--a", "1e9", "at most"), ("--a", "nan", "--a"), ("--a", "3,2", "lo <= hi"),
+                                 ("--a", "1,2,3", "--a"), ("--b", "0", "b must be > 0"), ("--b", "-1,1", "b must be > 0"),
+                                 ("--theta", "1.5", "theta"), ("--N", "1000000001", "--N"), ("--N", "0", "--N"),
+                                 ("--dps", "10", "--dps"), ("--dps", "abc", "--dps"), ("--rel-width", "0", "rel_width"),
+                                 ("--rel-width", "2", "rel_width"), ("--estimator", "averaged", "averaged"),
+                                 ("--reps", "100", "--reps"), ("--seed", "1", "--seed")):
+        argv = list(exact)
+        if option in argv:
+            argv[argv.index(option) + 1] = value
+        else:
+            argv += [option, value]
+        add(f"fresh-exact{option}-{value[:12]}", argv, 2, names)
+    add("fresh-dps-without-exact", fresh_with("--dps", "30"), 2, "--exact")
 
     # --- corpus make
     make = ["corpus", "make", "--m", "4", "--n", "3", "--seed", "1", "--out", "c.npz"]

@@ -45,7 +45,7 @@ def test_flow_certified_with_a_tiny_t_max_is_refused_and_leaves_no_folder(tmp_pa
     started = time.perf_counter()
     code = main(["flow", "--certified", "--quiet", "--t-max", t_max, "--out", str(out)])
     _one_line(capsys, code, 2, "t-max must be in [1e-12, 1e+12]")
-    assert not out.exists() and time.perf_counter() - started < 5
+    assert not out.exists() and time.perf_counter() - started < 30  # refused before the tube's minutes of work
 
 
 def test_flow_certified_with_dps_beyond_its_limit_is_refused_and_leaves_no_folder(tmp_path, capsys):
@@ -110,28 +110,36 @@ def test_region_recheck_of_a_malformed_entry_is_exit_2_at_once(short_region, tmp
 def test_flow_certified_ctrl_c_prints_the_resume_hint_and_stops_its_workers(tmp_path):
     """Ctrl-C while the workers compute: one line naming the checkpoint, exit 130 within seconds, no worker
     left (before: 15-20 s at load 6, the workers finishing their intervals, and no hint). The θ-integrals in
-    Arb (``--arb``): with the fast layer the workers finish T = 1000 within the test's wait."""
+    Arb (``--arb``): with the fast layer the workers finish T = 1000 within the test's wait. The test waits
+    for events (both workers and their resource tracker running), not for time; the one bound on the stop is
+    wide (it takes about a second unloaded, and the workers' intervals minutes in Arb)."""
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen([sys.executable, "-m", "stumpcheck", "flow", "--certified", "--arb", "--quiet",
                                 "--t-max", "1000", "--workers", "2", "--out", str(out)], env=env, cwd=ROOT,
                                stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(_children(process.pid)) < 2:
-        time.sleep(0.5)
-    time.sleep(3)  # the workers are inside their first intervals
-    workers = _children(process.pid)
-    assert workers, "no worker was started"
-    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
-    sent = time.monotonic()
-    _, err = process.communicate(timeout=30)
-    elapsed = time.monotonic() - sent
+    try:
+        deadline = time.monotonic() + 300  # a hang guard
+        while time.monotonic() < deadline and len(_children(process.pid)) < 3 and process.poll() is None:
+            time.sleep(0.1)
+        workers = _children(process.pid)
+        assert len(workers) >= 3, "the two workers (and their resource tracker) were not started"
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
+        sent = time.monotonic()
+        _, err = process.communicate(timeout=300)
+        elapsed = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(30)
     lines = err.decode().strip().splitlines()
     assert process.returncode == 130 and len(lines) == 1, err.decode()
     assert "interrupted" in lines[0] and "tube_checkpoint.jsonl: the same command resumes" in lines[0]
-    assert elapsed < 8, elapsed
-    time.sleep(1)
+    assert elapsed < 60, elapsed
+    deadline = time.monotonic() + 1.0  # gone within a second of the command's end
+    while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert [pid for pid in workers if _alive(pid)] == []
 
 

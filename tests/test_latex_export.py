@@ -74,7 +74,8 @@ def test_macros_tex_defines_every_macro_the_exports_use():
             used |= set(re.findall(r"\\([A-Za-z]+)", _body(path)))
     assert {"labelscore", "featurescore", "threshold", "logmass", "cumulant", "softmaxweight"} <= used
     latex_commands = {"frac", "left", "right", "log", "operatorname", "Bigl", "Bigr", "bigl", "bigr", "times",
-                      "quad", "int", "limits", "zeta", "pi", "mathrm", "partial", "nabla", "begin", "end"}
+                      "quad", "int", "limits", "zeta", "pi", "mathrm", "partial", "nabla", "begin", "end",
+                      "text", "ell", "xi"}  # the split files' "where ℓ₁ = …, ξ₁ = …" rows
     assert used - defined <= latex_commands, used - defined - latex_commands
     # the model's symbols never appear as themselves: θ, β, ε, Ω, ρ are macros (ζ is also ζ(3))
     for path in (DERIVATIONS / "tex").glob("*.tex"):
@@ -201,3 +202,75 @@ def test_the_sample_paper_compiles_also_with_a_symbol_restyled(tmp_path):
                             "\\begin{document}")
     sample.write_text(restyled, encoding="utf-8")
     _compile(tmp_path)
+
+
+# --- named common subexpressions, normalised signs, the public splitter ------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(name for name, r in BY_NAME.items() if is_long(r)))
+def test_named_subexpressions_substituted_back_give_the_printed_form(name):
+    from stumpcheck.theory.paper_latex import named_subexpressions
+
+    printed = printed_form(BY_NAME[name])
+    reduced, names = named_subexpressions(printed)
+    for named in reversed(names):  # each definition uses only the names before it
+        assert not named.expr.free_symbols & {n.symbol for n in names[names.index(named):]}
+        reduced = reduced.xreplace({named.symbol: named.expr})
+    for back, entry in zip(_entries(reduced), _entries(printed)):
+        assert sp.expand(back - entry) == 0  # the same expression (up to SymPy's automatic regrouping)
+    split = _body(DERIVATIONS / "tex" / f"{name}_split.tex")
+    for named in names:  # each name defined once, in a row of its own
+        assert split.count(f"{named.tex} &= ") == 1
+
+
+def test_the_softmax_arguments_are_named_once_as_the_log_masses():
+    split = _body(DERIVATIONS / "tex" / "error_grad_b_split.tex")
+    one_line = _body(DERIVATIONS / "tex" / "error_grad_b.tex")
+    assert one_line.count(r"\logmass\left(\featurescore \threshold\right)") >= 4  # written out each time
+    assert split.count(r"\logmass\left(\featurescore \threshold\right)") == 1
+    assert r"\text{where } \ell_{1} &= \log{\left(\threshold \right)} + \logmass" in split
+    assert r"w_{1} &= \softmaxweight{1}\left(\ell_{1}, \ell_{2}\right)" in split
+    pooled = _body(DERIVATIONS / "tex" / "error_pooled_split.tex")
+    assert r"\softmaxweight{1}\left(\ell_{1}, \ell_{2}, \ell_{3}, \ell_{4}\right)" in pooled  # in argument order
+
+
+def test_signs_are_normalised_by_the_printer():
+    assert _body(DERIVATIONS / "tex" / "calibration.tex").endswith(
+        r"- \frac{9 + 2 \pi^{2} - 18 \zeta\left(3\right)}{6 \featurescore}")
+    from stumpcheck.theory.paper_latex import PaperLatexPrinter
+
+    printer = PaperLatexPrinter({"macros": True})
+    for result in results():  # no printed sum leads with a minus while it has a positive term
+        for entry in _entries(printed_form(result)):
+            for node in sp.preorder_traversal(entry):
+                if isinstance(node, sp.Add) and printer._print(node).startswith("-"):
+                    assert all(t.could_extract_minus_sign() for t in node.args), (result.name, node)
+    a, b = sp.symbols("a b", positive=True)
+    assert paper_latex(-a + b + 1, macros=False) == "b + 1 - a"
+    assert paper_latex(-a - b, macros=False) == "- a - b"  # no positive term: SymPy's order
+    assert paper_latex(a - b, macros=False) == "a - b"
+
+
+def test_the_public_splitter_breaks_a_users_expression_and_checks_its_input():
+    from stumpcheck.api import split_latex
+    from stumpcheck.theory.model import stable_error
+    from stumpcheck.theory.symbols import b, theta
+
+    text = split_latex(stable_error("averaged"), "e_{\\mathrm{avg}}", width=50)
+    rows = text.splitlines()[1:-1]
+    assert text.startswith("\\begin{split}\n") and text.endswith("\n\\end{split}")
+    assert rows[0].startswith("e_{\\mathrm{avg}} &= ") and any(r.startswith("\\text{where } \\ell_{1} &= ") for r in rows)
+    for row in rows:
+        left, _, line = row.rstrip(" \\").partition("&")
+        assert latex_width(left) + 3 + latex_width(line.removeprefix("=").removeprefix("\\quad")) <= 50, row
+    plain = split_latex(b * theta + 1, "y", where=False)
+    assert plain == "\\begin{split}\ny &= b \\theta + 1\n\\end{split}"
+    assert "\\featurescore" in split_latex(b * theta, "y", macros=True)
+    for kwargs, message in [({"width": 5}, "width must be"), ({"where": 1}, "where must be"),
+                            ({"macros": "yes"}, "macros must be")]:
+        with pytest.raises(InputError, match=message):
+            split_latex(b, "y", **kwargs)
+    with pytest.raises(InputError, match="name must be"):
+        split_latex(b, " ")
+    with pytest.raises(InputError, match="expr must be"):
+        split_latex("b", "y")

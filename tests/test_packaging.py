@@ -75,8 +75,11 @@ def test_outside_the_repository_there_is_no_theory_or_numerics_to_import(tmp_pat
     assert out.returncode == 0 and out.stdout.split() == ["None", "None"], out.stdout + out.stderr
 
 
-def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
-    """Built as ``pip install .`` builds it (an isolated build of a copy of the sources)."""
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(the wheel, the copy of the sources it was built from): built as ``pip install .`` builds it (an isolated
+    build of a copy of the sources)."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
@@ -89,11 +92,17 @@ def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
         pytest.skip("no package index to build the wheel with: " + out.stderr.strip().splitlines()[-1])
     assert out.returncode == 0, out.stderr[-3000:]
     (wheel,) = (tmp_path / "dist").glob("stumpcheck-0.2.0-*.whl")
+    return wheel, source
+
+
+def test_a_wheel_holds_only_the_stumpcheck_package(built, tmp_path):
+    wheel, _ = built
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"stumpcheck", "stumpcheck-0.2.0.dist-info"}, sorted(tops)
     assert "stumpcheck/theory/model.py" in names and "stumpcheck/numerics/certified/tube/build.py" in names
     assert "stumpcheck/numerics/generated/taylor_forms_arb.json" in names
+    assert "stumpcheck/data/flow_certificate_1e6_all_time.json" in names  # verify --quick re-checks it
     top_level = zipfile.ZipFile(wheel).read("stumpcheck-0.2.0.dist-info/top_level.txt").decode().split()
     assert top_level == ["stumpcheck"]
     # the non-editable install works from its own folder (dependencies from this environment)
@@ -105,7 +114,9 @@ def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
         ["stumpcheck"]
     probe = ("import json, mpmath, stumpcheck.theory, stumpcheck.numerics.population as p; mpmath.mp.dps = 20; "
              "from stumpcheck.numerics.certified.proofs.margin_taylor import STORED_FORMS; "
-             "print(json.dumps([stumpcheck.theory.__file__, str(p.loss(10, 10)), STORED_FORMS.is_file()]))")
+             "from stumpcheck.claims.population_all_time import committed_certificate; "
+             "print(json.dumps([stumpcheck.theory.__file__, str(p.loss(10, 10)), STORED_FORMS.is_file() and "
+             "committed_certificate()['region']['assumptions'] == []]))")
     env = {**os.environ, "PYTHONPATH": str(target)}
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=300)
@@ -121,6 +132,53 @@ def test_a_wheel_holds_only_the_stumpcheck_package(tmp_path):
     version = subprocess.run([sys.executable, "-m", "stumpcheck", "--version"], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and "0.2.0" in version.stdout, version.stdout + version.stderr
+
+
+_FROM_THE_ROOT = """
+import json, stumpcheck, stumpcheck.numerics.precision, stumpcheck.theory.symbols
+from stumpcheck.numerics.population import loss
+print(json.dumps([stumpcheck.__file__, stumpcheck.numerics.__file__, stumpcheck.theory.__file__, str(loss(10, 10))]))
+"""
+
+
+def test_a_non_editable_install_imports_from_the_repository_root(built, tmp_path):
+    """In the repository root the tree's ``stumpcheck/`` comes first on ``sys.path`` and shadows an installed
+    copy; it then maps the tree's theory/ and numerics/ into itself (stumpcheck/__init__.py), so the import,
+    and pytest, work there after a non-editable install, with the tree's code throughout; elsewhere the
+    installed copy is imported. The venv has the wheel and, for the dependencies, this environment's
+    site-packages as a plain path entry (its editable install's finder is not run there)."""
+    import sysconfig
+    import venv
+
+    wheel, tree = built
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(site),
+                          str(wheel)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    finder = subprocess.run([str(python), "-c", "import sys; print([type(f).__name__ for f in sys.meta_path])"],
+                            capture_output=True, text=True, env=env, cwd=tmp_path).stdout
+    assert "Editable" not in finder, finder  # no editable mapping in this venv
+    for cwd, owner in ((tree, tree), (tmp_path, site)):
+        done = subprocess.run([str(python), "-c", _FROM_THE_ROOT], cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        package, numerics, theory, value = json.loads(done.stdout.strip().splitlines()[-1])
+        assert all(Path(f).resolve().is_relative_to(owner) for f in (package, numerics, theory)), (cwd, package,
+                                                                                                 numerics, theory)
+        assert value.startswith("0.0")
+    (tree / "tests").mkdir(exist_ok=True)
+    (tree / "tests" / "test_probe.py").write_text(
+        "import stumpcheck.numerics.precision\n\ndef test_probe():\n"
+        "    assert stumpcheck.numerics.precision.InputError\n")
+    done = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_probe.py"],
+                          cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def _packages():

@@ -40,20 +40,27 @@ SWEEP_PARENT = textwrap.dedent("""
         run_sweep(slow_cell, [{"x": i} for i in range(4)], store=Path(sys.argv[1], "store.jsonl"), workers=2)
 """)
 
-#: a spawn-context pool of stumpcheck.numerics.processes (as the population flow's second process uses)
+#: a spawn-context pool of stumpcheck.numerics.processes (as the population flow's second process uses); each
+#: worker reports its pid from a task, that is once its initializer (the parent watch) has run
 SPAWN_PARENT = textwrap.dedent("""
     import multiprocessing, os, sys, time
     from pathlib import Path
     from stumpcheck.numerics.processes import parent_watching_pool
 
+
+    def hold(folder):
+        Path(folder, str(os.getpid())).write_text("")
+        time.sleep(600)
+
+
     if __name__ == "__main__":
         pool = parent_watching_pool(2, mp_context=multiprocessing.get_context("spawn"))
-        futures = [pool.submit(time.sleep, 600) for _ in range(2)]
-        time.sleep(3)  # spawned workers import and start their watch thread
-        for pid in pool._processes:
-            Path(sys.argv[1], str(pid)).write_text("")
+        futures = [pool.submit(hold, sys.argv[1]) for _ in range(2)]
         time.sleep(600)
 """)
+
+#: guards against a hang only: no test waits this long when it passes
+HANG_SECONDS = 300
 
 
 def _alive(pid: int) -> bool:
@@ -65,7 +72,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _worker_pids(folder: Path, parent: subprocess.Popen, count: int, timeout: float = 60.0) -> list[int]:
+def _worker_pids(folder: Path, parent: subprocess.Popen, count: int, timeout: float = HANG_SECONDS) -> list[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pids = [int(p.name) for p in folder.iterdir() if p.name.isdigit()]
@@ -180,11 +187,11 @@ def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
     os.close(slave)
     try:
         # interrupt once the progress bar is up (start-up time varies with the machine's load)
-        shown, deadline = "", time.monotonic() + 120
+        shown, deadline = "", time.monotonic() + HANG_SECONDS
         while "fresh contexts" not in shown and time.monotonic() < deadline and child.poll() is None:
             shown += _read_pty(master, 1.0)
         child.send_signal(signal.SIGINT)
-        child.wait(30)
+        child.wait(HANG_SECONDS)
         while chunk := _read_pty(master, 1.0):
             shown += chunk
         err = shown.replace("\r\n", "\n")
@@ -199,8 +206,8 @@ def test_long_fresh_run_stops_cleanly_on_sigint(tmp_path):
 
 
 def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_cells(tmp_path):
-    """SIGINT to the process group (a terminal's Ctrl-C): the parent returns within seconds, not after the
-    cells' 600 s, and no worker is left."""
+    """SIGINT to the process group (a terminal's Ctrl-C): the parent returns before its cells end (they sleep
+    600 s, longer than the test waits for a hang), no cell is stored, and no worker is left."""
     source = tmp_path / "parent.py"
     source.write_text(SWEEP_PARENT)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -208,10 +215,10 @@ def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_cells(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         pids = _worker_pids(tmp_path, parent, 2)
-        start = time.monotonic()
         os.killpg(parent.pid, signal.SIGINT)
-        parent.wait(30)
-        assert time.monotonic() - start < 15
+        parent.wait(HANG_SECONDS)  # TimeoutExpired if it waited for its cells
+        store = tmp_path / "store.jsonl"
+        assert not store.exists() or not store.read_text().strip()
         deadline = time.monotonic() + 5
         while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -220,3 +227,39 @@ def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_cells(tmp_path):
         if parent.poll() is None:
             os.killpg(parent.pid, signal.SIGKILL)
             parent.wait(10)
+
+
+#: a pool whose running task is abandoned with cancelled tasks behind it (Ctrl-C in ``Scheduler.imap``)
+ABANDONED_PARENT = textwrap.dedent("""
+    import multiprocessing, os, sys, time
+    from pathlib import Path
+    from stumpcheck.numerics.processes import parent_watching_pool, terminate_workers
+
+
+    def hold(folder):
+        Path(folder, str(os.getpid())).write_text("")
+        time.sleep(600)
+
+
+    if __name__ == "__main__":
+        pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"), ignore_interrupt=True)
+        futures = [pool.submit(hold, sys.argv[1]) for _ in range(4)]
+        while not [p for p in Path(sys.argv[1]).iterdir() if p.name.isdigit()]:
+            time.sleep(0.05)
+        assert all(f.cancel() for f in futures[2:])
+        terminate_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+        print("done")
+""")
+
+
+def test_an_abandoned_pool_with_cancelled_tasks_ends_without_a_traceback(tmp_path):
+    """CPython 3.11's pool thread raised InvalidStateError on the cancelled futures of a pool whose workers were
+    terminated: a traceback after `interval --workers 2` had exited 130 on Ctrl-C."""
+    source = tmp_path / "parent.py"
+    source.write_text(ABANDONED_PARENT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(source), str(tmp_path)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=HANG_SECONDS)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "InvalidStateError" not in done.stderr, done.stderr[-2000:]

@@ -15,7 +15,8 @@ from stumpcheck.cli.commands import main
     (b"{not json", "not a JSON certificate"),
     (b"[1, 2]", "not a certificate (a JSON object)"),
     (b'{"a": NaN}', "not a JSON certificate"),
-    (json.dumps({"format": "stumpcheck-lemma-certificate/0", "dps": 30}).encode(), "not a lemma certificate"),
+    (json.dumps({"format": "stumpcheck-lemma-certificate/0", "dps": 30}).encode(),
+     "unknown certificate format 'stumpcheck-lemma-certificate/0'; known: stumpcheck-KIND-certificate/N for lemma/1,2 "),
     (json.dumps({"format": "stumpcheck-lemma-certificate/1"}).encode(), "'dps' is missing"),
 ])
 def test_a_corrupt_or_unreadable_certificate_is_one_line_and_exit_2(tmp_path, capsys, content, message):

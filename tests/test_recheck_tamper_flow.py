@@ -145,6 +145,35 @@ def _first_t_lo(d):
     _row(d, 0, 0)[0] = "-1"
 
 
+def _incomplete_reaching_t(d):
+    """Called incomplete, though its last interval reaches T: the re-check said 'valid to t = 0.05… < T'."""
+    d["complete"], d["stop_reason"], d["valid_to_t"] = False, "stopped", _row(d, 1, 1)[1]
+
+
+def _arithmetic_deleted(d):
+    del d["arithmetic"]
+
+
+def _arithmetic_rewritten(d):
+    d["arithmetic"] = "correctly rounded; no assumption"
+
+
+def _method_claim(d):
+    d["method"] = "proved by hand and checked by two referees"
+
+
+def _padding_text(d):
+    d["padding"] = "none needed"
+
+
+def _interval_note(d):
+    d["intervals"][0]["note"] = "exact"
+
+
+def _arithmetic_assumption_edited(d):
+    d["arithmetic"]["assumptions"]["libm"] = "correctly rounded"
+
+
 ROW_AND_STATEMENT = [
     (_t_hi_to_next_end, "ends at t"),
     (_t_lo_moved_earlier, "starts at t"),
@@ -158,10 +187,17 @@ ROW_AND_STATEMENT = [
     (_statement_42, "the statement is not the one its start and radius give"),
     (_t_max_lowered, "beyond T = 0.02"),
     (_t_max_raised, "called complete but its last interval ends before T"),
-    (_incomplete_valid_to, "valid_to_t = 1000 is not where the last row ends"),
+    (_incomplete_valid_to, "called incomplete but its last interval reaches T"),
     (_complete_as_text, "'complete' must be true or false"),
     (_stop_reason_on_complete, "a complete tube with a stop_reason"),
     (_first_t_lo, "starts at t = -1"),
+    (_incomplete_reaching_t, "called incomplete but its last interval reaches T"),
+    (_arithmetic_deleted, "the certificate has no arithmetic record (how its θ-integrals were enclosed): format /3 "
+                          "requires it"),
+    (_arithmetic_rewritten, "the arithmetic record needs 'integrals': 'fast' or 'arb'"),
+    (_method_claim, "the method text is not the method this format's re-check checks"),
+    (_padding_text, "'padding' (the relative padding of the recorded bounds) must be a number in [0, 1)"),
+    (_interval_note, "interval 0 must hold exactly the fields"),
 ]
 
 
@@ -177,6 +213,25 @@ def test_a_tampered_tube_fails_its_recheck_with_the_reason(tube_document, tamper
 def test_the_untampered_small_tube_passes_and_says_what_it_proved(tube_document):
     result = recheck_flow_certificate(tube_document, dps=25)
     assert result.passed and "complete on [0, T = 0.05]" in result.message and "estimator one-head" in result.message
+    assert result.statement == f"{tube_document['statement']}, for t in [0, T = 0.05]"
+    assert tube_document["format"] == "stumpcheck-flow-certificate/3"
+
+
+def test_an_edited_arithmetic_assumption_is_refused(tube_document):
+    forged = copy.deepcopy(tube_document)
+    if forged["arithmetic"]["integrals"] != "fast":
+        pytest.skip("the tube was enclosed in Arb alone: no assumptions recorded")
+    _arithmetic_assumption_edited(forged)
+    result = recheck_flow_certificate(_signed(forged), dps=25)
+    assert not result.passed and "assumptions are not the fast layer's" in result.message
+
+
+def test_a_format_2_certificate_without_an_arithmetic_record_is_still_read(tube_document):
+    """Format /2 was written before the record existed: without it, it is read (the record is required from /3)."""
+    older = copy.deepcopy(tube_document)
+    older["format"] = "stumpcheck-flow-certificate/2"
+    del older["arithmetic"]
+    assert _cheap(_signed(older)) is None
 
 
 @pytest.mark.parametrize("edit, limit", [
@@ -328,3 +383,25 @@ def test_for_all_t_without_a_region_must_be_the_writers_not_proved_record(millio
         assert not ok and reason in message, message
     ok, _ = recheck_flow_region({**million, "for_all_t": for_all_t_summary(None, "entry box not in R: b > B")})
     assert ok
+
+
+def test_a_first_format_tube_refuses_an_undefined_interval_field():
+    from stumpcheck.numerics.certified.tube import certificate_v1
+
+    document = json.loads((HERE / "flow_certificate_v1.json").read_text(encoding="utf-8"))
+    document["intervals"][0]["note"] = "exact"
+    result = certificate_v1.recheck_flow_certificate(_signed(document), dps=25)
+    assert not result.passed and result.message.startswith("interval 0 must hold exactly the fields box, delta"), \
+        result.message
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["region_code"].__setitem__("note", "machine-checked"), "region_code must hold exactly"),
+    (lambda d: d.__setitem__("seconds", "instant"), "seconds must be a number"),
+], ids=["region_code_note", "seconds_text"])
+def test_a_region_certificates_provenance_holds_nothing_else(region_document, edit, message):
+    forged = copy.deepcopy(region_document)
+    edit(forged)
+    forged["digest"] = region_digest(forged)
+    ok, reason = recheck_region(forged)
+    assert not ok and reason.startswith(message), reason

@@ -233,7 +233,7 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2_before_any_work(command
     error = capsys.readouterr().err
     assert status == 2
     assert error.strip().count("\n") == 0 and "no Dask scheduler answered" in error and address in error
-    assert time.perf_counter() - started < 30  # each of these runs for minutes: none started
+    assert time.perf_counter() - started < 120  # each of these runs for many minutes: none started
     assert not (tmp_path / "out").exists()
 
 

@@ -166,7 +166,8 @@ def test_tail_certificate_proves_and_rechecks(certificate):
     assert certificate["status"] == "proved"
     assert all(row["leaves"] >= 1 and float(row["smallest_lower"]) > 0.2 for row in certificate["summary"].values())
     assert certificate["region"]["epsilon"] == ["0", "1/1000"]
-    assert "NOT machine-checked" in certificate["assumptions"][0]
+    assert certificate["assumptions"] == [] and "assum" not in certificate["statement"]
+    assert float(certificate["rest"]["bound"]) < 1e-200
     ok, message = recheck_tail(certificate)
     assert ok, message
 
@@ -189,7 +190,7 @@ def test_tampering_is_rejected(certificate):
     larger_b["region"] = TailRegion(2000, Fraction(1, 2), Fraction(5, 2), Fraction(11, 2)).to_json()
     larger_b["statement"] = TailRegion(2000, Fraction(1, 2), Fraction(5, 2), Fraction(11, 2)).statement()
     ok, message = recheck_tail(_resealed(larger_b))
-    assert not ok and ("does not state" in message or "remainder" in message)
+    assert not ok and ("does not state" in message or "remainder" in message or "rest" in message)
 
     remainder = copy.deepcopy(certificate)
     remainder["remainders"]["R_li2"][1] = "0.25"
@@ -197,9 +198,14 @@ def test_tampering_is_rejected(certificate):
     assert not ok and "remainder" in message
 
     lemma = copy.deepcopy(certificate)
-    lemma["assumptions"] = [lemma["assumptions"][0].replace("b⁴·e^{−b/2} and", "b⁸·e^{−b/2} and")]
+    lemma["assumptions"] = ["Lemma E (docs/tail.md §4, proved by hand)"]
     ok, message = recheck_tail(_resealed(lemma))
     assert not ok and "assumptions" in message
+
+    rest = copy.deepcopy(certificate)
+    rest["rest"]["derivation_sha256"] = "0" * 64
+    ok, message = recheck_tail(_resealed(rest))
+    assert not ok and "rest" in message
 
     derivation = copy.deepcopy(certificate)
     derivation["derivation"]["limits_at_epsilon_0"]["S"] = "-2*w"

@@ -25,10 +25,20 @@ def tail_dir(tmp_path, capsys):
 
 def test_region_tail_proves_and_rechecks(tail_dir, capsys):
     path = tail_dir / "region_certificate.json"
+    document = json.loads(path.read_text())
+    assert document["assumptions"] == [] and "assum" not in document["statement"]
+    assert float(document["rest"]["bound"]) < 1e-200
     code, stdout, _ = _run(capsys, ["recheck", str(path)])
     assert code == 0 and stdout.startswith("PASS") and "4 leaves tile" in stdout, stdout
     code, stdout, _ = _run(capsys, ["region", "--recheck", str(path), "--b-max", "inf", "--b-min", "1000"])
     assert code == 0, stdout
+
+
+def _raise_a_margin(document):
+    """The drift leaf's lower end raised to 1.5 (its margin is about 1.07), its records made to agree."""
+    record = document["obligations"]["drift_upper_half"]
+    record["leaves"][0]["lower"] = record["smallest_lower"] = "1.5"
+    document["summary"]["drift_upper_half"]["smallest_lower"] = "1.5"
 
 
 def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, capsys):
@@ -42,6 +52,15 @@ def test_recheck_rejects_a_tampered_copy_and_a_wrong_ask(tail_dir, tmp_path, cap
     path.write_text(json.dumps(document, ensure_ascii=False))
     code, stdout, _ = _run(capsys, ["recheck", str(path)])
     assert code == 1 and stdout.startswith("FAIL") and "narrowed" in stdout, stdout
+    for edit, reason in ((lambda d: d["assumptions"].append("Lemma E (docs/tail.md §4)"), "assumptions"),
+                         (_raise_a_margin, "narrowed"),
+                         (lambda d: d["rest"].update(bound="1.00000000000E-300"), "rest")):
+        document = json.loads((tail_dir / "region_certificate.json").read_text())
+        edit(document)
+        document["digest"] = digest(document)
+        path.write_text(json.dumps(document, ensure_ascii=False))
+        code, stdout, _ = _run(capsys, ["recheck", str(path)])
+        assert code == 1 and stdout.startswith("FAIL") and reason in stdout, (reason, stdout)
     original = str(tail_dir / "region_certificate.json")
     code, stdout, _ = _run(capsys, ["region", "--recheck", original, "--b-max", "1000"])
     assert code == 1 and "b_max = inf" in stdout

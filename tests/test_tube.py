@@ -196,7 +196,21 @@ def test_an_incomplete_tube_says_so_and_is_rechecked_as_incomplete(small_tube, c
     document = flow_certificate(tube)
     assert document["complete"] is False and float(document["valid_to_t"]) >= tube.t_reached
     result = recheck_flow_certificate(document, dps=25)
-    assert result.passed and "incomplete" in result.message
+    assert result.passed and "incomplete: proved for t in [0, " in result.message and "only, not to T = 100" in result.message
+    assert result.statement.endswith(f"for t in [0, {document['valid_to_t']}] only: the tube is incomplete "
+                                     f"({tube.stop_reason}); nothing is proved for t in ({document['valid_to_t']}, "
+                                     "T = 100.0]")
+
+
+def test_the_recheck_command_says_incomplete_and_exits_1_for_an_incomplete_tube(small_tube, checkpoint, tmp_path,
+                                                                                 capsys):
+    from stumpcheck.numerics.certified.tube.certificate import write_flow_certificate
+
+    tube = certified_tube(10.0, 10.0, 100.0, settings=LIGHT, max_step=0.03, max_intervals=1, checkpoint=checkpoint)
+    path = write_flow_certificate(flow_certificate(tube), tmp_path / "flow_certificate.json")
+    assert main(["recheck", str(path), "--dps", "25"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"INCOMPLETE {path}: the population flow") and "only: the tube is incomplete" in out[0]
 
 
 @pytest.mark.parametrize("arguments, message", [

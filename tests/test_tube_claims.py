@@ -290,29 +290,42 @@ def short_flow():
     return run_population_flow(10.0, 10.0, 1e4, rtol=1e-8, check=False)
 
 
-def test_population_claims_carry_the_certified_reading_beside_the_sampled_verdict(monkeypatch, tmp_path, short_flow):
+def test_population_claims_are_decided_by_the_certified_statement_with_the_sampled_control(monkeypatch, tmp_path,
+                                                                                          short_flow):
     from stumpcheck.claims import population_shared as shared
+    from stumpcheck.claims.population_all_time import all_time_part, committed_certificate
 
     shared.clear_flow_cache()
     monkeypatch.setattr(shared, "shared_flow", lambda quick, out_dir: (short_flow, []))
-    # --quick runs no tube: the rows say so and keep their sampled evidence
+    # nothing certified in the run (a stand-in for a re-check that failed): FAIL, whatever the control says
+    monkeypatch.setattr(shared, "shared_all_time", lambda quick, out_dir: (None, "stand-in: did not re-check"))
     result = shared.population_claim("C2")(quick=True, out_dir=tmp_path)
-    assert result.evidence == "sampled" and "not run under --quick" in result.details["certified_tube"]["note"]
-    # a tube mode reads the tube (here the stored T = 1 tube in place of a run)
+    assert result.status == "FAIL" and result.evidence == "sampled" and result.details["evidence_reached"] is None
+    assert result.figure.startswith("not certified: stand-in") and "control (sampled" in result.figure
+    assert result.details["control"]["evidence"] == "sampled" and "certified_tube" not in result.details
+    # the committed certificate's all-time part, as if re-checked in this run: each claim PASSes, certified
+    part = all_time_part(committed_certificate(), "re-checked in this run")
+    monkeypatch.setattr(shared, "shared_all_time", lambda quick, out_dir: (part, "stand-in: re-checked"))
+    for claim in ("C2", "C3", "C4"):
+        result = shared.population_claim(claim)(quick=True, out_dir=tmp_path)
+        assert result.status == "PASS" and result.evidence == "certified", result.figure
+        assert result.details["evidence_reached"] == "certified" and "for every t" in result.tolerance
+        assert "**Verdict (certified for every t ≥ T).**" in result.details["explanation"]
+    # a tube mode also reads the tube (here the stored T = 1 tube in place of a run)
     monkeypatch.setitem(shared.TUBE_T, "quick", 1.0)
     monkeypatch.setattr(shared, "_run_tube", lambda t_max, out_dir: (STORED_TUBE, "stored tube"))
     monkeypatch.setattr(shared, "_run_region", lambda out_dir, tube: (None, None, "no region"))
     for claim in ("C2", "C3", "C4"):
         result = shared.population_claim(claim)(quick=True, out_dir=tmp_path)
         certified = result.details["certified_tube"]
-        assert result.evidence == "sampled" and certified["evidence"] == "certified"
-        assert certified["covers"] == "certified on [0, 1]" and "certified on [0, 1]" in result.figure
+        assert result.evidence == "certified" and certified["evidence"] == "certified"
+        assert certified["covers"] == "certified on [0, 1]"
         assert certified["coverage"] == [0.0, 1.0] and certified["window"] == [0.001, 1.0]
         assert certified["verdicts"] and all(v["verdict"] in ("met", "not met", "undecided")
                                              for v in certified["verdicts"])
         if claim == "C4":  # sup|e|·b for every t of the window, above the value at the last node
             lo, hi = (Fraction(x) for x in certified["sup_e_b_for_all_t"])
-            assert lo <= hi and "for every t in [0, 1]" in result.figure
+            assert lo <= hi and "for every t in [0, 1]" in certified["reading"]
     shared.clear_flow_cache()
 
 
@@ -429,4 +442,4 @@ def test_readings_of_the_1e6_certificate_cover_0_T_with_narrow_fits():
     assert details["scale_ratio_for_all_t"] == every["scale_ratio"]
     markdown = claim_markdown(details)
     assert "certified on [0, 1e+06]" in markdown and "For every t in [0, 1e+06]" in markdown
-    assert "sampled verdict over [10⁶, 10¹²]" in markdown
+    assert "its PASS/FAIL is the certified statement for every t ≥ T" in markdown

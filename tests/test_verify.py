@@ -213,6 +213,28 @@ def test_every_builtin_lemma_runs_through_verify(tmp_path):
     _builtin_lemmas_through_verify(tmp_path, list(LEMMA_NAMES))
 
 
+def test_report_names_the_evidence_of_each_part(tmp_path):
+    """A row whose parts rest on different evidence (details["evidence_parts"]) says so in report.md."""
+    from stumpcheck.report import evidence_reached, write_report
+
+    parts = {"population (every b >= b0)": "certified", "fresh contexts": "sampled (Monte Carlo, 95% CIs)"}
+    results = [ClaimResult(id="P", statement="s", figure="f", tolerance="t", status="PASS", evidence="certified",
+                           seconds=0.1, details={"evidence_parts": parts}),
+               ClaimResult(id="Q", statement="s", figure="f", tolerance="t", status="PASS", evidence="sampled",
+                           seconds=0.1)]
+    write_report(results, tmp_path, run={"seed": 0})
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    line = ("- **evidence per part**: population (every b >= b0): certified; "
+            "fresh contexts: sampled (Monte Carlo, 95% CIs)")
+    assert report.split("## P:")[1].split("## Q:")[0].count(line) == 1
+    assert "evidence per part" not in report.split("## Q:")[1]
+    # a partial proof is not a proof of the whole row: it reaches the lowest level of its parts
+    assert [evidence_reached(r) for r in results] == ["sampled", "sampled"]
+    proved = ClaimResult(id="R", statement="s", figure="f", tolerance="t", status="PASS", evidence="certified",
+                         seconds=0.1, details={"evidence_parts": {"population": "certified", "fresh": "certified"}})
+    assert evidence_reached(proved) == "certified"
+
+
 def test_report_helpers_make_json_finite_and_tables_aligned():
     results = [ClaimResult(id="X", statement="s|t", figure="f", tolerance="t", status="FAIL", evidence="sampled",
                            seconds=1.25, details={"v": [math.inf, -math.inf, 1.0], "t": (1, 2)})]

@@ -15,6 +15,7 @@ _LAZY = {
     "results": "stumpcheck.theory.catalogue", "summary": "stumpcheck.theory.catalogue",
     "to_numpy": "stumpcheck.theory.evaluate", "to_mpmath": "stumpcheck.theory.evaluate",
     "to_arb": "stumpcheck.theory.evaluate", "to_latex": "stumpcheck.theory.evaluate",
+    "to_jax": "stumpcheck.theory.evaluate", "split_latex": "stumpcheck.theory.evaluate",
 }
 
 __all__ = list(_LAZY)

@@ -19,7 +19,16 @@ from stumpcheck.theory import asymptotics, loss, model
 from stumpcheck.theory.special import TruncExpCumulant, TruncExpLogMass
 from stumpcheck.theory.symbols import a, b, beta, eps, theta
 
-__all__ = ["Result", "results", "summary"]
+__all__ = ["Result", "NAMES", "results", "summary"]
+
+#: the names of :func:`results`, in its order, known without deriving anything (an export checks a requested
+#: name against them before the minute of derivations; :func:`results` checks that they are its names)
+NAMES = ("log_mass", "cumulant_1", "cumulant_2", "estimate_closed_form",
+         *(f"error_{estimator.replace('-', '_')}" for estimator in model.ESTIMATORS),
+         "error_grad_a", "error_grad_b", "loss", "loss_gradient_integrand", "exact_error_layer_variables",
+         "right_layer_error", "bulk_error", "left_layer_error", "interior_layer_error", "loss_layer_integral",
+         "loss_expansion", "calibration", "calibration_r", "leading_loss", "progress_direction", "db_dt",
+         "flow_constant_C")
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,8 @@ def results() -> tuple[Result, ...]:
                r"\Bigl(\frac{d \featurescore}{d \flowtime}\Bigr)^{*}"),
         Result("flow_constant_C", "C in b(t) ≈ (C·t)^{1/4}", flow.flow_constant_C, r"\flowconstant"),
     ]
+    if tuple(r.name for r in out) != NAMES:
+        raise RuntimeError("theory.catalogue.NAMES is not the names of results(): update it")
     return tuple(out)
 
 

@@ -20,7 +20,8 @@ The generated modules are self-contained (they import only numpy or mpmath):
   ``trunc_exp_jet`` call).
 
 The helpers need only the imports :data:`TARGET_IMPORTS` states; :func:`helper_namespace` runs
-them once per process, for a user's own expressions (:mod:`stumpcheck.theory.evaluate`).
+them once per process, for a user's own expressions (:mod:`stumpcheck.theory.evaluate`), which may also be
+printed for JAX (:data:`USER_TARGETS`; :mod:`stumpcheck.theory.codegen_jax`, never a generated module).
 
 Every public name of the target and rewrite modules is importable from here too.
 """
@@ -34,6 +35,7 @@ import sympy as sp
 
 from stumpcheck.theory.codegen_arb import (ARB_SERIES_CAP, ARB_SERIES_SWITCH, ArbModelPrinter, arb_special_functions_source,
                                 cumulants_from_moments, moment_series_coefficient)
+from stumpcheck.theory.codegen_jax import JaxModelPrinter, jax_special_functions_source
 from stumpcheck.theory.codegen_mpmath import MpmathModelPrinter, mpmath_special_functions_source
 from stumpcheck.theory.codegen_numpy import TAYLOR_DEGREE, TAYLOR_SWITCH, NumpyModelPrinter, numpy_special_functions_source
 from stumpcheck.theory.codegen_rewrites import (MAX_CUMULANT_ORDER, ONE_MINUS_THETA, FactoredSoftmaxWeight,
@@ -43,23 +45,28 @@ from stumpcheck.theory.codegen_rewrites import (MAX_CUMULANT_ORDER, ONE_MINUS_TH
 from stumpcheck.theory.special import TruncExpCumulant, TruncExpLogMass
 from stumpcheck.theory.symbols import theta
 
-__all__ = ["NumpyModelPrinter", "MpmathModelPrinter", "ArbModelPrinter", "stabilize",
+__all__ = ["NumpyModelPrinter", "MpmathModelPrinter", "ArbModelPrinter", "JaxModelPrinter", "stabilize",
            "factor_softmax_weights", "FactoredSoftmaxWeight", "canonical_rates", "complement_theta", "factored_rates", "function_source",
            "special_functions_source",
            "reflection_identities", "moment_series_coefficient", "cumulants_from_moments",
            "MAX_CUMULANT_ORDER", "TAYLOR_DEGREE", "TAYLOR_SWITCH", "ARB_SERIES_SWITCH",
-           "ARB_SERIES_CAP", "TARGETS", "ONE_MINUS_THETA", "SoftmaxFromDifferences", "softmax_as_differences",
+           "ARB_SERIES_CAP", "TARGETS", "USER_TARGETS", "ONE_MINUS_THETA", "SoftmaxFromDifferences", "softmax_as_differences",
            "numpy_special_functions_source", "mpmath_special_functions_source", "arb_special_functions_source",
+           "jax_special_functions_source",
            "TARGET_IMPORTS", "helper_namespace"]
 
-#: The code targets, each with its own printer.
+#: The code targets of the generated modules, each with its own printer.
 TARGETS = ("numpy", "mpmath", "arb")
+#: The targets a user's own expression may be printed for (:mod:`stumpcheck.theory.evaluate`): also JAX, an
+#: optional extra (:mod:`stumpcheck.theory.codegen_jax`), which no generated module uses.
+USER_TARGETS = TARGETS + ("jax",)
 
 #: The imports the printed code of each target needs, and all it needs (the generated modules' header).
 TARGET_IMPORTS = {
     "numpy": "import math\n\nimport numpy",
     "mpmath": "import mpmath",
     "arb": "import math\n\nfrom flint import acb, acb_poly, arb, ctx, fmpq",
+    "jax": "import math\n\nimport jax.numpy\nimport jax.scipy.special",
 }
 
 
@@ -70,7 +77,9 @@ def _printer(target: str):
         return MpmathModelPrinter({"fully_qualified_modules": True})
     if target == "arb":
         return ArbModelPrinter({"fully_qualified_modules": True})
-    raise ValueError(f"unknown code target {target!r}; expected one of {', '.join(TARGETS)}")
+    if target == "jax":
+        return JaxModelPrinter({"fully_qualified_modules": True})
+    raise ValueError(f"unknown code target {target!r}; expected one of {', '.join(USER_TARGETS)}")
 
 
 def _special_jets(flat: list) -> tuple[list, list]:
@@ -135,9 +144,10 @@ def function_source(name: str, args: tuple[sp.Symbol, ...], exprs, target: str, 
     replacements, reduced = sp.cse([stabilize(e) for e in flat], symbols=sp.numbered_symbols("_x"))
     if target == "arb":
         names = ", ".join(str(s) for s in args)
-        lines = [f"def {name}({names}, analytic=False):", f'    """{doc}"""',
-                 f"    {names}{',' if len(args) == 1 else ''} = {', '.join(f'acb({s})' for s in args)}"
-                 f"{',' if len(args) == 1 else ''}"]
+        lines = [f"def {name}({names + ', ' if args else ''}analytic=False):", f'    """{doc}"""']
+        if args:
+            lines.append(f"    {names}{',' if len(args) == 1 else ''} = {', '.join(f'acb({s})' for s in args)}"
+                         f"{',' if len(args) == 1 else ''}")
         if theta in args:
             lines.append(f"    {ONE_MINUS_THETA} = 1 - {theta}")
     elif split_theta:
@@ -168,6 +178,8 @@ def special_functions_source(target: str) -> str:
         return numpy_special_functions_source(printer)
     if target == "arb":
         return arb_special_functions_source(printer)
+    if target == "jax":
+        return jax_special_functions_source(printer)
     return mpmath_special_functions_source(printer)
 
 
@@ -186,8 +198,8 @@ def helper_namespace(target: str) -> dict:
     and run in a new dictionary on each call, so that the functions defined in one namespace cannot
     change another's. It is the code of the generated modules without their derived functions.
     """
-    if target not in TARGETS:
-        raise ValueError(f"unknown code target {target!r}; expected one of {', '.join(TARGETS)}")
+    if target not in USER_TARGETS:
+        raise ValueError(f"unknown code target {target!r}; expected one of {', '.join(USER_TARGETS)}")
     namespace: dict = {"__name__": f"stumpcheck_helpers_{target}"}
     exec(_helper_code(target), namespace)  # noqa: S102 - our own printed source, with its stated imports
     return namespace

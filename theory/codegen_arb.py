@@ -23,7 +23,11 @@ contains the exact value. For it
   Λ(−x) = x + Λ(x), κ₁(−x) = 1 − κ₁(x), …, linear parts of the log-masses
   expanded) and ∇e, ∇²e are differentiated from that form (theory/export.py):
   ball arithmetic pays for every algebraic cancellation with b times θ's radius;
-* 1 − θ is one variable (``one_minus_theta``), computed once per call.
+* 1 − θ is one variable (``one_minus_theta``), computed once per call;
+* constants are Arb's own balls at the working precision (π as ``arb.pi()``, e, γ and Catalan's constant
+  as ``arb.const_e()``, ``arb.const_euler()``, ``arb.const_catalan()``), ζ(s), ζ(s, q) and Li_s(z) are
+  ``acb.zeta`` and ``acb.polylog``, rational powers ``acb.sqrt``, ``acb.rsqrt`` and ``acb.pow`` (honouring
+  ``analytic``); a float, ∞ or any other function is refused, never printed as a Python float.
 
 The rigour of the Arb helpers is tested against mpmath at 50+ digits and by
 the certified enclosures of :mod:`stumpcheck.numerics.certified.enclosures` (tests/test_certified.py).
@@ -90,13 +94,51 @@ class ArbModelPrinter(PythonCodePrinter):
         return self._print_Rational(expr)
 
     def _print_Pow(self, expr, rational=False):
-        if not expr.exp.is_Integer:
+        """Integer powers as Python powers of balls; x^(1/2), x^(−1/2) and other rational powers as Arb's
+        ``sqrt``, ``rsqrt`` and ``pow`` (principal branch, honouring ``analytic``)."""
+        if expr.exp.is_Integer:
+            return super()._print_Pow(expr, rational=rational)
+        if not expr.exp.is_Rational:
             raise NotImplementedError(f"the Arb printer has no rigorous form for {expr}")
-        return super()._print_Pow(expr, rational=rational)
+        base = self._print(expr.base)
+        if expr.exp == sp.S.Half:
+            return "acb(%s).sqrt(analytic=analytic)" % base
+        if expr.exp == -sp.S.Half:
+            return "acb(%s).rsqrt(analytic=analytic)" % base
+        return "acb(%s).pow(acb(fmpq(%d, %d)), analytic=analytic)" % (base, expr.exp.p, expr.exp.q)
 
     #: The functions it prints; any other (sin, Abs, …) is refused rather than printed as a math.* call.
     functions = ("exp", "expm1", "log", "log1p", "TruncExpLogMass", "TruncExpCumulant", "SoftmaxWeight",
-                 "FactoredSoftmaxWeight")
+                 "FactoredSoftmaxWeight", "zeta", "polylog")
+
+    # Constants as Arb computes them at the working precision (balls, never float literals).
+    def _print_Pi(self, expr):
+        return "acb(arb.pi())"
+
+    def _print_Exp1(self, expr):
+        return "acb(arb.const_e())"
+
+    def _print_EulerGamma(self, expr):
+        return "acb(arb.const_euler())"
+
+    def _print_Catalan(self, expr):
+        return "acb(arb.const_catalan())"
+
+    def _print_GoldenRatio(self, expr):
+        return "((1 + acb(5).sqrt())/2)"
+
+    def _print_zeta(self, expr):
+        """ζ(s) (Riemann) and ζ(s, q) (Hurwitz): Arb's ``zeta``, meromorphic (a pole gives a non-finite ball)."""
+        if len(expr.args) == 1:
+            return "acb(%s).zeta()" % self._print(expr.args[0])
+        return "acb(%s).zeta(acb(%s))" % (self._print(expr.args[0]), self._print(expr.args[1]))
+
+    def _print_polylog(self, expr):
+        """Li_s(z): Arb's ``polylog``; under ``analytic`` a ball z that may touch the branch cut [1, ∞) gives
+        a non-finite ball (flint's polylog has no analytic flag of its own)."""
+        order, argument = (self._print(x) for x in expr.args)
+        return ("(acb(%s).polylog(acb(%s)) if not analytic or acb(%s).real < 1 or not acb(%s).imag.contains(0) "
+                "else acb(arb.nan(), arb.nan()))" % (argument, order, argument, argument))
 
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Function) and type(expr).__name__ not in self.functions:
@@ -109,7 +151,6 @@ class ArbModelPrinter(PythonCodePrinter):
     def _print_NumberSymbol(self, expr):
         raise NotImplementedError(f"the Arb printer has no rigorous constant for {expr}")
 
-    _print_Pi = _print_Exp1 = _print_EulerGamma = _print_Catalan = _print_GoldenRatio = _print_NumberSymbol
     _print_Infinity = _print_NegativeInfinity = _print_NaN = _print_ComplexInfinity = _print_NumberSymbol
 
     def _print_Piecewise(self, expr):

@@ -19,7 +19,14 @@ __all__ = ["MpmathModelPrinter", "mpmath_special_functions_source"]
 
 
 class MpmathModelPrinter(_SpecialPrinting, MpmathPrinter):
-    """mpmath printer that knows Λ, κ_k and softmax weights."""
+    """mpmath printer that knows Λ, κ_k, softmax weights, ζ (Riemann and Hurwitz) and Li_s, all at the working
+    precision (π, e, γ, √2, log 2 are SymPy's own: ``mpmath.pi``, ``mpmath.e``, ``mpmath.euler``, …)."""
+
+    def _print_zeta(self, expr):
+        return "%s(%s)" % (self._module_format("mpmath.zeta"), ", ".join(self._print(x) for x in expr.args))
+
+    def _print_polylog(self, expr):
+        return "%s(%s)" % (self._module_format("mpmath.polylog"), ", ".join(self._print(x) for x in expr.args))
 
 
 def _rational_tuple(values) -> str:

@@ -39,8 +39,24 @@ class _SpecialPrinting:
         return "softmax_weight_differences(%s)" % ", ".join(self._print(d) for d in expr.args)
 
 
-class NumpyModelPrinter(_SpecialPrinting, NumPyPrinter):
-    """NumPy printer that knows Λ, κ_k and softmax weights."""
+class _ConstantFunctions:
+    """ζ and Li_s for a float64 target without them: at number arguments (ζ(3), Li₂(½)) the float64 nearest
+    to the value (SymPy's ``evalf`` at 30 digits, then rounded once); at symbolic ones refused."""
+
+    def _constant_function(self, expr):
+        if not expr.is_number:
+            raise NotImplementedError(f"{type(self).__name__} prints {expr.func} at number arguments only, not "
+                                      f"{expr} (to_mpmath and to_arb evaluate it at symbolic ones)")
+        value = expr.evalf(30)
+        if not value.is_real:
+            raise NotImplementedError(f"{expr} is not a real number")
+        return repr(float(value))
+
+    _print_zeta = _print_polylog = _constant_function
+
+
+class NumpyModelPrinter(_SpecialPrinting, _ConstantFunctions, NumPyPrinter):
+    """NumPy printer that knows Λ, κ_k, softmax weights and the constants ζ(n), Li_s(z) (as float64 literals)."""
 
 
 def _float_tuple(values) -> str:

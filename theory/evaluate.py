@@ -1,9 +1,13 @@
 """A user's own SymPy expression as a function: float64 (numpy), any precision (mpmath), rigorous balls
-(python-flint Arb), and as LaTeX.
+(python-flint Arb), JAX (differentiable), and as LaTeX.
 
 The expression may hold the model's functions Λ, κ_k and softmax weights
 (:mod:`stumpcheck.theory.special`, e.g. anything built from
-:func:`stumpcheck.theory.model.stable_error`) besides elementary functions. Each target prints it with
+:func:`stumpcheck.theory.model.stable_error`) besides elementary functions and the constants π, e, γ
+(EulerGamma), Catalan's constant, square roots and logarithms of rationals, ζ(n) and Li_s(z) (in numpy and
+JAX at number arguments only, as the nearest float). It may also be a derived result as
+:func:`stumpcheck.theory.catalogue.results` gives it: an equation ``lhs = rhs`` is the function of its
+right-hand side, a matrix that of its entries (row by row, a tuple). Each target prints it with
 the project's own printer (:func:`stumpcheck.theory.codegen.function_source`: common subexpressions
 shared, log(1 − z) as log1p(−z), softmax weights from simplified differences, rates such as b − bθ as
 b(1 − θ)) and runs the code next to that target's helpers, with the imports the helpers state
@@ -14,13 +18,18 @@ b(1 − θ)) and runs the code next to that target's helpers, with the imports t
 * :func:`to_mpmath`: ``dps`` correct digits, evaluated twice with guard digits raised until the two agree
   (the mpmath functions of :mod:`stumpcheck.theory.special_mpmath`);
 * :func:`to_arb`: a ball containing the exact value (the rigorous helpers of
-  :mod:`stumpcheck.theory.codegen_arb`);
-* :func:`to_latex`: ``name = rhs`` in the paper's notation (:mod:`stumpcheck.theory.paper_latex`).
+  :mod:`stumpcheck.theory.codegen_arb`; constants are Arb's own balls: ``arb.pi()``, ``arb.const_euler()``,
+  ``arb(n).zeta()``, ``arb(2).sqrt()``, ``arb(2).log()``, never a float);
+* :func:`to_jax`: a JAX function (``jax.grad``, ``jax.jit``, ``jax.vmap`` work through it; the helpers of
+  :mod:`stumpcheck.theory.codegen_jax`; JAX is the optional extra ``stumpcheck[jax]``);
+* :func:`to_latex`: ``name = rhs`` in the paper's notation (:mod:`stumpcheck.theory.paper_latex`);
+* :func:`split_latex`: the same broken into lines (amsmath's ``split``), common subexpressions named.
 
 SymPy's own tools work on these expressions too: ``expr.evalf(n)`` and
-``sp.lambdify(args, expr, "numpy")`` / ``"mpmath"`` (:mod:`stumpcheck.theory.special`). lambdify's numpy
-code imports the float64 helpers from this module (``trunc_exp_log_mass_numpy``,
-``trunc_exp_cumulant_numpy``, ``softmax_weight_differences_numpy``, made on first use).
+``sp.lambdify(args, expr, "numpy")`` / ``"mpmath"`` / ``"jax"`` (:mod:`stumpcheck.theory.special`). lambdify's
+numpy code imports the float64 helpers from this module (``trunc_exp_log_mass_numpy``,
+``trunc_exp_cumulant_numpy``, ``softmax_weight_differences_numpy``, made on first use), its JAX code the
+JAX ones (``…_jax``).
 """
 
 from __future__ import annotations
@@ -37,11 +46,11 @@ import sympy as sp
 from stumpcheck.theory.codegen import function_source, helper_namespace
 from stumpcheck.theory.codegen_rewrites import factored_rates
 from stumpcheck.theory.errors import InputError
-from stumpcheck.theory.paper_latex import paper_latex
+from stumpcheck.theory.paper_latex import LINE_WIDTH, paper_latex, split_environment
 from stumpcheck.theory.special_mpmath import (softmax_weight_differences_mpmath, trunc_exp_cumulant_mpmath,
                                               trunc_exp_log_mass_mpmath)
 
-__all__ = ["to_numpy", "to_mpmath", "to_arb", "to_latex"]
+__all__ = ["to_numpy", "to_mpmath", "to_arb", "to_jax", "to_latex", "split_latex"]
 
 # The package's precision range (stumpcheck.numerics.precision.MIN_DPS, MAX_DPS; a test keeps them equal).
 _MIN_DPS, _MAX_DPS = 15, 10_000
@@ -56,23 +65,43 @@ _FLOAT64_NAMES = {"trunc_exp_log_mass_numpy": "trunc_exp_log_mass",
                   "softmax_weight_differences_numpy": "softmax_weight_differences"}
 
 
+#: The names lambdify's JAX code imports from here.
+_JAX_NAMES = {f"{name}_jax": name for name in _FLOAT64_NAMES.values()}
+
+
 @cache
 def _float64_helpers() -> dict:
     return helper_namespace("numpy")
 
 
+@cache
+def _jax_helpers() -> dict:
+    try:
+        return helper_namespace("jax")
+    except ImportError as exc:
+        raise ImportError(f"to_jax needs JAX, an optional extra: pip install 'stumpcheck[jax]' ({exc})") from None
+
+
 def __getattr__(name):
     if name in _FLOAT64_NAMES:
         return _float64_helpers()[_FLOAT64_NAMES[name]]
+    if name in _JAX_NAMES:
+        return _jax_helpers()[_JAX_NAMES[name]]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _expressions(expr) -> tuple[list[sp.Expr], bool]:
-    """(expressions, single): one SymPy expression, or a list or tuple of them (the function returns a tuple)."""
+    """(expressions, single): one SymPy expression, or a list or tuple of them (the function returns a tuple).
+    An equation gives its right-hand side, a matrix its entries row by row (a tuple)."""
+    if isinstance(expr, sp.Equality):
+        expr = expr.rhs
+    if isinstance(expr, sp.MatrixBase):
+        expr = list(expr)
     single = isinstance(expr, sp.Basic)
     items = [expr] if single else list(expr) if isinstance(expr, (list, tuple)) else None
     if not items or not all(isinstance(e, sp.Expr) and not isinstance(e, sp.MatrixBase) for e in items):
-        raise InputError(f"expr must be a SymPy expression or a list of them, got {expr!r:.80}")
+        raise InputError(f"expr must be a SymPy expression, an equation, a matrix or a list of expressions, "
+                         f"got {expr!r:.80}")
     return items, single
 
 
@@ -262,8 +291,11 @@ def to_arb(expr, args, *, dps: int | None = None):
     0 (else the value is not real there, an InputError); with an ``acb`` value it returns the ``acb``.
     A list of expressions gives a tuple.
 
-    The Arb printer is rigorous, so it prints exact numbers only: no floats (write Rational), no π or
-    other constants, no functions besides exp, log, Λ, κ_k and softmax weights, integer powers only.
+    The Arb printer is rigorous, so it prints exact numbers and Arb's own constants only: rationals (no
+    floats: write Rational), π, e, γ and Catalan's constant (``arb.pi()``, ``arb.const_e()``,
+    ``arb.const_euler()``, ``arb.const_catalan()``), rational powers (√2 as ``acb(2).sqrt()``), exp and log
+    (log 2 as ``acb(2).log()``), ζ(s) and ζ(s, q) (``acb.zeta``), Li_s(z) (``acb.polylog``), Λ, κ_k and softmax
+    weights; no other function.
 
     :param dps: working precision in decimal digits, in [15, 10000] (keyword only); None: flint's own
         ``ctx.prec``. The ball's radius reflects the precision and the conditioning.
@@ -294,7 +326,7 @@ def to_arb(expr, args, *, dps: int | None = None):
         prec = flint.ctx.prec if bits is None else bits
         with flint.ctx.workprec(prec):
             balls = [_ball(v, flint) for v in values]
-            results = function(*balls)
+            results = tuple(flint.acb(result) for result in function(*balls))  # a constant may print as an int
         if any(isinstance(ball, flint.acb) for ball in balls):
             return results[0] if single else results
         for result in results:
@@ -305,6 +337,37 @@ def to_arb(expr, args, *, dps: int | None = None):
 
     evaluate.__doc__ = f"Balls containing the expression, as a function of ({names})."
     return evaluate
+
+
+def to_jax(expr, args):
+    """``expr`` as a JAX function of ``args``: ``jax.grad``, ``jax.jit`` and ``jax.vmap`` work through it.
+
+    Printed by SymPy's JAX printer with the project's rewrites (as :func:`to_numpy`), Λ, κ_k and softmax
+    weights as the differentiable helpers of :mod:`stumpcheck.theory.codegen_jax` (Taylor polynomial and
+    large-rate form, each traced at a safe point, so no branch gives a NaN gradient). Values and gradients
+    are in JAX's dtype: float32 unless ``jax_enable_x64`` is on, then as accurate as :func:`to_numpy`.
+    JAX is an optional extra (``pip install 'stumpcheck[jax]'``); without it this raises ImportError.
+
+    :param expr: as :func:`to_numpy` (an expression, an equation, a matrix or a list; a list gives a tuple).
+    :param args: the symbols, in the order the function takes them.
+    :raises InputError: for bad ``expr`` or ``args``, or an expression the JAX printer cannot print.
+
+    Example::
+
+        >>> import jax
+        >>> from stumpcheck.theory import stable_error, to_jax
+        >>> from stumpcheck.theory.symbols import a, b, theta
+        >>> error = to_jax(stable_error("one-head"), (a, b, theta))
+        >>> de_db = jax.grad(error, argnums=1)(10.0, 10.0, 0.3)    # float32 here
+        >>> print(f"{float(de_db):.5f}")
+        -0.00963
+    """
+    exprs, single = _expressions(expr)
+    symbols = _arguments(args, exprs)
+    namespace = _jax_helpers().copy()
+    exprs = [factored_rates(e) for e in exprs]
+    return _compiled(exprs, single, symbols, "jax", namespace,
+                     "The expression in JAX, printed by stumpcheck.theory.evaluate.to_jax.")
 
 
 def to_latex(expr, name, *, macros: bool = False) -> str:
@@ -332,3 +395,46 @@ def to_latex(expr, name, *, macros: bool = False) -> str:
     if not isinstance(name, str) or not name.strip():
         raise InputError(f"name must be non-empty LaTeX text or a SymPy expression, got {name!r:.40}")
     return f"{name} = {paper_latex(expr, macros=macros)}"
+
+
+def split_latex(expr, name, *, macros: bool = False, width: int = LINE_WIDTH, where: bool = True) -> str:
+    """``name = expr`` broken into lines for a paper: amsmath's ``split``, the body of an ``equation``.
+
+    The expression is broken at its sums, then its products, then a function's arguments, into lines of
+    at most ``width`` glyphs (66: a one-column article at 10 pt; estimated from the LaTeX, macros at their
+    default bodies), aligned at ``=`` with continued lines indented; what cannot be broken further stays on
+    a line of its own. With ``where`` (default), common subexpressions of at least 12 glyphs are named once,
+    in rows after it (``where ℓ₁ = …``: ℓ_k a softmax weight's arguments, w_k softmax weights, ξ_k the
+    rest; SymPy's ``cse``). A matrix is written entry by entry. Signs are normalised as in :func:`to_latex`
+    (a sum leads with a positive term). This is what ``stumpcheck export`` writes as ``tex/NAME_split.tex``.
+
+    :param name: the left-hand side: LaTeX text, or a SymPy expression (printed).
+    :param macros: write the model's symbols as the macros of the exports' ``tex/macros.tex``.
+    :param width: glyphs per line, an int ≥ 20.
+    :raises InputError: for a non-SymPy ``expr``, an empty ``name``, a bad ``macros``, ``width`` or ``where``.
+
+    Example::
+
+        >>> from stumpcheck.theory import split_latex, stable_error
+        >>> print(split_latex(stable_error("one-head"), "e(\\\\theta)", width=60))  # doctest: +ELLIPSIS
+        \\begin{split}
+        e(\\theta) &= \\left(1 - \\theta\\right) \\operatorname{softmax}_{2}\\left(\\ell_{1}, \\ell_{2}\\right) ...
+        ...
+        \\text{where } \\ell_{1} &= \\log{\\left(\\theta \\right)} + \\Lambda\\left(b \\theta\\right) \\\\
+        ...
+        \\end{split}
+    """
+    if isinstance(expr, sp.Equality):
+        expr = expr.rhs
+    if not isinstance(expr, (sp.Expr, sp.MatrixBase)):
+        raise InputError(f"expr must be a SymPy expression or matrix, got {expr!r:.80}")
+    for flag, value in (("macros", macros), ("where", where)):
+        if not isinstance(value, bool):
+            raise InputError(f"{flag} must be True or False, got {value!r:.40}")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 20:
+        raise InputError(f"width must be an int number of glyphs >= 20, got {width!r:.40}")
+    if isinstance(name, sp.Basic):
+        name = paper_latex(name, macros=macros)
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"name must be non-empty LaTeX text or a SymPy expression, got {name!r:.40}")
+    return split_environment(name, expr, macros=macros, width=width, where=where)

@@ -17,6 +17,9 @@ what ``stumpcheck eval`` runs; the golden test checks both copies. ``names`` wri
 or json files of some results only (:func:`export`); the LaTeX is described in
 :mod:`stumpcheck.theory.latex_exports`.
 
+Every file is written atomically (a temporary file in its folder, then a rename): an export stopped midway
+leaves whole files or none.
+
 Loading JSON back (:func:`load_json`) evaluates the srepr string with SymPy's
 constructors in scope. srepr is Python source: load only files you trust
 (your own exports), never files from the network.
@@ -34,7 +37,7 @@ from stumpcheck.theory.asymptotic_codegen import asymptotics_module_source
 from stumpcheck.theory.closed_form_codegen import closed_form_source
 from stumpcheck.theory.codegen import TARGET_IMPORTS, function_source, special_functions_source
 from stumpcheck.theory.codegen_rewrites import canonical_rates, factored_rates
-from stumpcheck.theory.catalogue import results
+from stumpcheck.theory.catalogue import NAMES, results
 from stumpcheck.theory.errors import InputError
 from stumpcheck.theory.latex_exports import MACROS_FILE, SAMPLE, sample_document, tex_files
 from stumpcheck.theory.paper_latex import macros_tex
@@ -204,22 +207,22 @@ def _readme(entries: list[tuple[str, str]]) -> str:
 
 
 def _selected(names, fmt: str) -> tuple:
-    """The results ``names`` selects (all of them for None), validated: a list of known names, tex or json."""
-    known = results()
+    """The results ``names`` selects (all of them for None), validated: a list of known names, tex or json.
+    The names are checked against :data:`~stumpcheck.theory.catalogue.NAMES` before any result is derived."""
     if names is None:
-        return known
+        return results()
     if not isinstance(names, str):
         names = _iterable(names)
     if isinstance(names, str) or not all(isinstance(name, str) for name in names):
         raise InputError(f"names must be a list of result names, got {names!r:.80}")
     if fmt not in ("tex", "json"):
         raise InputError(f"names selects results for fmt 'tex' or 'json', not {fmt!r} (the py modules are whole)")
-    by_name = {r.name: r for r in known}
-    unknown = [name for name in names if name not in by_name]
+    unknown = [name for name in names if name not in NAMES]
     if unknown:
-        raise InputError(f"unknown result {unknown[0]!r}; known: {', '.join(by_name)}")
+        raise InputError(f"unknown result {unknown[0]!r}; known: {', '.join(NAMES)}")
     if not names:
-        raise InputError(f"names is empty; known: {', '.join(by_name)}")
+        raise InputError(f"names is empty; known: {', '.join(NAMES)}")
+    by_name = {r.name: r for r in results()}
     return tuple(by_name[name] for name in dict.fromkeys(names))
 
 
@@ -228,6 +231,22 @@ def _iterable(value) -> list:
         return list(value)
     except TypeError:
         raise InputError(f"names must be a list of result names, got {value!r:.80}") from None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in its folder and a rename: a run stopped midway (Ctrl-C,
+    a kill) leaves the old file or none, never a partial one."""
+    import os
+    import tempfile
+
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def export(out_dir: str | Path = "derivations", fmt: str = "all", *, package_dir: str | Path | None = None,
@@ -251,7 +270,7 @@ def export(out_dir: str | Path = "derivations", fmt: str = "all", *, package_dir
     def write(relative: str, text: str, what: str) -> None:
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        _atomic_write(path, text)
         written.append(path)
         entries.append((relative, what))
 
@@ -273,7 +292,7 @@ def export(out_dir: str | Path = "derivations", fmt: str = "all", *, package_dir
             if package_dir is not None:
                 target_path = Path(package_dir) / filename
                 target_path.parent.mkdir(parents=True, exist_ok=True)
-                target_path.write_text(source, encoding="utf-8")
+                _atomic_write(target_path, source)
                 written.append(target_path)
         source = asymptotics_module_source()
         write(f"py/{ASYMPTOTICS_MODULE}", source,
@@ -281,11 +300,11 @@ def export(out_dir: str | Path = "derivations", fmt: str = "all", *, package_dir
               "direction, db/dt, C and the two-term scale b(t)")
         if package_dir is not None:
             target_path = Path(package_dir) / ASYMPTOTICS_MODULE
-            target_path.write_text(source, encoding="utf-8")
+            _atomic_write(target_path, source)
             written.append(target_path)
     if fmt == "all":
         entries.append(("README.md", "this index"))
         readme = out / "README.md"
-        readme.write_text(_readme(entries), encoding="utf-8")
+        _atomic_write(readme, _readme(entries))
         written.append(readme)
     return written

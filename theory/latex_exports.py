@@ -107,7 +107,7 @@ def tex_files(result: Result) -> dict[str, str]:
     if is_long(result):
         files[f"tex/{result.name}_split.tex"] = (
             _header(result, "the body of an equation environment (amsmath's split, one line per row).")
-            + split_environment(result.lhs, rhs) + "\n")
+            + split_environment(result.lhs, rhs, where=True) + "\n")
     return files
 
 

@@ -28,6 +28,7 @@ reflected context, scores s' = a(1 − y) − b(1 − x), values x); ``averaged`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import sympy as sp
 
@@ -134,8 +135,10 @@ def stable_estimate(estimator: str = "one-head") -> sp.Expr:
     return theta + stable_error(estimator)
 
 
+@cache
 def _closed_moments(estimator: str) -> tuple[sp.Expr, sp.Expr]:
-    """(E[e^s], E[x e^s]) integrated by SymPy from the score definition, x ~ U[0, 1]."""
+    """(E[e^s], E[x e^s]) integrated by SymPy from the score definition, x ~ U[0, 1] (once per estimator and
+    process: SymPy expressions are immutable)."""
     if estimator == "pooled":
         z1, n1 = _closed_moments("one-head")
         z2, n2 = _closed_moments("reflected")

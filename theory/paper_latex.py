@@ -10,7 +10,14 @@
   arguments, into lines of at most ``width`` glyphs (estimated from the LaTeX with the macros'
   default bodies), for amsmath's ``split`` environment (:func:`split_environment`). Parentheses
   around a broken part are ``\\Bigl(`` … ``\\Bigr)``, which may span lines; a product broken across
-  lines continues with ``\\times``.
+  lines continues with ``\\times``;
+* :func:`named_subexpressions`: the common subexpressions of an expression (SymPy's ``cse``) at least
+  :data:`NAMED_WIDTH` glyphs wide, named ℓ_k (a softmax weight's arguments: the log-masses), w_k (softmax
+  weights) or ξ_k (anything else), which :func:`split_environment` writes as rows "where ℓ₁ = …".
+
+Signs are normalised by the printer (its order of a sum's terms), not by editing its text: a sum whose
+first term is negative is printed with its positive terms first, ``9 + 2\\pi^{2} - 18 \\zeta(3)`` rather
+than ``- 18 \\zeta(3) + 9 + 2\\pi^{2}``.
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ from sympy.printing.latex import LatexPrinter
 from stumpcheck.theory.special import SoftmaxWeight, TruncExpCumulant, TruncExpLogMass
 
 __all__ = ["Macro", "MACROS", "macros_tex", "PaperLatexPrinter", "paper_latex", "latex_width", "split_lines",
-           "split_environment", "LINE_WIDTH"]
+           "split_environment", "LINE_WIDTH", "NAMED_WIDTH", "Named", "named_subexpressions"]
 
 #: Glyphs (:func:`latex_width`) per display line: a one-column article at 10 pt is 345 pt wide, a glyph
 #: about 5.2 pt (measured on the exports), and the equation number takes some 5 glyphs.
 LINE_WIDTH = 66
+#: A common subexpression is named (:func:`named_subexpressions`) when, written out, it is at least this wide.
+NAMED_WIDTH = 12
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,18 @@ class PaperLatexPrinter(LatexPrinter):
 
     _default_settings = dict(LatexPrinter._default_settings, macros=False)
 
+    def _as_ordered_terms(self, expr, order=None):
+        """SymPy's order of a sum's terms, but when that starts with a negative term and the sum has a positive
+        one, the positive terms first (each group in SymPy's order): ``9 + 2π² − 18ζ(3)``, never a leading
+        ``−18ζ(3) + …`` inside a fraction or parentheses."""
+        terms = super()._as_ordered_terms(expr, order=order)
+        if not terms or not terms[0].could_extract_minus_sign():
+            return terms
+        positive = [t for t in terms if not t.could_extract_minus_sign()]
+        if not positive:
+            return terms
+        return positive + [t for t in terms if t.could_extract_minus_sign()]
+
     def _print_Symbol(self, expr, style="plain"):
         if self._settings["macros"] and expr.name in _SYMBOL_MACROS:
             return _SYMBOL_MACROS[expr.name]
@@ -119,9 +140,10 @@ class PaperLatexPrinter(LatexPrinter):
     _print_TruncExpLogMass = _print_TruncExpCumulant = _print_SoftmaxWeight = _print_special
 
 
-def paper_latex(expr: sp.Basic, *, macros: bool = True) -> str:
-    """``expr`` in LaTeX, in the macros of :data:`MACROS` (or, with ``macros=False``, the symbols)."""
-    return PaperLatexPrinter({"macros": macros}).doprint(expr)
+def paper_latex(expr: sp.Basic, *, macros: bool = True, names=None) -> str:
+    """``expr`` in LaTeX, in the macros of :data:`MACROS` (or, with ``macros=False``, the symbols); ``names``:
+    {symbol: LaTeX} for the symbols of :func:`named_subexpressions`."""
+    return PaperLatexPrinter({"macros": macros, "symbol_names": dict(names or {})}).doprint(expr)
 
 
 def _expand_macros(tex: str) -> str:
@@ -246,15 +268,16 @@ def _line_width(line: list[_Piece]) -> int:
     return latex_width(" ".join(piece.tex for piece in line))
 
 
-def split_lines(expr: sp.Basic, *, macros: bool = True, width: int = LINE_WIDTH, indent: int = 0) -> list[str]:
+def split_lines(expr: sp.Basic, *, macros: bool = True, width: int = LINE_WIDTH, indent: int = 0,
+                names=None) -> list[str]:
     """``expr`` broken into lines of at most ``width`` glyphs where its form allows, each after ``indent``
-    glyphs (a left-hand side and its ``=``).
+    glyphs (a left-hand side and its ``=``); ``names``: {symbol: LaTeX} of :func:`named_subexpressions`.
 
     Greedy: pieces (:func:`_pieces`) fill a line; a piece that does not fit a line less than half full is
     broken further; a short term start (``- θ``) left at a line's end moves down with the factor after it;
     a line that continues a product starts with ``\\times``.
     """
-    p = PaperLatexPrinter({"macros": macros})
+    p = PaperLatexPrinter({"macros": macros, "symbol_names": dict(names or {})})
     room = max(width - indent, 2 * _GLUE)
     queue = deque(_pieces(expr, p, room))
     lines: list[list[_Piece]] = [[]]
@@ -282,24 +305,99 @@ def split_lines(expr: sp.Basic, *, macros: bool = True, width: int = LINE_WIDTH,
             for i, line in enumerate(lines)]
 
 
-def split_environment(lhs: str, expr: sp.Basic, *, macros: bool = True, width: int = LINE_WIDTH) -> str:
+def split_environment(lhs: str, expr: sp.Basic, *, macros: bool = True, width: int = LINE_WIDTH,
+                      where: bool = False) -> str:
     """``lhs = expr`` as amsmath's ``split`` (for an ``equation``): aligned at ``=``, continued lines indented.
 
-    A matrix is written entry by entry, ``(lhs)_i = …`` (``(lhs)_{ij}`` for more than one column).
+    A matrix is written entry by entry, ``(lhs)_i = …`` (``(lhs)_{ij}`` for more than one column). With
+    ``where``, the common subexpressions of :func:`named_subexpressions` are written once, as rows
+    ``where ℓ₁ = …``, ``ℓ₂ = …`` after the expression, which uses their names.
     """
+    names: list[Named] = []
+    if where:
+        expr, names = named_subexpressions(expr)
+    tex = {n.symbol: n.tex for n in names}
     if isinstance(expr, sp.MatrixBase):
         rows = []
         for i in range(expr.rows):
             for j in range(expr.cols):
                 index = f"{i + 1}" if expr.cols == 1 else f"{j + 1}" if expr.rows == 1 else f"{i + 1}{j + 1}"
-                rows.append(_split_rows(r"\bigl(%s\bigr)_{%s}" % (lhs, index), expr[i, j], macros, width))
-        body = " \\\\\n".join(rows)
+                rows.append(_split_rows(r"\bigl(%s\bigr)_{%s}" % (lhs, index), expr[i, j], macros, width, tex))
     else:
-        body = _split_rows(lhs, expr, macros, width)
-    return "\\begin{split}\n" + body + "\n\\end{split}"
+        rows = [_split_rows(lhs, expr, macros, width, tex)]
+    for k, named in enumerate(names):
+        label = (r"\text{where } " if k == 0 else "") + named.tex
+        rows.append(_split_rows(label, named.expr, macros, width, tex))
+    return "\\begin{split}\n" + " \\\\\n".join(rows) + "\n\\end{split}"
 
 
-def _split_rows(lhs: str, expr: sp.Basic, macros: bool, width: int) -> str:
+def _split_rows(lhs: str, expr: sp.Basic, macros: bool, width: int, names=None) -> str:
     # every line starts after the left-hand side: the first after "lhs =", the others after "\quad"
-    lines = split_lines(expr, macros=macros, width=width, indent=latex_width(lhs) + 3)
+    lines = split_lines(expr, macros=macros, width=width, indent=latex_width(lhs) + 3, names=names)
     return " \\\\\n".join([f"{lhs} &= {lines[0]}"] + [f"&\\quad {line}" for line in lines[1:]])
+
+
+@dataclass(frozen=True)
+class Named:
+    """A named common subexpression: its ``symbol`` in the reduced expression, its LaTeX ``tex``
+    (``\\ell_{1}``) and its definition ``expr`` (in the symbols of the names before it)."""
+
+    symbol: sp.Symbol
+    tex: str
+    expr: sp.Expr
+
+
+def named_subexpressions(expr: sp.Basic, *, width: int = NAMED_WIDTH) -> tuple[sp.Basic, list[Named]]:
+    """(reduced, names): ``expr`` (an expression, or a matrix entry by entry) with its common subexpressions
+    (SymPy's ``cse``) that are at least ``width`` glyphs wide written out replaced by symbols, and the
+    :class:`Named` definitions in an order in which each uses only names before it.
+
+    A softmax weight's argument is named ℓ₁, ℓ₂, … (they are the segments' log-masses), a softmax weight
+    w₁, …, anything else ξ₁, …; narrower common subexpressions (b·θ, 1 − θ) stay written out. Substituting
+    the definitions back into ``reduced`` gives ``expr``.
+    """
+    matrix = isinstance(expr, sp.MatrixBase)
+    entries = list(expr) if matrix else [expr]
+    replacements, reduced = sp.cse(entries, symbols=sp.numbered_symbols("_cse", cls=sp.Dummy), order="none")
+    written: dict = {}  # every cse symbol → its expression written out
+    back: dict = {}  # the symbols not named → their definitions (in named symbols)
+    kept = []
+    for symbol, sub in replacements:
+        written[symbol] = sub.xreplace(written)
+        definition = sub.xreplace(back)
+        if latex_width(paper_latex(written[symbol])) >= width:
+            kept.append((symbol, definition))
+        else:
+            back[symbol] = definition
+    weights = sorted({w for e in entries for w in e.atoms(SoftmaxWeight)}, key=sp.default_sort_key)
+    position: dict = {}  # a softmax argument → (its weight's place, its place among the arguments)
+    for k, weight in enumerate(weights):
+        for i, ell in enumerate(weight.log_masses):
+            position.setdefault(ell, (k, i))
+    letters = {symbol: ("w" if isinstance(written[symbol], SoftmaxWeight)
+                        else "ell" if written[symbol] in position else "xi") for symbol, _ in kept}
+    # a log-mass is written out in full (ℓ_j is segment j's, numbered as the softmax's arguments); then the
+    # weights, then the rest, each definition after the names it uses
+    kept = [(symbol, written[symbol] if letters[symbol] == "ell" else definition) for symbol, definition in kept]
+    pending = sorted(kept, key=lambda it: position.get(written[it[0]], (0, 0)) if letters[it[0]] == "ell" else (0, 0))
+    ordered: list = []
+    while pending:
+        placed = {symbol for symbol, _ in ordered}
+        ready = [item for item in pending if not (item[1].free_symbols & set(letters)) - placed]
+        item = min(ready, key=lambda it: _LETTERS.index(letters[it[0]]))
+        pending.remove(item)
+        ordered.append(item)
+    counts = dict.fromkeys(_LETTERS, 0)
+    renamed, names = {}, []
+    for symbol, definition in ordered:
+        letter = letters[symbol]
+        counts[letter] += 1
+        renamed[symbol] = sp.Dummy(f"{letter}_{counts[letter]}")  # SymPy orders products by these names
+        tex = r"%s_{%d}" % ("w" if letter == "w" else "\\" + letter, counts[letter])
+        names.append(Named(renamed[symbol], tex, definition.xreplace(renamed)))
+    reduced = [e.xreplace(back).xreplace(renamed) for e in reduced]
+    return (sp.Matrix(expr.rows, expr.cols, reduced) if matrix else reduced[0]), names
+
+
+#: The names' letters, in the order their definitions are written: ℓ (log-masses), w (weights), ξ.
+_LETTERS = ("ell", "w", "xi")

@@ -25,9 +25,10 @@ forms the cancelling complement 1 − w.
 The three functions evaluate like SymPy's own: ``expr.evalf(n)`` gives n correct
 digits (``_eval_evalf`` runs the mpmath forms of :mod:`stumpcheck.theory.special_mpmath`
 with guard bits, raised until two evaluations agree), and
-``sp.lambdify(args, expr, "numpy")`` or ``"mpmath"`` prints them as calls of stable
-helpers (``_numpycode``, ``_mpmathcode``): the float64 helpers that
-:mod:`stumpcheck.theory.codegen_numpy` prints (served by :mod:`stumpcheck.theory.evaluate`)
+``sp.lambdify(args, expr, "numpy")``, ``"mpmath"`` or ``"jax"`` prints them as calls of stable
+helpers (``_numpycode``, ``_mpmathcode``, ``_jaxcode``): the float64 helpers that
+:mod:`stumpcheck.theory.codegen_numpy` prints and the JAX ones of :mod:`stumpcheck.theory.codegen_jax`
+(both served by :mod:`stumpcheck.theory.evaluate`)
 and the mpmath functions of :mod:`stumpcheck.theory.special_mpmath`, with rates such as
 b − bθ printed as b(1 − θ) and a softmax weight as 1/Σ_i e^{ℓ_i − ℓ_j}, the differences
 expanded so that what the log-masses share cancels symbolically. A printer with its own
@@ -126,6 +127,13 @@ class TruncExpLogMass(sp.Function):
         return _helper_call(printer, _MPMATH_HELPERS, "trunc_exp_log_mass_mpmath",
                             [printer._print(sp.factor_terms(self.args[0]))])
 
+    def _jaxcode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        return _helper_call(printer, _FLOAT64_HELPERS, "trunc_exp_log_mass_jax",
+                            [printer._print(sp.factor_terms(self.args[0]))])
+
     def _latex(self, printer, exp=None):
         own = _own_printing(self, printer, exp=exp)
         if own is not None:
@@ -183,6 +191,14 @@ class TruncExpCumulant(sp.Function):
             return own
         order, arg = self.args
         return _helper_call(printer, _MPMATH_HELPERS, "trunc_exp_cumulant_mpmath",
+                            [str(int(order)), printer._print(sp.factor_terms(arg))])
+
+    def _jaxcode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        order, arg = self.args
+        return _helper_call(printer, _FLOAT64_HELPERS, "trunc_exp_cumulant_jax",
                             [str(int(order)), printer._print(sp.factor_terms(arg))])
 
     def _latex(self, printer, exp=None):
@@ -284,6 +300,13 @@ class SoftmaxWeight(sp.Function):
         if own is not None:
             return own
         return _helper_call(printer, _MPMATH_HELPERS, "softmax_weight_differences_mpmath",
+                            [printer._print(d) for d in self.differences()])
+
+    def _jaxcode(self, printer):
+        own = _own_printing(self, printer)
+        if own is not None:
+            return own
+        return _helper_call(printer, _FLOAT64_HELPERS, "softmax_weight_differences_jax",
                             [printer._print(d) for d in self.differences()])
 
     def _latex(self, printer, exp=None):

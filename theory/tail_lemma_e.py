@@ -13,7 +13,8 @@ Its proof has three kinds of steps:
    :mod:`stumpcheck.theory.tail_lemma_e_bounds` from stated elementary facts (e^x ≥ 1 + x, e^{−500} ≤ ½, …).
 
 What stays by hand: those elementary facts, the composition of the steps (triangle inequalities, products of
-bounds) and differentiation under the integral sign; so the lemma stays an assumption of the tail certificate.
+bounds) and differentiation under the integral sign. The tail no longer rests on this lemma: its certificate encloses
+the rest by machine (:mod:`stumpcheck.theory.tail_rest`); these checks are kept as the record of the hand proof.
 :func:`lemma_e_checks` returns each check's name and outcome.
 """
 

@@ -17,7 +17,7 @@ independent only enlarges the set checked, so a check that passes is sound. **By
 elementary facts above (e^x ≥ 1 + x, e^{−500} ≤ ½, e^v ≤ e < 3 for v ≤ 1), that each step's bound follows from its
 inequalities (the triangle inequality, products of non-negative bounds) and differentiation under the integral
 sign. Together with :mod:`stumpcheck.theory.tail_lemma_e` (identities and constants) this is every inequality the
-proof uses.
+proof uses. The tail no longer rests on the lemma (:mod:`stumpcheck.theory.tail_rest` encloses the rest by machine).
 """
 
 from __future__ import annotations

@@ -8,14 +8,21 @@ The bulk law e = 1/b + O((v + u·r)e^{−v}) suggests ∂e/∂b ≈ −1/b²; th
     stumpcheck recheck stumpcheck-report/error_slope_in_the_bulk.certificate.json
 """
 
+import math
+
+import mpmath
 from hypothesis import strategies as st
 
-from stumpcheck.numerics.certified.proofs.domains import Domain
-from stumpcheck.numerics.certified.proofs.margins import Margin
-from stumpcheck.numerics.generated import asymptotics_numpy as derived
-from stumpcheck.numerics.generated import population_numpy as gen_np
-from stumpcheck.lemmas import certified, lemma
+from stumpcheck.api import Domain, Margin, certified, error_gradient, lemma
 from stumpcheck.strategies import scales, thresholds
+
+#: ρ₁ = 3/2 + π²/3 − 3ζ(3): the calibration relation a*(b) = b + 2 log b − ρ₁/b (docs/derivations.md)
+RHO1 = float(mpmath.mpf(3) / 2 + mpmath.pi ** 2 / 3 - 3 * mpmath.zeta(3))
+
+
+def calibration_a(b):
+    return b + 2 * math.log(b) - RHO1 / b
+
 
 #: the certified margin: SymPy text in the model's symbols (e_b is ∂e/∂b of the one-head estimator)
 SLOPE_MARGIN = "-b**2*e_b - 1/2"
@@ -45,5 +52,5 @@ def slope_domain():
     precision="float64 (sampled); Arb balls (certified)",
 )
 def error_slope_in_the_bulk(b, lam, theta):
-    a = float(derived.calibration_a(b)) + lam
-    return float(-b * b * gen_np.error_gradient_one_head(a, b, theta)[1] - 0.5)
+    a = calibration_a(b) + lam
+    return float(-b * b * error_gradient(a, b, theta, dps=None)[1] - 0.5)

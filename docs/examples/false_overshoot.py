@@ -8,14 +8,20 @@ a box there where the margin b·e − 1 is certainly negative.
     stumpcheck verify --lemma docs/examples/false_overshoot.py:overshoot_at_least_one_over_b --certified
 """
 
+import math
+
+import mpmath
 from hypothesis import strategies as st
 
-from stumpcheck.numerics.certified.proofs.domains import Domain
-from stumpcheck.numerics.certified.proofs.margins import Margin
-from stumpcheck.numerics.generated import asymptotics_numpy as derived
-from stumpcheck.numerics.generated import population_numpy as gen_np
-from stumpcheck.lemmas import certified, lemma
+from stumpcheck.api import Domain, Margin, certified, error, lemma
 from stumpcheck.strategies import scales, thresholds
+
+#: ρ₁ = 3/2 + π²/3 − 3ζ(3): the calibration relation a*(b) = b + 2 log b − ρ₁/b (docs/derivations.md)
+RHO1 = float(mpmath.mpf(3) / 2 + mpmath.pi ** 2 / 3 - 3 * mpmath.zeta(3))
+
+
+def calibration_a(b):
+    return b + 2 * math.log(b) - RHO1 / b
 
 OVERSHOOT_MARGIN = "b*e - 1"
 DOMAIN = {"b": ("20", "30"), "lam": ("-1", "1"), "theta": ("0.2", "0.8")}
@@ -44,5 +50,5 @@ def overshoot_domain():
     precision="float64 (sampled); Arb balls (certified)",
 )
 def overshoot_at_least_one_over_b(b, lam, theta):
-    a = float(derived.calibration_a(b)) + lam
-    return float(b * gen_np.error_one_head(a, b, theta) - 1.0)
+    a = calibration_a(b) + lam
+    return float(b * error(a, b, theta, dps=None) - 1.0)

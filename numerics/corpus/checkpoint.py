@@ -130,6 +130,9 @@ def _read_part(directory: Path, name, first, count) -> dict:
             and name == f"trajectory-{first:012d}.npz"):
         raise InputError(f"corrupt checkpoint in {directory} (bad trajectory part entry {name!r})")
     path = directory / name
+    from stumpcheck.numerics.resources import check_regular_input
+
+    check_regular_input(path, "checkpoint")  # a FIFO in its place would block the read
     try:
         with np.load(path, allow_pickle=False) as data:
             part = {k: np.array(data[k]) for k in TRAJECTORY_KEYS}

@@ -14,6 +14,7 @@ validates shape, dtype, range and finiteness and raises
 
 from __future__ import annotations
 
+import hashlib
 import math
 import zipfile
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from stumpcheck.numerics.display import Display
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.numerics.resources import require_memory
 
@@ -37,13 +39,16 @@ def uniform_sampler(rng: np.random.Generator, shape) -> np.ndarray:
     return rng.random(shape)
 
 
-@dataclass(frozen=True, eq=False)
-class Corpus:
+@dataclass(frozen=True, eq=False, repr=False)
+class Corpus(Display):
     """m tasks of n points: ``x`` (m, n) float64 in [0, 1], ``theta`` (m,) float64 in [0, 1].
 
     ``seed`` is the sampling seed (None if unknown, e.g. a file without
     metadata), ``prior`` the (l, u) of θ ~ Uniform[l, u] (None if unknown),
     ``sampler_name`` the feature sampler. The arrays are read-only.
+
+    It shows itself briefly: a one-line ``repr`` (m, n, seed, prior, sampler and :attr:`digest`, never
+    the arrays' values), a small HTML table in a notebook, and a JSON-ready :meth:`to_dict`.
     """
 
     x: np.ndarray
@@ -64,6 +69,27 @@ class Corpus:
     def y(self) -> np.ndarray:
         """Labels yⱼᵢ = 1{xⱼᵢ ≥ θⱼ} (bool, m × n)."""
         return self.x >= self.theta[:, None]
+
+    @property
+    def digest(self) -> str:
+        """The first 16 hex digits of the SHA-256 of θ's and then x's float64 bytes (C order, little-endian):
+        two corpora with the same digest hold the same numbers, bit for bit (up to a hash collision)."""
+        sha = hashlib.sha256()
+        for array in (self.theta, self.x):
+            sha.update(np.ascontiguousarray(array, dtype="<f8").tobytes())
+        return sha.hexdigest()[:16]
+
+    def _display_rows(self) -> list[tuple[str, object]]:
+        prior = "unknown" if self.prior is None else f"Uniform[{self.prior[0]:g}, {self.prior[1]:g}]"
+        return [("m", self.m), ("n", self.n), ("seed", "unknown" if self.seed is None else self.seed),
+                ("prior", prior), ("sampler", self.sampler_name), ("sha256", self.digest)]
+
+    def to_dict(self) -> dict:
+        """JSON-ready metadata, never the arrays: m, n, seed, prior (a list or None), sampler, sha256
+        (:attr:`digest`)."""
+        return {"m": self.m, "n": self.n, "seed": self.seed,
+                "prior": None if self.prior is None else [float(v) for v in self.prior],
+                "sampler": self.sampler_name, "sha256": self.digest}
 
 
 def _positive_int(value, name: str) -> int:

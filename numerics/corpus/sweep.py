@@ -122,21 +122,28 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _dask(scheduler):
+def _dask(scheduler, workers: int = 2):
+    """(client, what to close when done or None, as_completed); ``"local"`` starts a Dask LocalCluster of
+    ``workers`` processes here, as every other command's ``--scheduler local`` does."""
     try:
         from dask.distributed import Client, as_completed
     except ImportError:
         raise InputError("a Dask scheduler was requested (--scheduler or DASK_SCHEDULER_ADDRESS) but "
                          "dask.distributed is not installed; pip install 'stumpcheck[dask]'") from None
     if isinstance(scheduler, Client):
-        return scheduler, False, as_completed
+        return scheduler, None, as_completed
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise InputError(f"the Dask scheduler must be an address such as tcp://host:8786, got {scheduler!r}")
+    from stumpcheck.numerics.scheduling import LOCAL_CLUSTER, connect
+
+    if scheduler.strip() == LOCAL_CLUSTER:
+        cluster = connect(LOCAL_CLUSTER, workers)
+        return cluster.client, cluster, as_completed
     try:
         client = Client(scheduler.strip(), timeout="10s")
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
-    return client, True, as_completed
+    return client, client, as_completed
 
 
 def run_sweep(cell_function: Callable[[dict], dict], cells: list, *, store, scheduler=None, workers: int = 2,
@@ -180,7 +187,7 @@ def run_sweep(cell_function: Callable[[dict], dict], cells: list, *, store, sche
 
     if todo:
         if scheduler is not None:
-            _run_dask(cell_function, todo, scheduler, record_of)
+            _run_dask(cell_function, todo, scheduler, record_of, workers)
         elif workers == 1:
             for key, cell in todo:
                 record_of(key, cell, _timed_call(cell_function, cell))
@@ -200,8 +207,8 @@ def _run_pool(cell_function, todo, workers, record_of) -> None:
             record_of(key, cell, future.result())
 
 
-def _run_dask(cell_function, todo, scheduler, record_of) -> None:
-    client, owned, as_completed = _dask(scheduler)
+def _run_dask(cell_function, todo, scheduler, record_of, workers: int = 2) -> None:
+    client, owned, as_completed = _dask(scheduler, workers)
     futures = {}
     try:
         for key, cell in todo:
@@ -213,5 +220,5 @@ def _run_dask(cell_function, todo, scheduler, record_of) -> None:
         pending = [f for f in futures if not f.done()]
         if pending:
             client.cancel(pending)
-        if owned:
-            client.close()
+        if owned is not None:
+            owned.close()

@@ -7,14 +7,21 @@ check (``run``; ``population_flow`` re-exports these under their earlier path), 
 and plots.
 """
 
-from stumpcheck.numerics.flow.integrate import (FlowStatus, FlowSolution, integrate_flow)
-from stumpcheck.numerics.flow.stiffness import StiffnessWarning
-from stumpcheck.numerics.flow.field import (RHS_BACKENDS, FIELD_GUARD_BITS, PopulationFlowField, PopulationFlowFieldMP)
-from stumpcheck.numerics.flow.quadrature_order import (quadrature_order_for, quadrature_agreement)
-from stumpcheck.numerics.flow.diagnostics import (DEFAULT_DELTA, sup_interior_error, flow_fits)
-from stumpcheck.numerics.flow.run import (SOLVERS, FlowRun, run_population_flow, PARALLEL_CHECK_FROM, MIN_RTOL_FLOAT64,
-    MAX_T_MAX, MAX_START_A, MAX_START_B, check_flow_arguments)
-from stumpcheck.numerics.flow.report import (write_flow_outputs, flow_table)
+from stumpcheck.numerics.lazy import lazy_exports
+
+# lazily: the float64 flow (``stumpcheck flow``) does not import the D-digit field's Arb and mpmath modules
+_LAZY = {
+    **dict.fromkeys(["FlowStatus", "FlowSolution", "integrate_flow"], "stumpcheck.numerics.flow.integrate"),
+    "StiffnessWarning": "stumpcheck.numerics.flow.stiffness",
+    **dict.fromkeys(["RHS_BACKENDS", "FIELD_GUARD_BITS", "PopulationFlowField"], "stumpcheck.numerics.flow.field"),
+    "PopulationFlowFieldMP": "stumpcheck.numerics.flow.field_mp",
+    **dict.fromkeys(["quadrature_order_for", "quadrature_agreement"], "stumpcheck.numerics.flow.quadrature_order"),
+    **dict.fromkeys(["DEFAULT_DELTA", "sup_interior_error", "flow_fits"], "stumpcheck.numerics.flow.diagnostics"),
+    **dict.fromkeys(["SOLVERS", "FlowRun", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64",
+                     "MAX_T_MAX", "MAX_START_A", "MAX_START_B", "check_flow_arguments"],
+                    "stumpcheck.numerics.flow.run"),
+    **dict.fromkeys(["write_flow_outputs", "flow_table"], "stumpcheck.numerics.flow.report"),
+}
 
 __all__ = [
     "FlowStatus", "FlowSolution", "integrate_flow", "StiffnessWarning", "DEFAULT_DELTA", "SOLVERS", "RHS_BACKENDS",
@@ -23,3 +30,4 @@ __all__ = [
     "MIN_RTOL_FLOAT64", "MAX_T_MAX", "MAX_START_A", "MAX_START_B", "check_flow_arguments", "flow_fits",
     "write_flow_outputs", "flow_table",
 ]
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -26,10 +26,19 @@ import math
 import mpmath
 import numpy as np
 
-from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowFieldMP
-from stumpcheck.numerics.population.quantities import _gauss_legendre_float64
+from stumpcheck.numerics.lazy import lazy_exports
 
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "COMPILED_ESTIMATORS", "PopulationFlowField", "PopulationFlowFieldMP"]
+
+#: Integrands of a high-precision (``dps``) flow: generated Arb (default) or generated mpmath code.
+RHS_BACKENDS = ("arb", "mpmath")
+#: Bits the high-precision flow field adds to the solver's precision (dps digits plus guard bits).
+FIELD_GUARD_BITS = 20
+
+
+# PopulationFlowFieldMP from stumpcheck.numerics.flow.field_mp (which imports the constants above), imported when
+# first read (a float64 flow does not load its Arb modules), as the packages' lazy re-exports do
+__getattr__, _ = lazy_exports(__name__, {"PopulationFlowFieldMP": "stumpcheck.numerics.flow.field_mp"})
 
 
 def _kernel():
@@ -80,6 +89,8 @@ class PopulationFlowField:
             raise ArithmeticError(f"state outside the domain b > 0: {z}")
         if self.compiled:
             return _kernel().loss_gradient_hessian(a, b, order=self.order, hessian=hessian)
+        from stumpcheck.numerics.population.quantities import _gauss_legendre_float64
+
         return _gauss_legendre_float64(a, b, self.estimator, (0, 1), self.order, hessian)
 
     def __call__(self, s, z) -> np.ndarray:

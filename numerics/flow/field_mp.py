@@ -26,17 +26,13 @@ import mpmath
 import numpy as np
 
 from stumpcheck.numerics.certified.enclosures.arb_quadrature import loss_gradient_hessian_arb
+from stumpcheck.numerics.flow.field import FIELD_GUARD_BITS, RHS_BACKENDS
 from stumpcheck.numerics.flow.piece_orders import PieceOrderRule
 from stumpcheck.numerics.population.quantities import loss_gradient_hessian_gauss_legendre
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.numerics.processes import parent_watching_pool
 
 __all__ = ["RHS_BACKENDS", "FIELD_GUARD_BITS", "PopulationFlowFieldMP", "LogScaleField"]
-
-#: Integrands of a high-precision (``dps``) flow: generated Arb (default) or generated mpmath code.
-RHS_BACKENDS = ("arb", "mpmath")
-#: Bits the high-precision flow field adds to the solver's precision (dps digits plus guard bits).
-FIELD_GUARD_BITS = 20
 
 
 def _outside_domain(z) -> bool:

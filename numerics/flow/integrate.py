@@ -3,10 +3,11 @@
 Fixed steps in t cannot reach t ≈ 10¹² (docs/model.md §8): the flow is integrated
 in s = log(1 + t), in which b ∝ t^{1/4} grows linearly in s, as
 dz/ds = −(1 + t)·∇L(z) (:class:`stumpcheck.numerics.flow.field.PopulationFlowField`), with the documented
-defaults of docs/model.md §4.1, shared with :func:`stumpcheck.numerics.flow.run.run_population_flow`: a stiff
-solver with the exact Jacobian (:func:`stumpcheck.numerics.flow.run.default_solver`: scipy's LSODA at
-rtol/100 in float64, Rodas4 below LSODA's smallest rtol; extrapolated linearly implicit Euler at
-``dps`` digits), rtol 10⁻⁹, saving every accepted step and the log-spaced times of
+defaults of docs/model.md §4.1, shared with :func:`stumpcheck.numerics.flow.run.run_population_flow` (one engine,
+:mod:`stumpcheck.numerics.flow.engine`): a stiff solver with the exact Jacobian
+(:func:`stumpcheck.numerics.flow.engine.default_solver`: scipy's LSODA at rtol/100 in float64, scipy's Radau
+below LSODA's smallest rtol, Rodas4 only below Radau's; extrapolated linearly implicit Euler at ``dps`` digits,
+its order chosen from rtol), rtol 10⁻⁹, saving every accepted step and the log-spaced times of
 :func:`stumpcheck.numerics.flow.run.run_population_flow`.
 
 The flow is always solved a second time at rtol/10 (and atol/10); the largest relative
@@ -16,6 +17,11 @@ error of b, not a bound. When it exceeds ``error_goal`` (default: rtol), the sta
 :attr:`~stumpcheck.numerics.flow.ode.Status.ERROR_ESTIMATE_EXCEEDED`; when the second solve does not reach
 t_max, :attr:`~stumpcheck.numerics.flow.ode.Status.CHECK_INCOMPLETE`. An explicit solver warns
 (:class:`~stumpcheck.numerics.flow.stiffness.StiffnessWarning`).
+
+The final a and b are returned (``settings["final_a"]``, ``settings["final_b"]``) as decimals to the digits the
+two solves earn (:mod:`stumpcheck.numerics.flow.digits`), with their estimated absolute errors
+(``final_a_error``, ``final_b_error``): at ``dps`` digits the digits follow rtol, not ``dps``
+(from (10, 10) at dps=30: b(10⁶) to 8 digits at rtol 10⁻⁹; b(100) to 24 at rtol 10⁻²⁵).
 """
 
 from __future__ import annotations
@@ -23,17 +29,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import mpmath
 import numpy as np
 
 from stumpcheck.numerics.display import Display, figure_text, last, shape_text
-from stumpcheck.numerics.flow.ode import MPArithmetic, Status
+from stumpcheck.numerics.flow.engine import SOLVERS, checked_solve, default_solver, relative_difference_b, save_times
 from stumpcheck.numerics.flow.field import PopulationFlowField
-from stumpcheck.numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, SOLVERS, _order_along_float64_flow, _save_times, _solve,
-                               check_flow_arguments, default_solver)
+from stumpcheck.numerics.flow.ode import Status
+from stumpcheck.numerics.flow.run import (MAX_T_MAX, MIN_RTOL_FLOAT64, _order_along_float64_flow, check_flow_arguments,
+                                          final_stats, final_text)
 from stumpcheck.numerics.flow.stiffness import StiffnessWarning, warn_if_explicit
 from stumpcheck.numerics.json_output import finite_json
-from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["FlowStatus", "FlowSolution", "integrate_flow", "StiffnessWarning", "DEFAULT_RTOL"]
@@ -79,7 +84,8 @@ class FlowSolution(Display):
     def _display_rows(self) -> list:
         digits = self.settings.get("dps")
         return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
-                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final a", final_text(self.settings, "a", last(self.a))),
+                ("final b", final_text(self.settings, "b", last(self.b))),
                 ("final L", figure_text(last(self.loss), 6)),
                 ("a_posteriori_rel_error_b", f"{figure_text(self.a_posteriori_rel_error_b, 3)} "
                                              f"(goal {figure_text(self.error_goal, 3)})"),
@@ -101,15 +107,7 @@ class FlowSolution(Display):
                             "error_goal": self.error_goal})
 
 
-def _relative_difference_b(sol, ref) -> float:
-    """max |b_ref − b|/|b_ref| over the times both solutions saved (their s values are the same floats)."""
-    reference = {float(s): y[1] for s, y in zip(ref.ts, ref.ys)}
-    worst = 0.0
-    for s, y in zip(sol.ts, sol.ys):
-        r = reference.get(float(s))
-        if r is not None:
-            worst = max(worst, float(abs(r - y[1]) / abs(r)))
-    return worst
+_relative_difference_b = relative_difference_b  # the earlier private name
 
 
 def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_RTOL, atol: float | None = None,
@@ -122,9 +120,9 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_
     (:func:`stumpcheck.numerics.flow.run.default_solver`); an explicit one (dopri5, bosh3) warns with
     :class:`StiffnessWarning`. ``atol``: None for rtol/100. ``error_goal``: the largest accepted
     ``a_posteriori_rel_error_b`` (default rtol); above it the status is ERROR_ESTIMATE_EXCEEDED.
-    ``dps``: None for float64, else the digits of an mpmath solve (its Gauss–Legendre order
-    chosen as in :func:`~stumpcheck.numerics.flow.run.run_population_flow`, one order on every piece; a, b
-    returned as floats, the final ones to ``dps`` digits in ``settings``). ``save_every`` thins the
+    ``dps``: None for float64, else the working digits of an mpmath solve (its Gauss–Legendre orders
+    chosen as in :func:`~stumpcheck.numerics.flow.run.run_population_flow`, per piece with the Arb integrand; a, b
+    returned as floats, the final ones in ``settings`` to the digits the rtol and rtol/10 solves earn). ``save_every`` thins the
     saved steps (the start and the end are always kept). ``progress``, if given, is called with the
     current t after each accepted step of the first solve. ``max_steps`` caps each solve. The
     arguments are checked by :func:`~stumpcheck.numerics.flow.run.check_flow_arguments` (t_max ≤
@@ -147,19 +145,16 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_
     name = default_solver(rtol, dps) if solver is None else solver
     warn_if_explicit(SOLVERS[name], name)
     report = None if progress is None else (lambda s: progress(math.expm1(float(s))))
-    tail = ()
+    tail, quadrature = (), {}
     if dps is not None:
-        order = _order_along_float64_flow(a0, b0, t_max, dps, name, estimator, rhs)["quadrature_order"]
-        tail = (dps, order, rhs, 1, None)
-    check_ts = _save_times(t_max, CHECK_TIMES_PER_DECADE)
-    sol = _solve([a0, b0], t_max, rtol, SOLVERS[name], check_ts, estimator, report, *tail, steps=True, atol=atol,
-                 max_steps=max_steps)
-    ref = _solve([a0, b0], t_max, rtol / 10, SOLVERS[name], check_ts, estimator, None, *tail, atol=atol / 10,
-                 max_steps=max_steps)
+        quadrature = _order_along_float64_flow(a0, b0, t_max, dps, name, estimator, rhs)
+        tail = (dps, quadrature["quadrature_order"], rhs, 1, dps + 3 if rhs == "arb" else None)
+    solved = checked_solve([a0, b0], t_max, rtol, SOLVERS[name], save_times(t_max, CHECK_TIMES_PER_DECADE), estimator,
+                           report, *tail, steps=True, atol=atol, max_steps=max_steps)
+    sol, ref = solved.sol, solved.ref
     status = sol.status
-    rel_error = math.nan
-    if ref.status.ok:
-        rel_error = _relative_difference_b(sol, ref)
+    rel_error = solved.rel_error_b
+    if ref is not None:
         if status.ok and not rel_error <= error_goal:
             status = Status.ERROR_ESTIMATE_EXCEEDED
     elif status.ok:
@@ -171,18 +166,30 @@ def integrate_flow(a0: float, b0: float, t_max: float, *, rtol: float = DEFAULT_
     settings = {"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": atol, "error_goal": error_goal,
                 "time_variable": "s = log(1 + t)", "solver": sol.info["solver"],
                 "gradient": f"float64 {PopulationFlowField(estimator).description}",
-                "a_posteriori_check": "same solve at rtol/10; max relative difference in b"}
+                "a_posteriori_check": "same solve at rtol/10; max relative difference in b",
+                **final_stats(solved, dps)}
     if dps is not None:
+        import mpmath
+
+        from stumpcheck.numerics.flow.ode import MPArithmetic
+
         with MPArithmetic(dps).working():
             t = np.array([float(mpmath.expm1(s)) for s in ts])
-        settings.update(dps=dps, rhs=rhs, gradient=f"Gauss-Legendre ({tail[1]} points), generated {rhs} code",
-                        final_a=mpmath.nstr(ys[-1][0], dps), final_b=mpmath.nstr(ys[-1][1], dps))
+        rule = f"{tail[1]} points to start, per-piece orders" if tail[4] else f"{tail[1]} points"
+        settings.update(dps=dps, rhs=rhs, gradient=f"Gauss-Legendre ({rule}), generated {rhs} code",
+                        state_coordinates=sol.info.get("coordinates", "a, b"))
         ys = np.array([[float(x) for x in row] for row in ys])
     else:
         t = np.expm1(ts)
     t[0] = 0.0
-    evaluated = [loss_and_gradient_float64(float(a), float(b), estimator=estimator) for a, b in ys]
+    evaluated = [_loss_and_gradient(float(a), float(b), estimator) for a, b in ys]
     return FlowSolution(t=t, a=ys[:, 0], b=ys[:, 1], loss=np.array([v for v, _ in evaluated]),
                         grad=np.array([g for _, g in evaluated]), status=status, steps=sol.accepted,
-                        rejected=sol.rejected, gradient_evaluations=sol.evaluations + ref.evaluations,
+                        rejected=sol.rejected, gradient_evaluations=sol.evaluations + (ref.evaluations if ref else 0),
                         settings=settings, a_posteriori_rel_error_b=rel_error, error_goal=error_goal)
+
+
+def _loss_and_gradient(a: float, b: float, estimator: str):
+    from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
+
+    return loss_and_gradient_float64(a, b, estimator=estimator)

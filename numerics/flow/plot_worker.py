@@ -7,14 +7,22 @@ and saves the files (:func:`~stumpcheck.numerics.flow.report.draw_flow_plots`) a
 parent waits for it, so the files exist when the command ends, and an error in the child comes back as an
 error of the command. Where ``fork`` is not available (Windows; macOS, where it is unsafe for some system
 libraries and not Python's default) the plots are drawn in the parent, as without a worker.
+
+The child ends with the command, however it ends (:func:`stumpcheck.numerics.processes.watch_parent`: the
+kernel's parent-death signal, a thread polling the parent id). It ignores Ctrl-C, which is the parent's to
+handle (it is started with SIGINT held back, so that not even its first instructions get a KeyboardInterrupt);
+a parent that leaves the worker without :meth:`PlotWorker.draw` (an error, Ctrl-C) kills it at once.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import signal
+import os
 import sys
 from pathlib import Path
+
+from stumpcheck.numerics.processes import (ignore_interrupts, interrupts_deferred, started_by_main_thread,
+                                           watch_parent)
 
 __all__ = ["PlotWorker"]
 
@@ -29,8 +37,10 @@ class PlotWorker:
             return
         context = multiprocessing.get_context("fork")
         self._connection, child_end = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child_end,), daemon=True, name="stumpcheck-plots")
-        self._process.start()
+        self._process = context.Process(target=_serve, daemon=True, name="stumpcheck-plots",
+                                        args=(child_end, self._connection, os.getpid(), started_by_main_thread()))
+        with interrupts_deferred():
+            self._process.start()
         child_end.close()
 
     def draw(self, run, out_dir) -> list[Path]:
@@ -43,24 +53,23 @@ class PlotWorker:
         try:
             status, payload = self._connection.recv()
         except EOFError:
+            self._process.join(5)
             status, payload = "error", f"the plotting process ended with status {self._process.exitcode}"
-        self._stop()
+        self._stop(drawn=True)
         if status != "ok":
             raise RuntimeError(f"drawing the plots failed: {payload}")
         return [Path(p) for p in payload]
 
-    def _stop(self) -> None:
+    def _stop(self, drawn: bool = False) -> None:
+        """End the child: after :meth:`draw` it is exiting (it is waited for); otherwise it has nothing left
+        to do, and is killed without waiting for its import of matplotlib."""
         if self._process is None:
             return
-        if self._process.is_alive():
-            try:
-                self._connection.send(None)
-            except (BrokenPipeError, OSError):
-                pass
+        if drawn:
             self._process.join(timeout=10)
-            if self._process.is_alive():
-                self._process.terminate()
-                self._process.join()
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
         self._connection.close()
         self._process = None
 
@@ -71,9 +80,12 @@ class PlotWorker:
         self._stop()
 
 
-def _serve(connection) -> None:
-    """The child: import matplotlib, then draw the one job it is sent (None: nothing to draw)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops this child
+def _serve(connection, parent_end, parent_pid: int, kernel_signal: bool) -> None:
+    """The child: import matplotlib, then draw the one job it is sent (None or the parent's end: nothing to
+    draw)."""
+    watch_parent(parent_pid, kernel_signal=kernel_signal)
+    ignore_interrupts()  # Ctrl-C is the parent's to handle; it stops this child
+    parent_end.close()  # the parent's end, inherited by the fork: closed, so that its end is this child's EOF
     from stumpcheck.numerics.flow.report import draw_flow_plots
     from stumpcheck.numerics.plotting import pyplot
 

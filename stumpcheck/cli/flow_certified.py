@@ -203,6 +203,11 @@ def certified_flow(a0: float, b0: float, t_max: float, *, out_dir, dps, rel_goal
     region_, region_document = _region_request(region, region_file, region_b_max)
     out_dir = out_dir or "stumpcheck-tube"
     check_writable_dir(out_dir, "--out")
+    from stumpcheck.numerics.resources import check_output_files
+
+    # the checkpoint is read first (a FIFO there would block the resume), the rest written at the end
+    check_output_files(out_dir, [CHECKPOINT, "tube.csv", "tube.json", "flow_certificate.json", "tube_width.png",
+                                 "bands.png"], "--out")
     given = workers is not None
     workers = int(workers) if workers is not None else (2 if (os.cpu_count() or 1) >= 2 else 1)
     echo = None if quiet else (lambda text: click.echo(text, err=True))

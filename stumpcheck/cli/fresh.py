@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from stumpcheck.numerics.precision import InputError
+from stumpcheck.numerics.precision import MAX_DPS, MIN_DPS, InputError, parse_decimal
 from stumpcheck.cli.options import (SEED_MAX, make_out_dir, parse_float, parse_int, parse_int_list, parse_scheduler,
                                 parse_score, parse_seed, shown)
 from stumpcheck.progress import progress_bar
@@ -30,25 +30,51 @@ _ESTIMATORS = click.Choice(["one-head", "reflected", "averaged", "pooled"])
 
 
 @click.command("fresh")
-@click.option("--a", "a_text", required=True, help="Frozen label score a (decimal, |a| <= 1e150).")
+@click.option("--a", "a_text", required=True,
+              help="Frozen label score a (decimal, |a| <= 1e150; with --exact |a| <= 1e8, or an interval lo,hi).")
 @click.option("--b", "b_text", required=True,
-              help="Frozen feature score / attention scale b (decimal, 0 < b <= 1e150).")
+              help="Frozen feature score / attention scale b (decimal, 0 < b <= 1e150; with --exact b <= 1e8, or "
+                   "an interval lo,hi).")
 @click.option("--theta", "theta_text", required=True, help="Threshold θ ∈ [0, 1] of the fresh contexts.")
 @click.option("--N", "n_text", required=True,
-              help="Context size N, 1 to 2^20 (or a comma-separated list, e.g. 100,1000).")
-@click.option("--estimator", default="one-head", show_default=True, type=_ESTIMATORS)
-@click.option("--reps", "reps_text", default="1000", show_default=True,
-              help="Fresh contexts per N, 2 to 10^8; reps × (sum of N) is at most 10^10 draws.")
-@click.option("--seed", "seed_text", default="0", show_default=True,
-              help="Seed of the keyed random streams, 0 to 2^63 - 1.")
+              help="Context size N, 1 to 2^20 (with --exact 1 to 10^9), or a comma-separated list, e.g. 100,1000.")
+@click.option("--estimator", default="one-head", show_default=True, type=_ESTIMATORS,
+              help="With --exact: one-head, reflected or pooled (averaged is refused).")
+@click.option("--reps", "reps_text", default=None,
+              help="Fresh contexts per N, 2 to 10^8 (default 1000); reps × (sum of N) is at most 10^10 draws. "
+                   "Not with --exact.")
+@click.option("--seed", "seed_text", default=None,
+              help="Seed of the keyed random streams, 0 to 2^63 - 1 (default 0). Not with --exact.")
+@click.option("--exact", is_flag=True,
+              help="Certified bias, MSE and mean |θ̂_N − θ| bracket from the exact s-integral identity "
+                   "(docs/fresh_risk.md): no sampling; --a/--b may be intervals lo,hi.")
+@click.option("--dps", "dps_text", default=None,
+              help="With --exact: decimal digits aimed at, 15 to 10000 (default 30); the balls must reach "
+                   "relative radius 1e-8 (or --rel-width).")
+@click.option("--rel-width", "rel_width_text", default=None,
+              help="With --exact: the widest relative radius accepted (default: aim at 10^-dps, accept 1e-8).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one object with top-level keys for a single N).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, as_json, quiet) -> None:
+def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, exact, dps_text, rel_width_text,
+          as_json, quiet) -> None:
     """Mean |θ̂_N − θ| of a frozen (a, b) over fresh contexts x ~ U[0, 1], with a 95% CI.
 
     The CI is the normal approximation mean ± 1.96·sd/√reps; the median and
     90% quantile of |θ̂_N − θ| are printed too. Evidence: sampled (float64).
+
+    With --exact: no sampling; the bias E[θ̂_N − θ] and the MSE E[(θ̂_N − θ)²]
+    come as certified enclosures [lower, upper] (outward-rounded decimals)
+    from the identity 1/V = ∫ e^{-sV} ds (docs/fresh_risk.md), and
+    E|θ̂_N − θ| as the certified bracket [|bias|, √MSE]. Evidence: certified.
+    --a and --b may then be intervals lo,hi (the balls hold for every point).
     """
+    if exact:
+        _fresh_exact(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, dps_text, rel_width_text,
+                     as_json)
+        return
+    for option, value in (("--dps", dps_text), ("--rel-width", rel_width_text)):
+        if value is not None:
+            raise InputError(f"{option} goes with --exact (the sampled engine is float64)")
     from stumpcheck.numerics.corpus.fresh import MAX_N, MAX_REPS, fresh_context_errors, validate_frozen
 
     a = parse_score(a_text, "a")
@@ -62,8 +88,8 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
     Ns = parse_int_list(n_text, "N", minimum=1)
     if max(Ns) > MAX_N:
         raise InputError(f"--N {max(Ns)} is above the supported maximum {MAX_N}")
-    reps = parse_int(reps_text, "reps", minimum=2, maximum=MAX_REPS)
-    seed = parse_seed(seed_text)
+    reps = parse_int("1000" if reps_text is None else reps_text, "reps", minimum=2, maximum=MAX_REPS)
+    seed = parse_seed("0" if seed_text is None else seed_text)
     if reps * sum(Ns) > MAX_DRAWS:
         raise InputError(f"--reps {reps} × N {sum(Ns)} = {reps * sum(Ns):.3g} draws is more than this command "
                          f"makes ({MAX_DRAWS:.0e}); lower --reps or --N")
@@ -86,11 +112,69 @@ def fresh(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, a
                    f"{r.median_abs_error:>11.4e}  {r.q90_abs_error:>11.4e}")
 
 
+#: the largest --grid file read (a grid of a million cells is about 60 MB)
+GRID_BYTES = 64 * 2 ** 20
+
+
+def _exact_parameter(text: str, name: str):
+    """--a/--b with --exact: a decimal, or an interval "lo,hi" of decimals (kept exact, as strings)."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) == 1:
+        parse_decimal(parts[0], f"--{name}")
+        return parts[0]
+    if len(parts) != 2:
+        raise InputError(f"--{name} must be a decimal or an interval lo,hi, got {shown(text)}")
+    lo, hi = (parse_decimal(p, f"--{name}") for p in parts)
+    if not lo <= hi:
+        raise InputError(f"--{name} interval needs lo <= hi, got {shown(text)}")
+    return (parts[0], parts[1])
+
+
+def _fresh_exact(a_text, b_text, theta_text, n_text, estimator, reps_text, seed_text, dps_text, rel_width_text,
+                 as_json) -> None:
+    """``fresh --exact``: certified bias, MSE and the mean-absolute-error bracket for each N."""
+    for option, value in (("--reps", reps_text), ("--seed", seed_text)):
+        if value is not None:
+            raise InputError(f"{option} does not go with --exact (the exact risk draws no contexts)")
+    a, b = _exact_parameter(a_text, "a"), _exact_parameter(b_text, "b")
+    parse_decimal(theta_text, "--theta")
+    from stumpcheck.numerics.certified.enclosures.fresh_inputs import MAX_N, validate_inputs
+
+    Ns = parse_int_list(n_text, "N", minimum=1, maximum=MAX_N)
+    dps = parse_int("30" if dps_text is None else dps_text, "dps", minimum=MIN_DPS, maximum=MAX_DPS)
+    rel_width = None if rel_width_text is None else parse_float(rel_width_text, "rel-width")
+    for N in Ns:  # every argument is checked before any work
+        validate_inputs(a, b, theta_text.strip(), N, estimator=estimator, dps=dps, rel_width=rel_width)
+    from stumpcheck.numerics.certified.enclosures import EnclosureTooWide
+    from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
+
+    try:
+        results = [fresh_context_risk(a, b, theta_text.strip(), N, estimator=estimator, dps=dps, rel_width=rel_width)
+                   for N in Ns]
+    except EnclosureTooWide as exc:
+        raise click.ClickException(f"certified enclosure too wide: {exc}") from None
+    if as_json:
+        payload = results[0].to_dict() if len(results) == 1 else {"results": [r.to_dict() for r in results]}
+        click.echo(json.dumps(payload, indent=1))
+        return
+    click.echo(f"# exact fresh-context risk, estimator {estimator}, a={a_text}, b={b_text}, theta={theta_text}; "
+               f"aim {dps} digits; evidence certified (Arb enclosures, outward-rounded decimals)")
+    for r in results:
+        click.echo(f"N = {r.N}  ({r.prec_bits} bits, {r.seconds:.3g} s)")
+        click.echo(f"  bias           = [{', '.join(r.bounds('bias'))}]")
+        click.echo(f"  mse            = [{', '.join(r.bounds('mse'))}]")
+        click.echo(f"  mean_abs_error = [{', '.join(r.bounds('mean_abs_error'))}]"
+                   + ("  (exact: N = 1)" if r.N == 1 else "  (bracket |bias| <= E|err| <= sqrt(mse))"))
+
+
 _CELL_KEYS = {"m", "n", "seed", "N", "thetas", "reps", "k_max", "step_cap", "estimator", "long_steps"}
 
 
 def _grid_cells(path: str, defaults: dict) -> list[dict]:
     """Cells from a JSON file: a list of cells, or {"m": [...], "n": [...], "seeds": [...], "N": [...], ...}."""
+    from stumpcheck.numerics.resources import check_regular_input
+
+    check_regular_input(path, "--grid", GRID_BYTES)  # a FIFO would block the read, /dev/zero never end
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -230,7 +314,7 @@ def sweep(grid_file, m_text, n_text, big_n_text, seeds_text, reps_text, k_max_te
         bar.close()
         click.echo(f"stumpcheck sweep: interrupted; {done['finished']} new cell(s) stored in {out / 'sweep.jsonl'}; "
                    "run the same command again to resume (stored cells are skipped)", err=True)
-        raise
+        raise click.exceptions.Exit(130) from None  # this line is the one line of an interrupted command
     finally:
         bar.close()
     click.echo(f"# horizon rule: {HORIZON_RULE}")

@@ -123,9 +123,10 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
     from stumpcheck.numerics.corpus.interval.run import DEFAULT_B_START
 
     band = _band(c_text)
-    b_start = None if b_start_text is None else _grid_up(_fraction(b_start_text, "--b-start"))
-    if b_start is not None and not 1 <= b_start < MAX_B:
+    b_start = None if b_start_text is None else _fraction(b_start_text, "--b-start")
+    if b_start is not None and not 1 <= b_start < MAX_B:  # before the grid, whose log2 needs b > 0 of a float's size
         raise InputError(f"--b-start must lie in [1, {MAX_B}), got {shown(b_start_text)}")
+    b_start = None if b_start is None else _grid_up(b_start)
     eta = None if eta_text is None else _fraction(eta_text, "--eta")
     if eta is not None and not 0 < eta <= 10 ** 30:
         raise InputError(f"--eta must be > 0 and <= 1e30, got {shown(eta_text)}")
@@ -175,7 +176,9 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
             save_checkpoint(run, settings, out)
             last[0] = time.monotonic()
 
-    info = {"seed": corpus.seed, "file": str(corpus_file) if corpus_file is not None else "corpus.npz"}
+    # the file's name only: a path would leak the writer's folders into a shareable file
+    info = {"seed": corpus.seed, "prior": None if corpus.prior is None else [float(v) for v in corpus.prior],
+            "file": Path(corpus_file).name if corpus_file is not None else "corpus.npz"}
     from stumpcheck.numerics.corpus.interval.centre import NoPositiveCurvature
 
     try:
@@ -185,6 +188,7 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
                                            on_column=on_column, resume=resume, workers=workers,
                                            corpus_path=corpus_file if corpus_file is not None else corpus_path,
                                            start_search=b_start is None or eta is None)
+        _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate)
     except NoPositiveCurvature as exc:
         click.echo(f"NOT PROVED: {exc}; no certificate")
         click.get_current_context().exit(1)
@@ -192,8 +196,11 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
     except KeyboardInterrupt:
         if "run" in state:
             save_checkpoint(state["run"], settings, out)
-        raise
-    _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate)
+        if not (out / CHECKPOINT_NAME).exists():
+            raise  # no column was proved: nothing to resume from ("stumpcheck: interrupted")
+        click.echo(f"stumpcheck interval: interrupted; the proved columns are kept in {out / CHECKPOINT_NAME}: "
+                   "the same command resumes from them", err=True)
+        raise click.exceptions.Exit(130) from None
     (out / CHECKPOINT_NAME).unlink(missing_ok=True)
     click.get_current_context().exit(0 if run.b_end >= b_max else 1)
 
@@ -259,7 +266,8 @@ def recheck_interval_file(path: str, document: dict, corpus_file, arb_all: bool)
     started = time.perf_counter()
     with fraction_bar("re-checking the leaves", leave=False) as progress:
         ok, reason, derived = recheck_interval(document, corpus.x, corpus.theta, arb="all" if arb_all else "smallest",
-                                               progress=progress)
+                                               progress=progress,
+                                               corpus_meta={"seed": corpus.seed, "prior": corpus.prior})
     if ok:
         click.echo(f"PASS {path}: {derived['text']}")
         click.echo(f"  {reason}; Arb checked the fast layer at {'every leaf' if arb_all else 'the tightest leaves'}; "

@@ -35,6 +35,8 @@ def shown(text, limit: int = 60) -> str:
 def parse_int(text, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """An integer option (``--name``), within [``minimum``, ``maximum``] when given."""
     raw = str(text).strip()
+    if not raw.isascii():  # int() also reads other scripts' digits ("３０")
+        raise InputError(f"--{name} must be an integer written in ASCII digits, got {shown(text)}")
     if len(raw) > 30 and raw.lstrip("+-").isdigit():
         # longer than any bound below; also keeps int() away from huge digit strings
         if maximum is not None and not raw.startswith("-"):

@@ -24,8 +24,16 @@ the chain re-derived from the start, every step re-proved, the stopping rule, Ar
 A certificate of ``stumpcheck certify`` (a predicate on a box of (a, b, θ)) is re-checked too
 (:mod:`stumpcheck.numerics.certified.certificates.box_recheck`: its leaves cover the box, each is certainly true again).
 
+The population proofs of C7 and C8 (format ``stumpcheck-boundary-certificate/1``) and C9's descent on its corpus
+(``stumpcheck-descent-certificate/1``), written by ``stumpcheck verify`` into ``--out``, are re-checked by
+:func:`stumpcheck.numerics.certified.boundary.certificate.recheck_boundary` and
+:func:`stumpcheck.numerics.corpus.descent_certificate.recheck_descent` (the corpus regenerated from its seed, or
+``--corpus``).
+
 Prints ``PASS`` with the statement the re-check derived from what it re-proved (for a lemma or ``certify``
-certificate, never the file's own words) and what was checked (exit 0), or ``FAIL`` and the first fault with
+certificate, never the file's own words; for a tube, with the time range [0, T] it covers) and what was checked
+(exit 0); ``INCOMPLETE`` for a tube that re-checks but stopped before its T, with the range it does prove
+(exit 1: its T is not proved); or ``FAIL`` and the first fault with
 the reason (exit 1: also for a certificate whose status is not "proved", whose statement is not the derived
 one, or of the first lemma format, which states its lemma in its author's words). An unreadable or corrupt
 file, a field beyond the limits of :mod:`stumpcheck.numerics.certified.certificates.limits` (checked before any work), a
@@ -34,6 +42,8 @@ to the certificate's own digits: one line, exit 2.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import click
 
@@ -82,6 +92,100 @@ def _schedule(scheduler, workers) -> None:
     context = click.get_current_context()
     context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
                                     workers_given=context.get_parameter_source("workers").name != "DEFAULT"))
+
+
+def _recheck_claim_certificate(path, document: dict, corpus_file) -> bool:
+    """Re-check a C7/C8 boundary or a C9 descent certificate and exit (0 PASS, 1 FAIL); False for another kind."""
+    from stumpcheck.numerics.certified.boundary.certificate import is_boundary_certificate, recheck_boundary
+    from stumpcheck.numerics.corpus.descent_certificate import is_descent_certificate, recheck_descent
+
+    if not (is_boundary_certificate(document) or is_descent_certificate(document)):
+        return False
+    context = click.get_current_context()
+    unused = [flag for name, flag in (("dps_text", "--dps"), ("points", "--points"), ("allow_python", "--allow-python"),
+                                      ("workers", "--workers"), ("scheduler", "--scheduler"), ("arb_all", "--arb"))
+              if context.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")]
+    if unused:  # given, they would be silently ignored
+        raise InputError(f"{path}: {', '.join(unused)} {'does' if len(unused) == 1 else 'do'} nothing for a claim "
+                         "certificate (C7, C8, C9): drop it")
+    notes = []
+    try:
+        if is_boundary_certificate(document):
+            if corpus_file is not None:
+                raise InputError("--corpus goes with an interval or a descent certificate")
+            passed, message, statement = recheck_boundary(document)
+        elif is_descent_certificate(document):
+            x = theta = None
+            if corpus_file is not None:
+                from stumpcheck.numerics.corpus.corpora import load_corpus
+
+                corpus = load_corpus(corpus_file)
+                x, theta = corpus.x, corpus.theta
+            passed, message, statement, notes = recheck_descent(document, x, theta)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    click.echo(f"PASS {path}: {statement}" if passed else f"FAIL {path}: {message}")
+    if passed:
+        click.echo(f"  {message}")
+    for note in notes:
+        click.echo(f"  note: {note}")
+    click.get_current_context().exit(0 if passed else 1)
+    return True
+
+#: the options each kind of certificate's re-check does not use (given, they would be silently ignored)
+_UNUSED = {"interval": ("dps_text", "points", "allow_python", "workers", "scheduler"),
+           "region": ("dps_text", "allow_python"), "flow": ("points", "allow_python"),
+           "box": ("points", "allow_python", "workers", "scheduler"), "lemma": (),
+           "training": ("dps_text", "points", "allow_python", "workers", "scheduler")}
+_OPTION_NAMES = {"dps_text": "--dps", "points": "--points", "allow_python": "--allow-python", "workers": "--workers",
+                 "scheduler": "--scheduler"}
+
+
+def _kind(path, document: dict) -> str:
+    """Which re-check reads ``document``; InputError naming the known formats for any other."""
+    from stumpcheck.numerics.certified.certificates.box_recheck import is_box_certificate
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import FORMAT, FORMAT_V1
+    from stumpcheck.numerics.certified.region.certificate import FORMAT as REGION, is_region_certificate
+    from stumpcheck.numerics.certified.region.tail_certificate import TAIL_FORMAT, is_tail_certificate
+    from stumpcheck.numerics.certified.tube.certificate import FORMAT as FLOW, FORMAT_V2, is_flow_certificate
+    from stumpcheck.numerics.certified.tube.certificate_v1 import FORMAT as FLOW_V1
+    from stumpcheck.numerics.corpus.interval.certificate import FORMAT as INTERVAL, is_interval_certificate
+    from stumpcheck.numerics.corpus.certified_run.certificate import FORMAT as TRAINING, is_training_certificate
+    from stumpcheck.numerics.certified.boundary.certificate import BOUNDARY_FORMAT as BOUNDARY
+    from stumpcheck.numerics.corpus.descent_certificate import DESCENT_FORMAT as DESCENT
+
+    if is_interval_certificate(document):
+        return "interval"
+    if is_region_certificate(document) or is_tail_certificate(document):
+        return "region"
+    if is_flow_certificate(document):
+        return "flow"
+    if is_box_certificate(document):
+        return "box"
+    if document.get("format") in (FORMAT, FORMAT_V1):
+        return "lemma"
+    if is_training_certificate(document):
+        return "training"
+
+    def short(*formats):  # "stumpcheck-flow-certificate/1", "/2" -> "flow/1,2"
+        kind = formats[0].removeprefix("stumpcheck-").rsplit("-certificate/", 1)[0]
+        return kind + "/" + ",".join(f.rsplit("/", 1)[1] for f in formats)
+
+    known = " ".join((short(FORMAT_V1, FORMAT), short(FLOW_V1, FORMAT_V2, FLOW), short(REGION), short(TAIL_FORMAT),
+                      short(INTERVAL), short(TRAINING), short(BOUNDARY), short(DESCENT)))
+    raise InputError(f"{path}: unknown certificate format {str(document.get('format'))[:60]!r}; known: "
+                     f"stumpcheck-KIND-certificate/N for {known}, and stumpcheck certify's (no format field)")
+
+
+def _refuse_unused(path, kind: str) -> None:
+    """InputError for an option given on the command line that this kind of certificate's re-check ignores."""
+    context = click.get_current_context()
+    given = [_OPTION_NAMES[name] for name in _UNUSED[kind]
+             if context.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")]
+    if given:
+        raise InputError(f"{path}: {', '.join(given)} {'does' if len(given) == 1 else 'do'} nothing for "
+                         f"{'an' if kind in ('interval',) else 'a'} {kind} certificate: drop "
+                         f"{'it' if len(given) == 1 else 'them'}")
 
 
 def _interval_text(item) -> str:
@@ -137,8 +241,11 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
     from stumpcheck.numerics.certified.tube.certificate import is_flow_certificate, recheck_flow_certificate
 
     document = read_certificate(certificate_file)
+    if _recheck_claim_certificate(certificate_file, document, corpus_file):
+        return
     from stumpcheck.numerics.corpus.interval.certificate import is_interval_certificate
 
+    _refuse_unused(certificate_file, _kind(certificate_file, document))
     if is_interval_certificate(document):
         from stumpcheck.cli.interval import recheck_interval_file
 
@@ -198,12 +305,21 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
                                  allow_python=allow_python, arithmetic=arithmetic)
     except InputError as exc:
         raise InputError(f"{certificate_file}: {exc}") from None
+    if result.passed and not is_flow_certificate(document) and not is_box_certificate(document):
+        from stumpcheck.lemmas.certificate_words import author_statement_check
+
+        fault, note = author_statement_check(document)  # the author's words: a built-in lemma's, or unchecked
+        result = dataclasses.replace(result, passed=False, message=fault) if fault else result
+        if note:
+            result.notes.append(note)
     if is_flow_certificate(document):
         statement = getattr(result, "statement", "") or str(document.get("statement") or "")
     else:  # what the re-check derived from what it re-proved, never the file's own words
         statement = result.statement
+    # an incomplete tube proves its rows up to valid_to_t only, not its T: not a PASS (exit 1)
+    partial = result.passed and is_flow_certificate(document) and document.get("complete") is not True
     if result.passed:
-        click.echo(f"PASS {certificate_file}: {statement}")
+        click.echo(f"{'INCOMPLETE' if partial else 'PASS'} {certificate_file}: {statement}")
         click.echo(f"  {result.message}; {result.seconds:.1f} s")
     else:
         click.echo(f"FAIL {certificate_file}: {result.message}")
@@ -218,4 +334,4 @@ def recheck(certificate_file, dps_text, points, allow_python, workers, scheduler
                        f"[{item.get('lower')}, {item.get('upper')}]")
     for note in result.notes:
         click.echo(f"  note: {note}")
-    click.get_current_context().exit(0 if result.passed else 1)
+    click.get_current_context().exit(0 if result.passed and not partial else 1)

@@ -41,9 +41,18 @@ def _entry(t_text, box_text):
     return {"t": str(t_text).strip(), "box": {"a": (parts[0], parts[1]), "b": (parts[2], parts[3])}}
 
 
-def _asked_fault(document: dict, b_max, entry) -> str | None:
-    """Why the certificate is not of what was asked (B, the entry), or None."""
+def _asked_fault(document: dict, b_max, entry, b_min=None) -> str | None:
+    """Why the certificate is not of what was asked (b_start, B, the entry), or None."""
     from stumpcheck.numerics.certified.region.invariant_region import Region
+
+    if b_min is not None:
+        try:
+            start = Region.from_json(document.get("region")).b_start
+        except InputError:
+            start = None
+        if start != b_min:
+            shown_b = "no readable b_start" if start is None else f"b_start = {float(start):g}"
+            return f"the certificate proves {shown_b}, not the asked --b-min {float(b_min):g}"
 
     if b_max is not None:
         try:
@@ -102,7 +111,7 @@ def _recheck(path: str, points: str, b_max=None, entry=None, arithmetic: str = "
         elif b_max == "inf":
             fault = "the certificate proves a finite region, not the asked --b-max inf"
         else:
-            fault = _asked_fault(document, b_max, entry)
+            fault = _asked_fault(document, b_max, entry, b_min)
         if fault is None:
             ok, message = recheck_region(document, points=points, arithmetic=arithmetic,
                                          progress=lambda name: click.echo(f"  re-checking {name} ...", err=True))
@@ -147,8 +156,8 @@ def region(b_max_text, b_min_text, join_file, workers, scheduler, entry_t, entry
 
     The region's constants are the defaults of stumpcheck.numerics.certified.region.invariant_region (b_start = 30, c = 1/2,
     d_minus = 5/2, d_plus = 11/2); only b_start and B are chosen here. With --b-max inf, the tail b >= B is proved
-    too, in ε = 1/b (same c, d_minus, d_plus; assuming the hand-proved Lemma E of docs/tail.md, recorded in the
-    certificate). Writes OUT/region_certificate.json.
+    too, in ε = 1/b (same c, d_minus, d_plus; the exponentially small rest of the loss enclosed for every b >= B,
+    docs/tail.md §4: the certificate's assumptions list is empty). Writes OUT/region_certificate.json.
     """
     from click.core import ParameterSource
 
@@ -164,6 +173,11 @@ def region(b_max_text, b_min_text, join_file, workers, scheduler, entry_t, entry
     if entry is not None:
         check_entry_shape(entry)
     context = click.get_current_context()  # where the boxes run, until the command ends (or exit 2: no scheduler)
+    if recheck_file is not None:
+        unused = [name for name, key in (("--join", "join_file"), ("--out", "out_dir"))
+                  if context.get_parameter_source(key) is not ParameterSource.DEFAULT]
+        if unused:  # a re-check writes nothing and joins nothing
+            raise InputError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} nothing with --recheck")
     given = context.get_parameter_source("workers") is not ParameterSource.DEFAULT
     context.with_resource(scheduled(scheduler, workers, workers_given=given,
                                     echo=lambda text: click.echo(f"  {text}", err=True)))
@@ -250,7 +264,9 @@ def _prove_tail(b_min, join_file, entry, out_dir, workers: int, arithmetic: str)
     for name, row in document["summary"].items():
         click.echo(f"  {name}: {row['status']}, {row['leaves']} leaves (depth {row['max_depth']}), smallest lower "
                    f"end {row['smallest_lower']}, {row['seconds']} s CPU")
-    click.echo(f"  assumption: {document['assumptions'][0]}")
+    click.echo(f"  rest: |b⁴·∂E/∂a|, |b⁴·∂E/∂b| <= {document['rest']['bound']} for every b >= "
+               f"{document['region']['b_min']} (enclosed, docs/tail.md §4); assumptions: "
+               + ("none" if not document["assumptions"] else "; ".join(document["assumptions"])))
     if document["join"] is not None:
         joined = document["join"]["finite"]
         click.echo(f"  joined: the finite region b ∈ [{joined['region']['b_start']}, {joined['region']['b_max']}] "

@@ -201,6 +201,9 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     out = Path(out_dir)
     checkpoint_dir = out / "checkpoints"
     check_writable_dir(out, "--out")
+    from stumpcheck.numerics.resources import check_output_files
+
+    check_output_files(out, ["trajectory.csv", "trajectory.json", "frozen.json", "training.png"], "--out")
     if not resume and (checkpoint_dir / CHECKPOINT_NAME).exists():
         raise InputError(f"{out} already holds a checkpoint: pass --resume to continue it, or choose another --out")
     if resume and not (checkpoint_dir / CHECKPOINT_NAME).is_file():
@@ -208,6 +211,9 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
     corpus, source = _load_corpus(corpus_file, m_text, n_text, seed_text, init)
     stop_rule = None
     if interval_file is not None:
+        if estimator != "one-head":  # the interval certificate's obligations are the one-head corpus loss's
+            raise InputError(f"--within-interval certifies GD on the one-head corpus loss; --estimator {estimator} "
+                             "would train another loss outside what the certificate proves")
         stop_rule, start, certified_eta = _interval_rule(interval_file, corpus)
         if init is None and a0_text is None and b0_text is None:
             a0, b0 = start
@@ -264,7 +270,7 @@ def train(corpus_file, m_text, n_text, seed_text, steps_text, t_max_text, b_targ
         except InputError:
             kept = "no checkpoint was written"
         click.echo(f"stumpcheck train: interrupted; {kept}; rerun with --resume to continue", err=True)
-        raise
+        raise click.exceptions.Exit(130) from None  # this line is the one line of an interrupted command
     except InputError:
         # exit 2 leaves nothing behind: remove what this run created, and only that
         _remove_created(new_folder if new_folder is not None else (checkpoint_dir if new_checkpoints else None))

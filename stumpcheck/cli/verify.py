@@ -12,7 +12,7 @@ Lemmas run at their first evidence level, or at ``--level`` where they support
 it. A ``--lemma`` or ``--only`` entry that does not support ``--level`` is bad input; the other entries
 without it (the claims, the sampled-only lemmas) run at their own level: the table's ``evidence`` column
 shows the level each row ran at, their ``details`` record ``level_requested``, and a line before the
-summary names them (``note: 10 entries do not support --level certified and ran at their own level
+summary names them (``note: 7 entries do not support --level certified and ran at their own level
 (evidence column): C2 sampled, …``). A lemma with a Python function only is sampled-only: asking it for
 high-precision or certified is bad input naming the fix (a SymPy margin).
 ``--certified`` is ``--level certified``: a lemma with ``certify=certified(...)``
@@ -35,7 +35,9 @@ Exit status 0 when all pass, 1 when any fails (a result: the last line reads
 
 Time (seed 0, measured on an idle 2-core machine): ``--quick`` 40 s end to
 end, 37 s of checks (C1 5 s, C6 12 s, interior_error_bound certified 3 s,
-progress_along_error 4 s); a new environment first compiles the numba kernels
+progress_along_error 4 s), before C2–C4 re-checked the committed certificate (about 35 s of CPU more, on two
+processes: +24.6 s wall, +34.8 s CPU measured on a shared machine, benchmarks/README.md); a new environment first
+compiles the numba kernels
 (about 12 s of CPU, once; they are cached on disk). ``--full`` about 12 min under load: 40 C1
 points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
@@ -43,8 +45,11 @@ Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
 (:mod:`stumpcheck.claims.population_shared`; at most 30 min, then read as certified up to where it
 stopped), into ``--out/certified_tube/``, and the region beyond T: a region certificate embedded in the
 tube's certificate or in ``--out/certified_region/`` is re-checked and reused, else the default region
-(b ∈ [30, 1000], 2 processes, about 635 s of CPU) is proved into ``--out/certified_region/``; ``--quick``
-runs neither. Lemmas certified with ``certified(...)`` are proved on their
+(b ∈ [30, 1000], 2 processes, about 635 s of CPU) is proved into ``--out/certified_region/``, and the tail
+b ≥ 1000 joined to it; C2–C4's verdicts are their certified statements for every t ≥ T from these. ``--quick``
+proves neither: it re-checks the committed certificate (the tube to 10⁶ with the region and the tail,
+:mod:`stumpcheck.claims.population_all_time`) for the same verdicts. C5's verdict is its certified corpus
+intervals in both modes. Lemmas certified with ``certified(...)`` are proved on their
 ``quick_domain`` under ``--quick`` and on their whole domain under ``--full``
 (not timed here).
 
@@ -61,6 +66,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -69,6 +75,9 @@ import click
 from stumpcheck.numerics.precision import InputError
 from stumpcheck.lemmas.process import DEFAULT_TIMEOUT
 from stumpcheck.cli.options import make_out_dir, parse_float, parse_int, parse_scheduler, parse_seed, scheduled
+
+#: seconds a --lemma check runs before its "running ..." line is printed (its refusals come earlier)
+USER_PROGRESS_SECONDS = 10.0
 
 __all__ = ["verify"]
 
@@ -147,6 +156,9 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
     timeout = DEFAULT_TIMEOUT if timeout_text is None else parse_float(timeout_text, "timeout")
     if not 0 < timeout <= 86400:
         raise InputError(f"--timeout must be in (0, 86400] seconds, got {timeout_text}")
+    if timeout_text is not None and not lemma_specs:
+        raise InputError("--timeout limits the --lemma checks only (each runs in a child process); without --lemma "
+                         "it does nothing: drop it")
     seed = parse_seed(seed_text)
     max_examples = None if max_examples_text is None else parse_int(max_examples_text, "max-examples", minimum=1)
     scheduler = parse_scheduler(scheduler)
@@ -172,6 +184,12 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
         scheduler, workers, workers_given=workers is not None, echo=lambda text: click.echo(text, err=True)))
     if on is not None and on.kind == "dask":
         scheduler = on.address  # C6-C8's cells on the same Dask scheduler (a local cluster's address)
+    from stumpcheck.lemmas.certified_check import CERTIFICATE_SUFFIX
+    from stumpcheck.numerics.resources import check_output_files
+
+    # every file the run writes, checked before any entry runs (not after minutes of work)
+    check_output_files(out_dir, ["results.json", "report.md"] + [f"{entry.name}{CERTIFICATE_SUFFIX}"
+                                                                  for _, entry in plan], "--out")
     out, created = make_out_dir(out_dir)
     # Hypothesis keeps its caches under --out, not in the current directory
     set_hypothesis_home_dir(out / ".hypothesis")
@@ -203,6 +221,7 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     from stumpcheck.lemmas import builtin as builtin_lemmas
     from stumpcheck.lemmas.check import run_entry
     from stumpcheck.lemmas import Lemma
+    from stumpcheck.numerics.kernel_warmup import warm_up
     from stumpcheck.report import run_provenance, table, write_report
 
     chosen_level = level
@@ -211,9 +230,23 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     builtin_lemmas.clear_flow_cache()
     results = []
     own_level = []  # entries without --level's level, which ran at their own
+    # the compiled kernels of the entries after the first, compiled by a child while the entries before them run
+    # (a new environment's first run otherwise compiles them in their turn; numerics/kernel_warmup.py)
+    kernels = {"C2": "population", "C5": "corpus", "C6": "corpus"}
+    warming = warm_up(dict.fromkeys(kernels[entry.name] for _, entry in plan[1:] if entry.name in kernels))
+    click.get_current_context().call_on_close(warming.stop)
     for index, (spec, entry) in enumerate(plan, start=1):
-        click.echo(f"[{index}/{len(plan)}] {entry.name}: running ...", err=True)
+        running = f"[{index}/{len(plan)}] {entry.name}: running ..."
+        # a user lemma's refusals (a margin calling sys.exit, say) come in its first seconds: its progress line
+        # waits USER_PROGRESS_SECONDS, so that a refusal is the command's one line
+        shown = threading.Timer(USER_PROGRESS_SECONDS, lambda text=running: click.echo(text, err=True))
+        if spec is None:
+            click.echo(running, err=True)
+        else:
+            shown.daemon = True
+            shown.start()
         start = time.perf_counter()
+        warming.wait_for(kernels.get(entry.name))  # in the entry's seconds, as compiling them there would be
         replay = None
         if spec is not None:
             replay = f"stumpcheck verify --lemma {spec} --seed {seed}" + ("" if quick else " --full")
@@ -232,7 +265,10 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
         if spec is not None:  # a user lemma: its code runs where it cannot end verify
             from stumpcheck.lemmas.process import run_isolated
 
-            result = run_isolated(check, name=entry.name, timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+            try:
+                result = run_isolated(check, name=entry.name, timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+            finally:
+                shown.cancel()
         else:
             result = check()
         if chosen_level is not None and chosen_level not in entry.evidence:  # ran at its own level: say so

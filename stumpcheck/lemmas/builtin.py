@@ -4,9 +4,12 @@ Importing this module registers them (:mod:`stumpcheck.lemmas.catalogue` does).
 
 **Claims** (docs/model.md §7), each ``(*, quick, seed, out_dir) -> ClaimResult``:
 C1 :func:`stumpcheck.claims.population.check_c1` (quick: 12 random points, full: 40);
-C2–C4 :func:`stumpcheck.claims.population.check_c2`/``c3``/``c4`` on one shared population
+C2–C4 decided by their certified limit statements (:mod:`stumpcheck.claims.population_all_time`: the
+committed certificate re-checked under quick, proved anew under full), with
+:func:`stumpcheck.claims.population.check_c2`/``c3``/``c4`` on one shared population
 flow run from (a₀, b₀) = (10, 10) to t = 10¹² at rtol 10⁻⁸ (full: plus the
-a-posteriori second solve at rtol/10); C5 ``stumpcheck.claims.c5:check_c5``, C6–C8
+a-posteriori second solve at rtol/10) as controls; C5 ``stumpcheck.claims.c5:check_c5`` (certified corpus
+intervals decide, b* the control), C6–C8
 ``stumpcheck.claims.boundary:check_c6/7/8`` (with ``scheduler=``), C9
 ``stumpcheck.claims.c9:check_c9``, imported by name when run.
 
@@ -125,19 +128,21 @@ def _plot_c1(result, out_dir) -> str:
 
 _CLAIMS = (
     ("C1", "the closed forms of θ̂∞ and L agree with direct quadrature", _c1, ("certified", "high-precision"), False),
-    ("C2", "the flow calibrates the label/feature scores", population_claim("C2"), ("sampled",), False),
-    ("C3", "the attention scale grows as t^{1/4}", population_claim("C3"), ("sampled",), False),
-    ("C4", "population threshold error is O(t^{-1/4}) in the interior", population_claim("C4"), ("sampled",),
+    ("C2", "the flow calibrates the label/feature scores", population_claim("C2"), ("certified",), False),
+    ("C3", "the attention scale grows as t^{1/4}", population_claim("C3"), ("certified",), False),
+    ("C4", "population threshold error is O(t^{-1/4}) in the interior", population_claim("C4"), ("certified",),
      False),
     ("C5", "finite-corpus gradient error stays below the progress direction up to a scale growing with m ∧ n",
-     "stumpcheck.claims.c5:check_c5", ("sampled",), False),
+     "stumpcheck.claims.c5:check_c5", ("certified",), False),
     ("C6", "frozen-estimator error is Õ((m ∧ n)^{-1} + N^{-1}) at interior θ", "stumpcheck.claims.boundary:check_c6",
      ("sampled",), True),
-    ("C7", "the one-head model has a boundary limitation", "stumpcheck.claims.boundary:check_c7", ("sampled",), True),
+    # C7, C8: the population part proved for every b >= b0, the fresh-context part sampled; C9 proved on its corpus
+    ("C7", "the one-head model has a boundary limitation", "stumpcheck.claims.boundary:check_c7",
+     ("certified", "sampled"), True),
     ("C8", "a reflected symmetrization removes the boundary limitation", "stumpcheck.claims.boundary:check_c8",
-     ("sampled",), True),
+     ("certified", "sampled"), True),
     ("C9", "constant-step GD is a descent method below a computed step bound", "stumpcheck.claims.c9:check_c9",
-     ("sampled",), False),
+     ("certified", "sampled"), False),
 )
 
 for _id, _statement, _check, _evidence, _scheduler in _CLAIMS:

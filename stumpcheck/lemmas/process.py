@@ -12,8 +12,12 @@ pipe. The parent waits at most ``timeout`` seconds:
 * the child ends without a verdict (``os._exit`` in the margin, a crash, a signal): an error naming how it
   ended, exit 2.
 
-The child runs in its own process group, so the workers of a certified proof are killed with it. Built-in
-lemmas run in-process (their code is the toolkit's; a fork would only add its start-up).
+The child runs in its own process group, so the workers of a certified proof are killed with it. It also ends
+with the parent, however the command ends (:func:`stumpcheck.numerics.processes.watch_parent`: the kernel's
+parent-death signal on Linux, a thread polling the parent id everywhere): ``timeout``'s SIGTERM or SIGKILL
+and ``kill -9`` of the command reach only the parent (the child's group is its own), Ctrl-C reaches only the
+terminal's group, and the parent then kills the child's group. Built-in lemmas run in-process (their code is
+the toolkit's; a fork would only add its start-up).
 
 The parent never imports a user's file: :func:`describe` imports it in a child (under the same time limit),
 builds and compiles its SymPy margin there, and sends back what ``verify`` needs to check the command line
@@ -36,7 +40,10 @@ __all__ = ["run_isolated", "describe", "UserLemma", "DEFAULT_TIMEOUT"]
 DEFAULT_TIMEOUT = 600.0
 
 
-def _child(connection, check) -> None:
+def _child(connection, check, parent_pid: int, kernel_signal: bool) -> None:
+    from stumpcheck.numerics.processes import watch_parent
+
+    watch_parent(parent_pid, kernel_signal=kernel_signal)  # first: the parent may already be gone
     try:
         os.setpgid(0, 0)
     except PermissionError:
@@ -103,9 +110,12 @@ def run_isolated(check, *, name: str, timeout: float, stage: str = "check"):
     InputError (one line) when no result comes back; ``stage`` ("check" or "load") words the error."""
     import multiprocessing
 
+    from stumpcheck.numerics.processes import started_by_main_thread
+
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(send, check), daemon=True)
+    process = context.Process(target=_child, args=(send, check, os.getpid(), started_by_main_thread()),
+                              daemon=True)
     process.start()
     try:  # the child sets its group too; both, so that the group exists whichever runs first
         os.setpgid(process.pid, process.pid)

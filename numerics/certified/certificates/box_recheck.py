@@ -14,7 +14,9 @@ number texts, leaf count; InputError), and the box and every leaf must be boxes 
 b > 0, θ ⊆ [0, 1] and |ends| ≤ 10³⁰⁰, as ``certify`` requires). Fields that would say more than the proof are rejected (a failed
 check): a field the format does not define (a ``statement``, say), a status "proved" with a failure or an
 undecided box, ``evidence`` other than "certified", ``prec_bits`` other than the working precision the prover
-derives from ``dps`` and the box. Each leaf's recorded ``bounds`` must themselves prove the predicate and must
+derives from ``dps`` and the box, counts (``boxes``, ``evaluations``, ``max_boxes``) that no bisection with these
+leaves has. ``min_width``, ``seconds``, ``versions`` and ``generated_code`` are informational (a setting and
+provenance; a different generated code is the re-check's own, rigorous with the code it runs). Each leaf's recorded ``bounds`` must themselves prove the predicate and must
 contain the quantity's rigorous value at the leaf's midpoint and corners (a narrowed or moved enclosure is
 caught). What passed is :func:`derived_statement`: the predicate's own sentence with its parameters, the box
 and the estimator, printed from the re-checked data.
@@ -264,6 +266,11 @@ def recheck_box_certificate(document: dict, *, prec_bits: int):
     gap = covering_failure(box, boxes, spec.dims)
     if gap is not None:
         return result(False, f"the leaves do not cover the box: no leaf covers {gap}")
+    counts = [document.get(k) for k in ("boxes", "evaluations", "max_boxes")]
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts) or not (
+            len(leaves) <= counts[0] <= max(1, 2 * len(leaves) - 1) and counts[1] >= counts[0] and counts[2] >= counts[0]):
+        return result(False, f"boxes, evaluations and max_boxes are not those of a bisection with {len(leaves)} "
+                             "leaves (leaves <= boxes <= 2·leaves − 1 <= max_boxes, evaluations >= boxes)")
     counter = _Counter()
     options = {"digits": dps, "theta_pieces": 256}
     with ctx.workprec(prec_bits):

@@ -6,13 +6,20 @@ reads): the types and limits of every field a re-check uses (:mod:`stumpcheck.nu
 The others return why the certificate says more than its proof, or None (a failed check, exit 1):
 
 * :func:`consistency_fault`: no field the format does not define; status ``"proved"`` with no undecided leaf,
-  no failure and undecided volume 0; ``prec_bits`` is the working precision the prover derives from ``dps``
+  no failure and undecided volume 0;
+* :func:`work_fault` (after the tiling, so that a dropped leaf is reported as a gap): no notes,
+  ``max_depth_reached`` the deepest leaf's and ``boxes`` the size of a bisection with these leaves; ``prec_bits`` is the working precision the prover derives from ``dps``
   and the domain (:func:`stumpcheck.numerics.certified.enclosures.balls.working_bits`); the margin's coordinates are the domain's;
 * :func:`identity_fault`: a margin that is the atom margin of a registered identity has its ``identity``
   record, the record re-derives (:func:`stumpcheck.theory.margin_identities.recheck_identity`), the statement is strict
   and the estimator the identity's (one-head: the closed form of e it is derived from);
 * :func:`margin_fault`: a θ-integral margin has a θ-integral in it;
 * :func:`form_fault`: each leaf was enclosed in a form the margin has (``taylor-n`` only with Taylor order n).
+
+:func:`unconfirmed_end` (per leaf, after its re-enclosure): the recorded [lower, upper] must be confirmed by the
+re-check's own enclosure of the leaf or by the prover's, recomputed at the certificate's precision (halving the
+leaf up to :data:`CONFIRM_DEPTH` times where both are wider), so a narrowed record is rejected, not only one that
+excludes the margin's value at a point.
 
 :func:`check_taylor_order` refuses, before any leaf is enclosed, a Taylor order the generated code cannot
 support for the margin (it would need a cumulant κ_k the code does not have), naming the orders it supports.
@@ -24,14 +31,16 @@ from stumpcheck.numerics.certified.certificates.limits import (MAX_DEPTH, MAX_LE
                                                check_dps, check_int, check_number_text, check_srepr)
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["FIELDS", "check_fields", "consistency_fault", "arithmetic_fault", "identity_fault", "margin_fault", "form_fault",
-           "check_taylor_order"]
+__all__ = ["FIELDS", "check_fields", "consistency_fault", "work_fault", "arithmetic_fault", "identity_fault", "margin_fault", "form_fault",
+           "check_taylor_order", "unconfirmed_end", "CONFIRM_DEPTH"]
 
 #: the fields of format /2 (``identity`` only with an identity)
 FIELDS = frozenset({"format", "statement", "author_statement", "margin", "domain", "strict", "status", "leaves",
                     "undecided", "undecided_fraction", "failure", "boxes", "max_depth_reached", "notes", "dps",
                     "prec_bits", "seconds", "versions", "generated_code", "margin_code", "identity", "arithmetic",
                     "digest"})
+#: the fast layer's record of the machine it ran on (text, not a rule)
+ENVIRONMENT = ("libc", "numba", "machine")
 #: what a leaf may record as the arithmetic that enclosed it (float64 θ-integrals, or Arb)
 LEAF_ARITHMETICS = ("fast", "arb")
 #: the fields of a certificate's ``arithmetic`` record
@@ -119,7 +128,10 @@ def check_fields(document: dict) -> None:
 def arithmetic_fault(document: dict) -> str | None:
     """Why the ``arithmetic`` record (fast and Arb leaves, fallbacks, the fast layer's assumptions) disagrees with
     the leaves, or None. Without the record no leaf may name an arithmetic (a proof in Arb alone); with it every
-    leaf names one and the counts are the leaves'. Informational: a re-check encloses every leaf again."""
+    leaf names one, the counts are the leaves', and its method and assumptions are this version's fast layer's
+    (each rule the same text; the machine's ``libc``, ``numba`` and ``machine`` text). Informational for the
+    verdict (a re-check encloses every leaf again), but an edited record is a false statement of what the proof
+    rests on."""
     record = document.get("arithmetic")
     leaves = document.get("leaves") or []
     named = [leaf.get("arithmetic") for leaf in leaves if isinstance(leaf, dict)]
@@ -138,6 +150,16 @@ def arithmetic_fault(document: dict) -> str | None:
         return "the arithmetic record's fallbacks must be an int >= 0"
     if not isinstance(record.get("assumptions"), dict) or not isinstance(record.get("method"), str):
         return "the arithmetic record needs 'method' (text) and 'assumptions' (an object)"
+    from stumpcheck.numerics.certified.certificates.lemma_certificate import FAST_METHOD
+    from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
+
+    if record["method"] != FAST_METHOD:
+        return "the arithmetic record's method is not the fast layer's (edited, or another version's)"
+    assumptions = record["assumptions"]
+    if set(assumptions) != set(ASSUMPTIONS) or any(
+            (not isinstance(assumptions[k], str)) if k in ENVIRONMENT else assumptions[k] != v
+            for k, v in ASSUMPTIONS.items()):
+        return "the arithmetic record's assumptions are not the fast layer's (edited, or another version's)"
     return None
 
 
@@ -173,6 +195,25 @@ def consistency_fault(document: dict, *, v1: bool) -> str | None:
                 f"{str(document['domain'].get('coordinates'))[:20]}")
     if document["margin"].get("taylor_order", 1) > 1 and not document["margin"].get("theta_integral"):
         return "the margin records a Taylor order but is not a θ-integral margin"
+    return None
+
+
+def work_fault(document: dict) -> str | None:
+    """Why the prover's records of a proved certificate disagree with its leaves, or None: no ``notes`` (the
+    prover writes one only when it stops with boxes pending), ``max_depth_reached`` the deepest leaf's depth,
+    and ``boxes`` a count of a bisection tree with these leaves (each split box has at least two parts, so
+    leaves <= boxes <= 2·leaves − 1)."""
+    leaves = document["leaves"]
+    if document.get("notes") not in ([], None):
+        return "a proved certificate records notes, which the prover writes only when it stops with boxes pending"
+    depths = [leaf.get("depth") for leaf in leaves if isinstance(leaf, dict) and "depth" in leaf]
+    if depths and document.get("max_depth_reached") != max(depths):
+        return (f"max_depth_reached {str(document.get('max_depth_reached'))[:20]} is not the deepest leaf's depth "
+                f"{max(depths)}")
+    boxes = document.get("boxes")
+    if isinstance(boxes, bool) or not isinstance(boxes, int) or not len(leaves) <= boxes <= max(1, 2 * len(leaves) - 1):
+        return (f"boxes {str(boxes)[:20]} is not the size of a bisection with {len(leaves)} leaves (between "
+                f"{len(leaves)} and {2 * len(leaves) - 1})")
     return None
 
 
@@ -244,3 +285,43 @@ def check_taylor_order(margin, variables) -> None:
     orders = [str(k) for k in range(1, margin.taylor_order) if k == 1 or supported(k)]
     raise InputError(f"the margin's taylor_order {margin.taylor_order} is not supported for it (its Taylor form "
                      f"would need cumulants the generated code does not have); supported orders: {', '.join(orders)}")
+
+
+#: halvings of a leaf (every free variable at once) a re-check may take to confirm its recorded enclosure
+CONFIRM_DEPTH = 2
+
+
+def _halves(box: dict) -> list:
+    """The 2^k boxes of ``box`` halved in each of its k variables of positive width."""
+    parts = [{}]
+    for name, (lo, hi) in box.items():
+        sides = [(lo, (lo + hi) / 2), ((lo + hi) / 2, hi)] if lo < hi else [(lo, hi)]
+        parts = [{**part, name: side} for part in parts for side in sides]
+    return parts
+
+
+def unconfirmed_end(enclose, box: dict, lower, upper, ends, depth: int = CONFIRM_DEPTH, again=None) -> str | None:
+    """Why the recorded ``[lower, upper]`` of a leaf (``upper`` None: +inf) is not confirmed by the re-check, or
+    None. Confirmed: an enclosure of the margin over the box lies inside it — the re-check's own (``ends``,
+    exact (lo, hi)), or else ``again()`` (the prover's enclosure recomputed at the certificate's precision and
+    arithmetic: the record is that ball rounded outward); where neither does (both balls wider, or the record
+    narrowed), the box is halved in every variable, up to ``depth`` times, and each part whose enclosure
+    (``enclose(part)`` → ends or None) is not inside the record is halved again. A narrowed record — a lower end
+    raised above what the margin takes on the leaf — stays unconfirmed at every depth and is rejected."""
+    def inside(found):
+        return found is not None and found[0] >= lower and (upper is None or found[1] <= upper)
+
+    if inside(ends) or (again is not None and inside(again())):
+        return None
+    pending = [box]
+    for _ in range(depth):
+        pending = [part for piece in pending for part in _halves(piece) if not inside(enclose(part))]
+        if not pending:
+            return None
+    if not pending:
+        return None
+    low = enclose(pending[0])
+    low_text = "not finite" if low is None else f"[{float(low[0]):.10g}, {float(low[1]):.10g}]"
+    recorded = f"[{float(lower):.10g}, {'inf' if upper is None else format(float(upper), '.10g')}]"
+    return (f"its recorded enclosure {recorded} is not confirmed: the margin "
+            f"re-enclosed on a part of the leaf (halved {depth} times) is {low_text}")

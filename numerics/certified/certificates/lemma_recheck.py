@@ -22,9 +22,13 @@ that the certificate's ``statement`` is exactly that sentence:
    generated code supports;
 5. every leaf is enclosed again at a working precision *different* from the certificate's
    (:meth:`Margin.enclose` at ``prec_bits``), and the new enclosure must have lower end ≥ 0 (> 0 when strict);
-6. the recorded enclosures are enclosures: the certificate's [lower, upper] of a leaf must not exclude the
-   margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its corners), so a
-   narrowed ball, or a margin source changed after the proof, is caught;
+6. the recorded enclosures are what the re-check confirms: the certificate's [lower, upper] of a leaf must
+   contain the re-check's enclosure of the margin on the leaf, or the prover's recomputed at the certificate's
+   precision (on its halves, halved again, where both are wider:
+   :func:`~stumpcheck.numerics.certified.certificates.lemma_checks.unconfirmed_end`), and must
+   not exclude the margin's rigorous value at the leaf's midpoint (and, with ``points="corners"``, at its
+   corners), so a narrowed ball — a lower end raised above what the margin takes on the leaf —, or a margin
+   source changed after the proof, is caught;
 7. the statement is derived (:func:`stumpcheck.numerics.certified.certificates.lemma_statement.derived_statement`: margin — the
    identity's stated margin when there is one —, relation, domain, coordinates, estimator) and must be the
    certificate's ``statement`` character for character. The result carries the derived statement: that is what
@@ -196,7 +200,7 @@ def _leaf_faults(margin, leaves: list, **options):
 
 
 def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int, points: str,
-                arithmetic: str = "arb", used: list | None = None) -> str | None:
+                arithmetic: str = "arb", used: list | None = None, recorded_bits: int | None = None) -> str | None:
     """Why leaf ``index`` fails the re-check, or None; ``used`` collects the arithmetic of each enclosure."""
     box = parse_box(leaf.get("box"), f"leaf {index}")
     lower, upper = _bound(leaf.get("lower"), f"leaf {index} lower"), _bound(leaf.get("upper"), f"leaf {index} upper")
@@ -216,6 +220,16 @@ def _leaf_fault(margin, leaf: dict, index: int, *, strict: bool, prec_bits: int,
     if ends[0] < 0 or (strict and ends[0] == 0):
         return (f"re-enclosed at {prec_bits} bits ({form}): lower end {float(ends[0]):.6g} is not "
                 f"{'> 0' if strict else '>= 0'}")
+    from stumpcheck.numerics.certified.certificates.lemma_checks import unconfirmed_end
+
+    def as_recorded():  # the prover's own enclosure: at the certificate's bits, in the leaf's recorded arithmetic
+        how = "fast" if leaf.get("arithmetic") == "fast" else "arb"
+        return _ends(_enclose(margin, box, recorded_bits, how, positive)[0]) if recorded_bits else None
+
+    fault = unconfirmed_end(lambda part: _ends(_enclose(margin, part, prec_bits, arithmetic, positive)[0]),
+                            box, lower, upper, ends, again=as_recorded)
+    if fault is not None:
+        return fault
     for what, point in _sample_points(box, points):
         value = _ends(_enclose(margin, point, prec_bits, arithmetic, lambda ends: ends is not None)[0])
         if value is None:
@@ -261,7 +275,8 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
         raise InputError(f"arithmetic must be 'fast' or 'arb', got {arithmetic!r}")
     from stumpcheck.numerics.certified.certificates.lemma_checks import (arithmetic_fault, check_fields,
                                                                          check_taylor_order, consistency_fault,
-                                                                         form_fault, identity_fault, margin_fault)
+                                                                         form_fault, identity_fault, margin_fault,
+                                                                         work_fault)
     from stumpcheck.numerics.certified.certificates.lemma_statement import derived_statement
 
     started = time.perf_counter()
@@ -301,7 +316,7 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     if fault is not None:
         return result(False, f"the leaves do not tile the domain: leaf {fault.index}: {fault.reason}",
                       fault.index if fault.index >= 0 else None)
-    fault = arithmetic_fault(document)  # after the tiling: a dropped leaf is reported as one
+    fault = arithmetic_fault(document) or work_fault(document)  # after the tiling: a dropped leaf is reported as one
     if fault is not None:
         return result(False, fault)
     margin = _rebuild_margin(document, allow_python)
@@ -319,7 +334,8 @@ def recheck(document: dict, *, prec_bits: int, points: str = "corners", allow_py
     if fault is not None:
         return result(False, fault, None, notes)
     used: list = []
-    faults = _leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points, arithmetic=arithmetic)
+    faults = _leaf_faults(margin, leaves, strict=strict, prec_bits=prec_bits, points=points, arithmetic=arithmetic,
+                          recorded_bits=recorded_bits)
     for index, (reason, how) in enumerate(faults):
         used += how
         if reason is not None:

@@ -50,14 +50,17 @@ the number of bits that were lost (Ziv's strategy), a few times at most.
 
 The code is split by concept: the balls and their helpers in :mod:`stumpcheck.numerics.certified.enclosures.balls`,
 the pointwise enclosures in :mod:`stumpcheck.numerics.certified.enclosures.pointwise`, the θ-integrals in
-:mod:`stumpcheck.numerics.certified.enclosures.theta_integrals`; this module re-exports their public names.
+:mod:`stumpcheck.numerics.certified.enclosures.theta_integrals`, the exact fresh-context risk (bias and MSE of
+θ̂_N − θ on N fresh points, docs/fresh_risk.md) in :mod:`stumpcheck.numerics.certified.enclosures.fresh_risk`;
+this module re-exports their public names.
 """
 
 from stumpcheck.numerics.certified.enclosures.balls import (ESTIMATORS, Enclosure, EnclosureTooWide, arb_to_mpf, format_ball, mpf_to_arb,
-                                      require_relative_width, to_arb, working_bits)
+                                      outward_bounds, require_relative_width, to_arb, working_bits)
 from stumpcheck.numerics.certified.enclosures.pointwise import certified_error, error_ball
 from stumpcheck.numerics.certified.enclosures.theta_integrals import certified_loss, certified_loss_gradient, certified_loss_hessian
+from stumpcheck.numerics.certified.enclosures.fresh_risk import FreshRisk, fresh_context_risk
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "error_ball", "certified_error",
            "certified_loss", "certified_loss_gradient", "certified_loss_hessian", "to_arb", "working_bits", "ESTIMATORS",
-           "arb_to_mpf", "mpf_to_arb"]
+           "arb_to_mpf", "mpf_to_arb", "fresh_context_risk", "FreshRisk", "outward_bounds"]

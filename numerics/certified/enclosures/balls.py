@@ -15,17 +15,18 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 
 import mpmath
 from flint import acb, arb, ctx, fmpq, fmpz
 
+from stumpcheck.numerics.certified.enclosures.ball_numbers import BallNumber
 from stumpcheck.numerics.display import html_table
 from stumpcheck.numerics.precision import InputError, finite_float, guard_bits
 
 __all__ = ["Enclosure", "EnclosureTooWide", "format_ball", "require_relative_width", "to_arb", "working_bits",
-           "ESTIMATORS", "arb_to_mpf", "mpf_to_arb"]
+           "ESTIMATORS", "arb_to_mpf", "mpf_to_arb", "outward_bounds"]
 
 ESTIMATORS = ("one-head", "reflected", "averaged", "pooled")
 _LOG2_10 = math.log2(10)
@@ -38,7 +39,7 @@ class EnclosureTooWide(ArithmeticError):
 
 
 @dataclass(frozen=True, repr=False)
-class Enclosure:
+class Enclosure(BallNumber):
     """A rigorous enclosure [mid ± rad] = [lower, upper] of a real number.
 
     ``mid``, ``rad``, ``lower`` and ``upper`` are exact :class:`mpmath.mpf`
@@ -49,10 +50,15 @@ class Enclosure:
     used. ``str()`` gives ``[mid +/- rad]`` with the midpoint rounded to at most ``digits``
     significant digits and the rounding added to the radius (:func:`format_ball`), so
     that the printed ball still contains the value; it is formatted when asked for.
-    There is no ``float()``: a float would round the bounds to 53 bits.
+    ``float()`` is the double nearest to the midpoint (a point, not a bound); :meth:`to_dict` is
+    JSON-ready.
 
     Interoperation with python-flint: :meth:`from_arb` and :meth:`to_arb` convert
-    without loss, and ``x in enclosure`` tests containment exactly.
+    without loss (``enclosure.to_arb() in enclosure`` for every enclosure made from a ball), and
+    ``x in enclosure`` tests containment exactly. Enclosures are numbers too
+    (:mod:`stumpcheck.numerics.certified.enclosures.ball_numbers`): ``+ − × ÷`` and integer powers with
+    numbers and enclosures give enclosures (Arb's ball arithmetic), and ``<``, ``<=``, ``>``, ``>=`` are
+    True only when certainly true (Arb's comparisons); ``==`` compares the balls as records.
 
         >>> from flint import arb, ctx
         >>> from stumpcheck.numerics.certified.enclosures import Enclosure
@@ -61,6 +67,8 @@ class Enclosure:
         >>> enclosure = Enclosure.from_arb(third, prec_bits=200)
         >>> enclosure.lower in enclosure, enclosure.upper in enclosure, 0.5 in enclosure
         (True, True, False)
+        >>> float(enclosure), (3 * enclosure).contains(1), enclosure < 0.34, enclosure > 0.34
+        (0.3333333333333333, True, True, False)
     """
 
     mid: object
@@ -173,7 +181,17 @@ class Enclosure:
         sign, man, exp, _ = rad._mpf_
         if not man:
             return arb(mpf_to_arb(mid))
-        return arb(mpf_to_arb(mid), (int(man), int(exp)))  # Arb rounds a radius of more than 30 bits up
+        return _ball_with_radius(mpf_to_arb(mid), int(man), int(exp))
+
+    def to_dict(self) -> dict:
+        """JSON-ready: ``ball`` (the printed, still enclosing text), ``mid``, ``rad``, ``lower``, ``upper`` at full
+        precision (decimals that read back, at their mantissa's bits, to the same binary numbers), ``prec_bits``,
+        ``evidence``."""
+        return {"ball": str(self), "mid": _full_digits(self.mid), "rad": _full_digits(self.rad),
+                "lower": _full_digits(self.lower), "upper": _full_digits(self.upper), "prec_bits": self.prec_bits,
+                "evidence": self.evidence}
+
+    _ball_of = staticmethod(lambda value: to_arb(value))
 
     def require(self, rel_width) -> "Enclosure":
         """Return self if ``rad/|mid| ≤ rel_width``, else raise :class:`EnclosureTooWide`."""
@@ -223,6 +241,36 @@ class Enclosure:
         return cls.from_arb(arb(ball), prec_bits=prec_bits, digits=digits)
 
 
+#: The bits of an Arb radius (``mag_t``): a radius with a longer mantissa is rounded up to them.
+_RADIUS_BITS = 30
+
+
+def _odd(man: int, exp: int) -> tuple[int, int]:
+    while man and man % 2 == 0:
+        man, exp = man // 2, exp + 1
+    return man, exp
+
+
+def _ball_with_radius(mid: arb, man: int, exp: int) -> arb:
+    """The ball [mid ± man·2^exp] with exactly that radius when man has at most 30 bits (else rounded up).
+
+    python-flint builds a radius through Arb's ``arf_get_mag``, which rounds up and adds one unit in the
+    last of its 30 bits even to a radius it could hold exactly. So the radius less one such unit is passed
+    (at either of the two exponents a 30-bit mantissa can have), and the one that comes back exact is kept.
+    """
+    if man.bit_length() > _RADIUS_BITS:
+        return arb(mid, (man, exp))
+    wanted = _odd(man, exp)
+    shift = _RADIUS_BITS - man.bit_length()
+    top, low = man << shift, exp - shift
+    for candidate in ((top - 1, low), (2 * top - 1, low - 1)):
+        ball = arb(mid, candidate)
+        got_man, got_exp = ball.rad().man_exp()
+        if _odd(int(got_man), int(got_exp)) == wanted:
+            return ball
+    return arb(mid, (man, exp))  # rounded up: still an enclosure
+
+
 def format_ball(mid, rad, digits: int = 30) -> str:
     """``[mid +/- rad]`` in decimal, still an enclosure: the midpoint is rounded to at most
     ``digits`` significant digits (fewer when the radius makes more meaningless) and the
@@ -249,6 +297,28 @@ def format_ball(mid, rad, digits: int = 30) -> str:
         if mantissa >= 1000:
             mantissa, exponent = (mantissa + 9) // 10, exponent + 1
     return f"[{text} +/- {mantissa / 100:.2f}e{exponent + 2}]"
+
+
+def _outward_decimal(value, digits: int, rounding) -> str:
+    """An exact mpf as a decimal of ``digits`` significant digits rounded down (ROUND_FLOOR) or up."""
+    if not mpmath.isfinite(value):
+        return "-inf" if rounding == ROUND_FLOOR else "inf"
+    frac = _fraction_or_inf(value)
+    with localcontext() as context:
+        context.prec, context.rounding = digits, rounding
+        context.Emax, context.Emin = 10 ** 9, -10 ** 9
+        return str(Decimal(frac.numerator) / Decimal(frac.denominator))
+
+
+def outward_bounds(enclosure: Enclosure, digits: int) -> list[str]:
+    """[lower, upper] of an enclosure as decimals of ``digits`` significant digits, rounded outward
+    (lower down, upper up), so that the printed interval still contains the exact value."""
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise InputError(f"digits must be a positive int, got {digits!r:.40}")
+    if not enclosure.is_finite:
+        return ["-inf", "inf"]
+    return [_outward_decimal(_stored(enclosure.lower), digits, ROUND_FLOOR),
+            _outward_decimal(_stored(enclosure.upper), digits, ROUND_CEILING)]
 
 
 def require_relative_width(enclosure: Enclosure, rel_width) -> Enclosure:
@@ -331,9 +401,9 @@ def mpf_to_arb(x) -> arb:
         if exp:  # mpmath's special values (inf, nan) have a zero mantissa and a nonzero exponent
             raise InputError(f"{x} is not finite")
         return arb(0)
-    with ctx.workprec(max(ctx.prec, bits + 8)):
+    with ctx.workprec(max(ctx.prec, bits + 8)):  # python-flint rounds a negation too: negate in here
         value = arb(fmpz(int(man))) * arb(2) ** int(exp)  # int(): gmpy2 mantissas are mpz
-    return -value if sign else value
+        return -value if sign else value
 
 
 def to_arb(value, name: str = "value") -> arb:

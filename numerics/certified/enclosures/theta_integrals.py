@@ -2,7 +2,8 @@
 
     L = ∫₀¹ ½ e² dθ,   ∇L = ∫₀¹ e ∇e dθ,   ∇²L = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ     (prior Uniform[0, 1])
 
-are integrated with Arb's rigorous integrator ``acb.integral`` (``analytic=True``: the integrands
+(for a prior Uniform[l, u] with exact binary ends, ``prior=(l, u)``: the integrals over [l, u] divided by
+u − l, on the same pieces cut at l and u) are integrated with Arb's rigorous integrator ``acb.integral`` (``analytic=True``: the integrands
 return a non-finite ball wherever they are not analytic) on pieces of [0, 1] with exact binary
 endpoints: any exact tiling of [0, 1] gives a rigorous result, the pieces only save the
 integrator work. L of the one-head, reflected and averaged estimators integrates the closed form
@@ -25,7 +26,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
-from flint import acb, arb, ctx
+from flint import acb, arb, ctx, fmpq
 
 from stumpcheck.numerics.certified.enclosures.balls import (_LOG2_10, Enclosure, EnclosureTooWide, _magnitude, _next_bits, _parameters,
                                       _tag, _validate_rel_width, arb_to_mpf, mpf_to_arb, require_relative_width,
@@ -57,12 +58,60 @@ def _as_float(value) -> float:
     return float(value)
 
 
-def _float_estimate(a, b, estimator):
+def _prior_ends(prior):
+    """None for the prior Uniform[0, 1], else its ends (l, u) as exact arb numbers, 0 ≤ l < u ≤ 1.
+
+    An end must be an exact binary number (an int, a float, an mpf, or a Fraction, Decimal or decimal string
+    with a power-of-two denominator such as "0.25"): the integrals run between exact points."""
+    try:
+        lo, hi = prior
+    except (TypeError, ValueError):
+        raise InputError(f"prior must be a pair (l, u), got {prior!r:.40}") from None
+    ends = []
+    for end in (lo, hi):
+        if isinstance(end, bool):
+            raise InputError(f"a prior end must be a number, got {end!r}")
+        try:
+            if isinstance(end, mpmath.mpf):
+                man, exp = end.man_exp
+                exact = Fraction(int(man)) * Fraction(2) ** int(exp)
+            else:
+                exact = Fraction(str(end).strip()) if isinstance(end, (str, Decimal)) else Fraction(end)
+        except (TypeError, ValueError, ArithmeticError):
+            raise InputError(f"a prior end must be a real number, got {end!r:.40}") from None
+        if exact.denominator & (exact.denominator - 1):
+            raise InputError(f"a certified θ-integral needs prior ends that are exact binary numbers, got {end!r:.40}")
+        ends.append(exact)
+    if not 0 <= ends[0] < ends[1] <= 1:
+        raise InputError(f"prior Uniform[l, u] needs 0 <= l < u <= 1, got [{lo}, {hi}]")
+    if ends == [0, 1]:
+        return None
+    return tuple(arb(fmpq(e.numerator, e.denominator)) for e in ends)
+
+
+def _within(pieces, ends):
+    """The piece function ``pieces`` cut to the prior's [l, u] (``ends``; None: [0, 1] as it is)."""
+    if ends is None:
+        return pieces
+    lo, hi = ends
+
+    def cut(a_ball, b_ball, estimator, bits):
+        inner = [p for p in pieces(a_ball, b_ball, estimator, bits) if lo < p < hi]
+        return [lo] + inner + [hi]
+    return cut
+
+
+def _float_prior(ends):
+    return (0.0, 1.0) if ends is None else (float(ends[0].mid()), float(ends[1].mid()))
+
+
+def _float_estimate(a, b, estimator, ends=None):
     """(L, ∂L/∂a, ∂L/∂b) in float64, only to scale tolerances (never part of a result)."""
     from stumpcheck.numerics.population.quantities import loss_and_gradient_float64
 
     try:
-        value, gradient = loss_and_gradient_float64(_as_float(a), _as_float(b), estimator=estimator)
+        value, gradient = loss_and_gradient_float64(_as_float(a), _as_float(b), estimator=estimator,
+                                                    prior=_float_prior(ends))
         return float(value), float(gradient[0]), float(gradient[1])
     except (ArithmeticError, ValueError, TypeError):
         return None
@@ -125,15 +174,15 @@ def _closed_form_bits(b_ball: arb) -> int:
     return 8 + (math.ceil(2 * math.log2(1 / small)) if 0 < small < 1 else 0)
 
 
-def _midpoint_estimate(a, b, estimator: str):
-    """L ≈ Σ (hi − lo)·½e(mid)² over the ladder pieces at 64 bits, only to scale the tolerance
-    (never part of a result): the pieces follow the layers, so it is within a small factor of L."""
+def _midpoint_estimate(a, b, estimator: str, prior_ends=None):
+    """∫ ½e² ≈ Σ (hi − lo)·½e(mid)² over the ladder pieces (in the prior's [l, u]) at 64 bits, only to scale
+    the tolerance (never part of a result): the pieces follow the layers, so it is within a small factor."""
     try:
         with ctx.workprec(64):
             a_ball, b_ball = _parameters(a, b)
         with ctx.workprec(64 + _closed_form_bits(b_ball)):
             a_ball, b_ball = _parameters(a, b)
-            ends = ladder_pieces(a_ball, b_ball, estimator, 64)
+            ends = _within(ladder_pieces, prior_ends)(a_ball, b_ball, estimator, 64)
             error = closed_form_error_ball(a_ball, b_ball, estimator=estimator)
             total = arb(0)
             for lo, hi in zip(ends, ends[1:]):
@@ -181,7 +230,7 @@ def _rescaled(ball, goal: int, previous: int) -> int:
 
 
 def _certified_integrals(make_integrand, count: int, a, b, estimator: str, dps: int, rel_width,
-                         estimates, pieces=None, extra_bits=None) -> list[Enclosure]:
+                         estimates, pieces=None, extra_bits=None, prior_ends=None) -> list[Enclosure]:
     """Enclosures of ∫₀¹ f_k(θ) dθ for the ``count`` functions of ``make_integrand(a_ball, b_ball)``
     (a function of (θ, analytic) returning the tuple (f_0(θ), …), each real on the real axis
     and analytic where e and its derivatives are), on the pieces ``pieces(a_ball, b_ball,
@@ -192,9 +241,10 @@ def _certified_integrals(make_integrand, count: int, a, b, estimator: str, dps: 
     scales 2^k ≈ 1/|∫f| come from float64 ``estimates`` (or 1) and make one
     absolute tolerance 2^-(goal+8) mean the same relative accuracy for each. A
     component that misses ``rel_width`` is recomputed (paired with another such one)
-    at a higher working precision and a scale taken from its last enclosure.
+    at a higher working precision and a scale taken from its last enclosure. With ``prior_ends`` (l, u)
+    (exact balls) the integrals run over [l, u] and are divided by u − l.
     """
-    pieces = _pieces if pieces is None else pieces
+    pieces = _within(_pieces if pieces is None else pieces, prior_ends)
     scales = [_scale_power(x) for x in (estimates or [None] * count)]
     with ctx.workprec(64):
         a0, b0 = _parameters(a, b)
@@ -225,6 +275,8 @@ def _certified_integrals(make_integrand, count: int, a, b, estimator: str, dps: 
                         return values[j] * wj + values[k] * wk
 
                 total = _integrate(integrand, ends, goal, arb(2) ** -(goal + 8))
+                if prior_ends is not None:
+                    total /= prior_ends[1] - prior_ends[0]
                 balls[pair[0]] = total.real / weights[pair[0]]
                 if len(pair) == 2:
                     balls[pair[1]] = total.imag / weights[pair[1]]
@@ -245,8 +297,9 @@ LOSS_INTEGRANDS = ("auto", "closed-form", "generated")
 
 
 def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_width=None,
-                   integrand: str = "auto") -> Enclosure:
-    """A certified enclosure of L(a, b) = ∫₀¹ ½ e(θ)² dθ (prior Uniform[0, 1]).
+                   integrand: str = "auto", prior=(0, 1)) -> Enclosure:
+    """A certified enclosure of L(a, b) = ∫₀¹ ½ e(θ)² dθ (prior Uniform[0, 1]; ``prior=(l, u)`` with exact binary
+    ends: (u − l)⁻¹ ∫ₗᵘ ½ e(θ)² dθ).
 
     Rigorous integration (``acb.integral``, honouring its ``analytic`` flag).
     ``integrand="closed-form"`` (one-head, reflected, averaged): the closed form of the
@@ -257,12 +310,13 @@ def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_widt
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
     tag = _tag(estimator)
+    ends = _prior_ends(prior)
     if integrand not in LOSS_INTEGRANDS:
         raise InputError(f"integrand must be one of {', '.join(LOSS_INTEGRANDS)}, got {integrand!r}")
     if integrand == "closed-form" and estimator not in CLOSED_FORM_ESTIMATORS:
         raise InputError(f"no closed-form integrand for the {estimator} estimator")
     if estimator in CLOSED_FORM_ESTIMATORS and integrand != "generated":
-        estimate = (_midpoint_estimate(a, b, estimator),)
+        estimate = (_midpoint_estimate(a, b, estimator, ends),)
         def make_integrand(a_ball, b_ball):
             error = closed_form_error_ball(a_ball, b_ball, estimator=estimator)
 
@@ -273,7 +327,7 @@ def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_widt
         pieces = ladder_pieces
     else:
         error = getattr(gen_arb, f"error_{tag}")
-        estimate = _float_estimate(a, b, estimator)
+        estimate = _float_estimate(a, b, estimator, ends)
 
         def make_integrand(a_ball, b_ball):
             def components(t, analytic):
@@ -284,12 +338,12 @@ def certified_loss(a, b, *, estimator: str = "one-head", dps: int = 30, rel_widt
 
     (enclosure,) = _certified_integrals(make_integrand, 1, a, b, estimator, dps, rel_width,
                                         estimate[:1] if estimate else None, pieces,
-                                        _closed_form_bits if pieces is not None else None)
+                                        _closed_form_bits if pieces is not None else None, ends)
     return enclosure
 
 
 def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
-                            rel_width=None, extra_bits: int = 0) -> tuple[Enclosure, Enclosure]:
+                            rel_width=None, extra_bits: int = 0, prior=(0, 1)) -> tuple[Enclosure, Enclosure]:
     """Certified enclosures of (∂L/∂a, ∂L/∂b) = ∫₀¹ e ∇e dθ.
 
     Both components come from one complex integral: the integrand
@@ -298,15 +352,17 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
     and imaginary parts; ``2^k ≈ 1/|component|`` (from a float64 estimate) gives
     both the same relative accuracy. A component that misses ``rel_width`` is
     recomputed at a higher precision. ``extra_bits`` (≥ 0) more bits of working precision, not of
-    the goal: what a switch layer at 1 − θ ≈ 2^−k needs (about k) for θ-balls to resolve it.
+    the goal: what a switch layer at 1 − θ ≈ 2^−k needs (about k) for θ-balls to resolve it. ``prior`` as
+    in :func:`certified_loss`.
     """
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
     more = _extra_bits(extra_bits)
     tag = _tag(estimator)
+    ends = _prior_ends(prior)
     error = getattr(gen_arb, f"error_{tag}")
     gradient = getattr(gen_arb, f"error_gradient_{tag}")
-    estimate = _float_estimate(a, b, estimator)
+    estimate = _float_estimate(a, b, estimator, ends)
 
     def make_integrand(a_ball, b_ball):
         def components(t, analytic):
@@ -316,7 +372,7 @@ def certified_loss_gradient(a, b, *, estimator: str = "one-head", dps: int = 30,
         return components
 
     return tuple(_certified_integrals(make_integrand, 2, a, b, estimator, dps, rel_width,
-                                      estimate[1:] if estimate else None, extra_bits=more))
+                                      estimate[1:] if estimate else None, extra_bits=more, prior_ends=ends))
 
 
 def _extra_bits(extra_bits):
@@ -326,19 +382,20 @@ def _extra_bits(extra_bits):
     return (lambda _b: extra_bits) if extra_bits else None
 
 
-def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30,
-                           rel_width=None, extra_bits: int = 0) -> tuple[Enclosure, Enclosure, Enclosure]:
+def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30, rel_width=None,
+                           extra_bits: int = 0, prior=(0, 1)) -> tuple[Enclosure, Enclosure, Enclosure]:
     """Certified enclosures of (∂²L/∂a², ∂²L/∂a∂b, ∂²L/∂b²) = ∫₀¹ (∇e ∇eᵀ + e ∇²e) dθ.
 
     Same rigorous integration as :func:`certified_loss_gradient`; the three
     integrands are analytic wherever e and its derivatives are. Tolerances are
-    scaled by a float64 estimate of the Hessian (never part of the result). ``extra_bits`` as in
-    :func:`certified_loss_gradient`.
+    scaled by a float64 estimate of the Hessian (never part of the result). ``extra_bits`` and ``prior`` as
+    in :func:`certified_loss_gradient`.
     """
     dps = validate_dps(dps)
     rel_width = _validate_rel_width(rel_width)
     more = _extra_bits(extra_bits)
     tag = _tag(estimator)
+    ends = _prior_ends(prior)
     gradient = getattr(gen_arb, f"error_gradient_{tag}")
     hessian = getattr(gen_arb, f"error_hessian_{tag}")
     error = getattr(gen_arb, f"error_{tag}")
@@ -352,15 +409,17 @@ def certified_loss_hessian(a, b, *, estimator: str = "one-head", dps: int = 30,
         return components
 
     return tuple(_certified_integrals(make_integrand, 3, a, b, estimator, dps, rel_width,
-                                      _float_hessian_estimate(a, b, estimator), extra_bits=more))
+                                      _float_hessian_estimate(a, b, estimator, ends), extra_bits=more,
+                                      prior_ends=ends))
 
 
-def _float_hessian_estimate(a, b, estimator):
+def _float_hessian_estimate(a, b, estimator, ends=None):
     """(H_aa, H_ab, H_bb) in float64, only to scale tolerances (never part of a result)."""
     try:
         from stumpcheck.numerics.population.quantities import loss_gradient_hessian_float64
 
-        _, _, hessian = loss_gradient_hessian_float64(_as_float(a), _as_float(b), estimator=estimator)
+        _, _, hessian = loss_gradient_hessian_float64(_as_float(a), _as_float(b), estimator=estimator,
+                                                      prior=_float_prior(ends))
         import numpy as np
 
         hessian = np.asarray(hessian, dtype=float)

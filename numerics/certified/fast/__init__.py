@@ -27,10 +27,9 @@ which every certificate built on it copies. By concept:
 sin and cos (complex exponentials of the remainder bound) are assumed within 2⁻⁴⁵ absolute
 (:data:`~stumpcheck.numerics.certified.fast.complex_interval.TRIG_ASSUMPTION`, also in :data:`ASSUMPTIONS`).
 
-For developers: numba's on-disk cache (``cache=True``) checks only the file that defines a compiled
-function, not the files of the functions it calls; after editing one module of this package, delete the
-package's ``__pycache__/*.nbi`` and ``*.nbc`` files, or a caller may run its old compiled code. An
-installed package does not change, so this concerns edits only.
+The compiled code is cached on disk under a hash of all the kernel sources
+(:mod:`stumpcheck.numerics.kernel_cache`): an edit of any module here, or of one it imports, recompiles
+every kernel that could depend on it.
 """
 
 from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS

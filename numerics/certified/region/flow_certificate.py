@@ -20,7 +20,7 @@ The flow certificate gains two keys, both under its ``digest``:
 
 With the tail b ≥ B (a tail certificate joined to the finite region, docs/tail.md; ``tail=True``), ``region``
 holds the tail certificate, its joined finite region carries the entry, and ``for_all_t`` says **z(t) ∈ R ∪ R_∞
-for every t ≥ T** (``horizon``: "inf", assuming Lemma E, listed under ``assumptions``), with the bands of
+for every t ≥ T** (``horizon``: "inf"; ``assumptions`` the tail certificate's, empty), with the bands of
 b(t)⁴/t up to t_B (``bands``) and for all t (``bands_all_time`` at 10⁸ … 10³⁰, ``rate``: K with
 |β_±(t) − 2| ≤ K·t^{−1/4} for t ≥ t₀; :mod:`stumpcheck.numerics.certified.region.all_time`).
 
@@ -137,10 +137,10 @@ def for_all_t_summary(region_document: dict | None, reason: str | None = None) -
                "horizon_t_B": t_b, "bands": bands}
     if finite is not region_document:  # the tail b >= B joined: horizon ∞
         summary.update({
-            "status": (f"for all t >= T: z(t) in R ∪ R_inf (proved, assuming Lemma E: the tube's box at T = "
+            "status": (f"for all t >= T: z(t) in R ∪ R_inf (proved: the tube's box at T = "
                        f"{entry['t']} lies in R, and R's top edge b = {finite['region']['b_max']} lies in R_inf)"),
             "statement": f"{finite['statement']}; {region_document['statement']}", "horizon": "inf",
-            "assumptions": region_document["assumptions"]})
+            "assumptions": list(region_document.get("assumptions") or [])})
         summary.update(_all_time(region, Region.from_json(finite["region"]), region_document, entry))
     return summary
 
@@ -272,8 +272,8 @@ def embed_region_certificate(flow: dict, region_document: dict, *, b_max=None, t
     Checked cheaply first (its leaves are re-enclosed by ``stumpcheck recheck`` only): the format, the
     digest, status "proved", the statement the recorded region states, and B = ``b_max`` if given.
     With ``tail``, a tail certificate joined to a finite region (:mod:`stumpcheck.numerics.certified.region.tail_certificate`)
-    is accepted: the finite part gets the entry, and ``for_all_t`` says "for all t >= T" (horizon inf, assuming
-    Lemma E). InputError if any fails."""
+    is accepted: the finite part gets the entry, and ``for_all_t`` says "for all t >= T" (horizon inf).
+    InputError if any fails."""
     region = checked_region_certificate(region_document, b_max=b_max, tail=tail)
     entry, reason = _entry_reason(region, flow)
     if reason is not None:

@@ -1,15 +1,19 @@
-"""The tail region's certificate (format ``stumpcheck-region-tail-certificate/1``), its join with a finite
+"""The tail region's certificate (format ``stumpcheck-region-tail-certificate/2``), its join with a finite
 region, and its re-check.
 
 :func:`tail_certificate` proves the four obligations of :mod:`stumpcheck.numerics.certified.region.tail` on
 ε = 1/b ∈ [0, 1/B] and records in one JSON document: the statement, the region (B, c, d₋, d₊; b_max = inf),
-the **assumption** Lemma E (proved by hand in docs/tail.md §4, not machine-checked), the derivation (sha256 of the
-scaled margins SymPy derives, the series orders, the limits at ε = 0), the remainders' ranges over the whole
-domain, each obligation's leaves (box in (ε, w), enclosure [lower, upper], depth), what is and is not proved,
-optionally ``join`` (a finite region certificate whose top edge b = B lies in R_∞), and a digest.
+``assumptions`` (empty: nothing is assumed), ``rest`` (the enclosure of the exponentially small rest E for every
+b ≥ B, :mod:`stumpcheck.numerics.certified.region.tail_rest`: its statement, the sha256 of the zones' terms SymPy
+derives, the bound at ε = 1/B), the derivation (sha256 of the scaled margins SymPy derives, the series orders, the
+limits at ε = 0), the remainders' ranges over the whole domain, each obligation's leaves (box in (ε, w),
+enclosure [lower, upper], depth), what is and is not proved, optionally ``join`` (a finite region certificate
+whose top edge b = B lies in R_∞), and a digest. The first version (format /1) assumed the hand-proved Lemma E
+instead of ``rest``: such a certificate is recognised and refused, with the command that proves the tail again.
 
-:func:`recheck_tail` trusts none of it: it re-derives the scaled margins (the derivation's sha256 must match),
-recomputes every text, the remainders' ranges and the domains from the recorded constants, checks that each
+:func:`recheck_tail` trusts none of it: it re-derives the scaled margins and the rest's terms (both sha256 must
+match), recomputes every text, the rest's bound, the remainders' ranges and the domains from the recorded
+constants, checks that each
 obligation's leaves tile its domain exactly (rationals; ε = 0 included), re-encloses every leaf at another
 precision (it must decide) and requires the recorded enclosure to hold the margin's value at the leaf's centre
 (so a narrowed enclosure is rejected); with a join, that the finite region's B and c fit and that its own
@@ -23,36 +27,43 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-from stumpcheck.numerics.certified.region.tail import (LEMMA_E_TEXT, PREC_BITS, TAIL_OBLIGATIONS, TailBox,
+from stumpcheck.numerics.certified.region.tail import (PREC_BITS, TAIL_OBLIGATIONS, TailBox,
                                                     TailRegion, fraction_text, margin_enclosure,
                                                     prove_tail_obligation, symbol_ranges, tail_domain)
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["TAIL_FORMAT", "is_tail_certificate", "tail_certificate", "recheck_tail", "check_tail_limits",
+__all__ = ["TAIL_FORMAT", "TAIL_FORMAT_V1", "is_tail_certificate", "tail_certificate", "recheck_tail", "check_tail_limits",
            "MAX_TAIL_LEAVES"]
 
-TAIL_FORMAT = "stumpcheck-region-tail-certificate/1"
-TAIL_FIELDS = frozenset({"format", "statement", "status", "region", "assumptions", "derivation", "remainders",
+TAIL_FORMAT = "stumpcheck-region-tail-certificate/2"
+#: the first version, whose obligations assumed the hand-proved Lemma E: recognised, and refused by the re-check
+TAIL_FORMAT_V1 = "stumpcheck-region-tail-certificate/1"
+TAIL_FIELDS = frozenset({"format", "statement", "status", "region", "assumptions", "rest", "derivation", "remainders",
                          "obligations", "summary", "proved", "not_proved", "join", "seconds", "region_code",
                          "digest"})
+#: the fields of an obligation's record and of its leaves (what :func:`_obligation_record` writes)
+_OBLIGATION_FIELDS = frozenset({"statement", "strict", "domain", "prec_bits", "status", "leaves", "max_depth", "seconds",
+                                "smallest_lower"})
+_LEAF_FIELDS = frozenset({"box", "lower", "upper", "depth"})
 MAX_TAIL_LEAVES = 1024
 MIN_BITS, MAX_BITS = 64, 1024
 #: the re-check encloses every leaf with this many more bits
 RECHECK_EXTRA_BITS = 64
-_MODULES = ("tail.py", "tail_certificate.py")
+_MODULES = ("tail.py", "tail_certificate.py", "tail_rest.py")
 
 
 def is_tail_certificate(document) -> bool:
-    return isinstance(document, dict) and document.get("format") == TAIL_FORMAT
+    return isinstance(document, dict) and document.get("format") in (TAIL_FORMAT, TAIL_FORMAT_V1)
 
 
 def _region_code() -> dict:
     here = Path(__file__).resolve().parent
     theory = here.parents[2] / "theory"
-    files = [here / name for name in _MODULES] + [theory / "tail.py", theory / "tail_series.py"]
+    files = [here / name for name in _MODULES] + [theory / "tail.py", theory / "tail_series.py", theory / "tail_rest.py"]
     text = "".join(f.read_text(encoding="utf-8") for f in files if f.exists())
     return {"modules": [f"numerics/certified/region/{m}" for m in _MODULES] + ["theory/tail.py",
-                                                                               "theory/tail_series.py"],
+                                                                               "theory/tail_series.py",
+                                                                               "theory/tail_rest.py"],
             "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
 
 
@@ -138,9 +149,13 @@ def _proved_text(region: TailRegion) -> list:
 
 
 def _not_proved_text() -> list:
-    return ["Lemma E (the exponentially small rest of the loss beyond the right layer) is proved by hand, not "
-            "by the machine: the obligations hold assuming it",
-            "that the flow's state reaches R_inf: that is the finite region's (or an entry's) hypothesis"]
+    return ["that the flow's state reaches R_inf: that is the finite region's (or an entry's) hypothesis"]
+
+
+def _rest(region: TailRegion) -> dict:
+    from stumpcheck.numerics.certified.region.tail_rest import rest_record
+
+    return rest_record(1 / region.b_start)
 
 
 def _join_record(region: TailRegion, finite: dict) -> dict:
@@ -181,7 +196,8 @@ def tail_certificate(region: TailRegion, *, finite: dict | None = None, progress
         records[name] = _obligation_record(region, name, prove_tail_obligation(region, name))
     status = "proved" if all(r["status"] == "proved" for r in records.values()) else "not proved"
     document = {"format": TAIL_FORMAT, "statement": region.statement(), "status": status,
-                "region": region.to_json(), "assumptions": [LEMMA_E_TEXT], "derivation": _derivation_record(),
+                "region": region.to_json(), "assumptions": [], "rest": _rest(region),
+                "derivation": _derivation_record(),
                 "remainders": _remainders(region), "obligations": records, "summary": _summary(records),
                 "proved": _proved_text(region) if status == "proved" else [], "not_proved": _not_proved_text(),
                 "join": join, "seconds": {"wall": round(time.perf_counter() - started, 3),
@@ -251,6 +267,10 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
 
     from stumpcheck.numerics.certified.certificates.lemma_certificate import parse_exact
 
+    if set(record) != _OBLIGATION_FIELDS or not all(isinstance(leaf, dict) and set(leaf) == _LEAF_FIELDS
+                                                    for leaf in record.get("leaves") or ()):
+        return False, (f"obligation {name} must hold exactly {', '.join(sorted(_OBLIGATION_FIELDS))}, and each leaf "
+                       f"{', '.join(sorted(_LEAF_FIELDS))}"), 0
     if record.get("statement") != _obligation_statement(region, name) or record.get("strict") is not name.startswith(
             "inward") or record.get("domain") != _box_json(tail_domain(region, name)):
         return False, f"obligation {name} does not state what the tail needs", 0
@@ -288,13 +308,17 @@ def _recheck_obligation(region: TailRegion, name: str, record: dict) -> tuple:
     return True, "", len(boxes)
 
 
-def recheck_tail(document, *, progress=None) -> tuple:
-    """(ok, message): re-check a tail certificate from its data alone (module doc)."""
+def recheck_tail(document, *, progress=None, points: str = "midpoint", arithmetic: str = "fast") -> tuple:
+    """(ok, message): re-check a tail certificate from its data alone (module doc). ``points`` and ``arithmetic``
+    go to the joined finite region's re-check (the tail's own leaves are enclosed in Arb)."""
     from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 
     if not is_tail_certificate(document):
-        raise InputError("not a tail region certificate (format stumpcheck-region-tail-certificate/1)")
+        raise InputError(f"not a tail region certificate (format {TAIL_FORMAT})")
     started = time.perf_counter()
+    if document.get("format") == TAIL_FORMAT_V1:
+        return False, (f"format {TAIL_FORMAT_V1}: its obligations assumed the hand-proved Lemma E; prove the tail "
+                       "again (stumpcheck region --b-min 1000 --b-max inf), which encloses the rest instead")
     check_tail_limits(document)
     if document.get("digest") != digest(document):
         return False, "the certificate was edited after it was written (its digest does not match)"
@@ -309,10 +333,17 @@ def recheck_tail(document, *, progress=None) -> tuple:
         return False, f"the recorded tail region is not one: {exc}"
     if document["region"] != region.to_json():
         return False, "the recorded region is not what its constants give"
+    from stumpcheck.numerics.certified.region.certificate import provenance_fault
+
+    fault = provenance_fault(document)
+    if fault is not None:
+        return False, fault
     if document.get("statement") != region.statement():
         return False, "the statement is not the one the recorded region states"
-    if document.get("assumptions") != [LEMMA_E_TEXT]:
-        return False, "the assumptions are not Lemma E as this code states it (an edited remainder bound?)"
+    if document.get("assumptions") != []:
+        return False, "the certificate lists assumptions: a tail proof rests on none (an edited certificate?)"
+    if document.get("rest") != _rest(region):
+        return False, "the rest's enclosure is not the one re-derived and recomputed here (edited)"
     if document.get("proved") != _proved_text(region) or document.get("not_proved") != _not_proved_text():
         return False, "the 'proved' or 'not_proved' texts are not the ones the recorded region gives"
     if document.get("derivation") != _derivation_record():
@@ -346,11 +377,13 @@ def recheck_tail(document, *, progress=None) -> tuple:
     if join is not None:
         from stumpcheck.numerics.certified.region.certificate import recheck_region
 
-        ok, message = recheck_region(join["finite"], progress=progress)
+        ok, message = recheck_region(join["finite"], progress=progress, points=points, arithmetic=arithmetic)
         if not ok:
             return False, f"the joined finite region: {message}"
         joined = f"; joined with the finite region from b = {join['finite']['region']['b_start']}: {message}"
+    used = sorted({int(records[name]["prec_bits"]) + RECHECK_EXTRA_BITS for name in TAIL_OBLIGATIONS})
     return True, (f"the tail b >= {fraction_text(region.b_start)} (ε ∈ [0, 1/{fraction_text(region.b_start)}]): "
                   f"4 obligations re-derived and re-checked, {leaves} leaves tile their domains and re-enclose "
-                  f"their margins at {PREC_BITS + RECHECK_EXTRA_BITS} bits (assuming Lemma E){joined}; "
+                  f"their margins at {' and '.join(map(str, used))} bits (the precision used: each obligation's "
+                  f"recorded bits + {RECHECK_EXTRA_BITS}), the rest re-enclosed{joined}; "
                   f"{time.perf_counter() - started:.1f} s")

@@ -275,14 +275,16 @@ def arithmetic_record(arithmetic: str, counts: Counts) -> dict:
 _RULES = ("arithmetic", "rounding_mode", "outward_rounding", "fused_operations", "libm", "trig")
 
 
-def record_fault(record, intervals: int) -> str | None:
-    """Why the ``arithmetic`` record read from a certificate is not one this version writes, or None (no record:
-    a tube built in Arb alone). Informational for the proof (a re-check encloses every integral again), but an
-    edited record is a false statement about how the tube was proved."""
+def record_fault(record, intervals: int, *, required: bool = False) -> str | None:
+    """Why the ``arithmetic`` record read from a certificate is not one this version writes, or None. ``required``
+    (format /3): a certificate without it is refused; otherwise (format /2, written before the record existed)
+    no record is read as "not recorded". Informational for the proof (a re-check encloses every integral again),
+    but an edited or deleted record is a false statement about how the tube was proved."""
     from stumpcheck.numerics.certified.fast.rounding import ASSUMPTIONS
 
     if record is None:
-        return None
+        return ("the certificate has no arithmetic record (how its θ-integrals were enclosed): format /3 requires it"
+                if required else None)
     if not isinstance(record, dict) or record.get("integrals") not in ARITHMETICS:
         return "the arithmetic record needs 'integrals': 'fast' or 'arb'"
     fields = {"integrals", "counts"} | ({"method", "assumptions", "environment"} if record["integrals"] == "fast"

@@ -1,4 +1,4 @@
-"""The certificate of a certified tube (format ``stumpcheck-flow-certificate/2``) and its re-check.
+"""The certificate of a certified tube (format ``stumpcheck-flow-certificate/3``) and its re-check.
 
 The document records the initial disk (a₀, b₀, radius), T, the method's settings
 (:class:`stumpcheck.numerics.certified.tube.piece.Settings`) and per interval k: the Chebyshev piece (s₀, s₁ and the
@@ -21,7 +21,10 @@ decimal sizes; InputError), and after the digest (integrity only: a forger recom
 file is derived, not trusted (:mod:`stumpcheck.numerics.certified.tube.statement`): the estimator is the one-head
 loss's, the statement is the one the start and radius give, each row's time range lies within the outward
 rounding of its proved range, and a complete tube's last row ends at T.
-Certificates of format /1 are re-checked by :mod:`stumpcheck.numerics.certified.tube.certificate_v1`.
+Format /3 is /2 with its ``arithmetic`` record required (a /2 certificate, written before the record
+existed, is read as before: the record optional, checked when present). Certificates of format /1 are
+re-checked by :mod:`stumpcheck.numerics.certified.tube.certificate_v1`. A passed re-check's ``statement`` is
+:func:`~stumpcheck.numerics.certified.tube.statement.proved_statement`: the statement with the time range proved.
 """
 
 from __future__ import annotations
@@ -46,20 +49,22 @@ from stumpcheck.numerics.certified.tube.interval_v1 import radius_bound
 from stumpcheck.numerics.certified.tube.lognorm import log_norms, point_hessians
 from stumpcheck.numerics.certified.tube.records import exact_fraction, parse_lower, parse_upper
 from stumpcheck.numerics.certified.tube.piece import RHO_MAX, Settings, delta_from, jump, sub_interval_s
-from stumpcheck.numerics.certified.tube.statement import (ESTIMATOR, check_limits, ends_fault, flow_statement, row_time_fault,
-                                               statement_fault)
+from stumpcheck.numerics.certified.tube.statement import (ESTIMATOR, METHOD, check_limits, ends_fault, flow_statement,
+                                                         proved_statement, row_time_fault, statement_fault)
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["FORMAT", "flow_certificate", "write_flow_certificate", "recheck_flow_certificate",
+__all__ = ["FORMAT", "FORMAT_V2", "flow_certificate", "write_flow_certificate", "recheck_flow_certificate",
            "is_flow_certificate", "digest"]
 
-FORMAT = "stumpcheck-flow-certificate/2"
+FORMAT = "stumpcheck-flow-certificate/3"
+#: the format before the arithmetic record was required (still read)
+FORMAT_V2 = "stumpcheck-flow-certificate/2"
 digest = v1.digest
 
 
 def is_flow_certificate(document) -> bool:
-    """Whether ``document`` (parsed JSON) is a tube certificate, of either format (/2 or the first, /1)."""
-    return isinstance(document, dict) and document.get("format") in (FORMAT, v1.FORMAT)
+    """Whether ``document`` (parsed JSON) is a tube certificate, of any format (/3, /2 or the first, /1)."""
+    return isinstance(document, dict) and document.get("format") in (FORMAT, FORMAT_V2, v1.FORMAT)
 
 
 def _versions() -> dict:
@@ -85,9 +90,7 @@ def flow_certificate(tube: Tube) -> dict:
         "complete": bool(tube.complete),
         "valid_to_t": valid_to,
         "stop_reason": tube.stop_reason,
-        "method": "a-posteriori validation of Chebyshev pieces: defect by interpolation of rigorous point defects "
-                  "plus a Bernstein-ellipse bound (complex theta-integrals); Euclidean log norm from the Hessian "
-                  "interpolated along the piece with Cauchy estimates; Gronwall chain with jumps",
+        "method": METHOD,
         "estimator": ESTIMATOR,
         "dps": int(tube.dps),
         "settings": tube.settings.as_json(),
@@ -299,7 +302,8 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
     a0, b0, radius, t_max, settings, parsed = _parse(document)
     if document.get("digest") != digest(document):
         return _fail("the digest does not match the certificate's contents (it was edited)", started=started)
-    fault = statement_fault(document, a0, b0) or record_fault(document.get("arithmetic"), len(parsed))
+    fault = statement_fault(document, a0, b0) or record_fault(document.get("arithmetic"), len(parsed),
+                                                              required=document.get("format") == FORMAT)
     if fault is not None:
         return _fail(fault, started=started)
     settings = settings.at_dps(max(15, int(dps)))
@@ -322,7 +326,7 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
             if progress is not None:
                 progress(k + 1, len(parsed))
     what = (f"complete on [0, T = {document.get('t_max')}]" if document.get("complete") is True
-            else f"incomplete (valid to t = {document.get('valid_to_t')} < T = {document.get('t_max')})")
+            else f"incomplete: proved for t in [0, {document.get('valid_to_t')}] only, not to T = {document.get('t_max')}")
     rows = sum(len(item["rows"]) for _, item in parsed)
     message = (f"{len(parsed)} intervals ({rows} rows) re-verified at {settings.dps} digits ({bits} bits; θ-integrals "
                f"{_integrals_text(arithmetic, counts)}): contiguous "
@@ -330,4 +334,4 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None, *, workers
                f"(points and ellipse) and log-norm bounds confirmed; estimator {ESTIMATOR}, statement derived from "
                f"the start; tube {what}")
     return RecheckResult(True, message, leaves_checked=len(parsed), prec_bits=bits,
-                         seconds=time.perf_counter() - started)
+                         seconds=time.perf_counter() - started, statement=proved_statement(document))

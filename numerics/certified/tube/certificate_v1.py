@@ -34,7 +34,8 @@ from flint import arb, ctx
 from stumpcheck.numerics.certified.enclosures.balls import working_bits
 from stumpcheck.numerics.certified.certificates.lemma_recheck import RecheckResult
 from stumpcheck.numerics.certified.tube.interval_v1 import Node, interval_bounds, node_defect, piece_hull, radius_bound
-from stumpcheck.numerics.certified.tube.statement import check_limits, ends_fault, row_time_fault, statement_fault
+from stumpcheck.numerics.certified.tube.statement import (check_limits, ends_fault, proved_statement, row_time_fault,
+                                                         statement_fault)
 from stumpcheck.numerics.certified.tube.records import (exact_fraction, lower_decimal, parse_lower, parse_upper,
                                              upper_decimal)
 from stumpcheck.numerics.precision import InputError
@@ -217,8 +218,9 @@ def recheck_flow_certificate(document: dict, dps: int, progress=None) -> Recheck
                              k, item, started, bits, k)
             if progress is not None:
                 progress(k + 1, len(parsed))
-    what = "complete" if document.get("complete") is True else f"incomplete (valid to t = {document.get('valid_to_t')})"
+    what = ("complete" if document.get("complete") is True else
+            f"incomplete: proved for t in [0, {document.get('valid_to_t')}] only, not to T = {document.get('t_max')}")
     message = (f"{len(parsed)} intervals re-verified at {dps} digits ({bits} bits): contiguous from t = 0, "
                f"each box contains the next start, defect and log-norm bounds confirmed; tube {what}")
     return RecheckResult(True, message, leaves_checked=len(parsed), prec_bits=bits,
-                         seconds=time.perf_counter() - started)
+                         seconds=time.perf_counter() - started, statement=proved_statement(document))

@@ -80,7 +80,7 @@ def tube_summary(tube: Tube) -> dict:
         "integral_cpu_seconds": round(tube.integral_cpu_seconds, 2),
         "workers": tube.workers,
         "arithmetic": {"integrals": tube.arithmetic, "counts": tube.counts.as_json()},
-        "method": "Chebyshev pieces, Bernstein-ellipse defect bounds (format stumpcheck-flow-certificate/2)",
+        "method": "Chebyshev pieces, Bernstein-ellipse defect bounds (format stumpcheck-flow-certificate/3)",
         "relative_width_b_at": widths,
         "enclosure_at_t_max": None if final is None else {"a": [final[0], final[1]], "b": [final[2], final[3]],
                                                            "relative_width_b": _relative_width(final[2], final[3])},

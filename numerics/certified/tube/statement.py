@@ -6,7 +6,7 @@ format /1) proves that the one-head population flow from the disk of the recorde
 that and no more; the digest only shows that the file is the one its writer wrote, not that its text is true.
 So, besides the bounds:
 
-* no field beyond those the format defines (top level, ``initial`` and, format /2, each interval): a field
+* no field beyond those the format defines (top level, ``initial`` and each interval): a field
   the re-check does not read, e.g. ``"claim": "b(t) = 42 for all t"``, would pass unread;
 * the initial ``radius`` is ≥ 0 (a disk of negative radius is empty: the statement would hold vacuously,
   and the Gronwall chain, started below 0, would let the rows' boxes shrink below the pieces' hulls);
@@ -17,11 +17,16 @@ So, besides the bounds:
   digits, of its proved range [e^{s_lo} − 1, e^{s_hi} − 1] (and contain that range): no row claims time
   it was not proved for, so consecutive rows overlap by at most the rounding of their common end;
 * a complete tube reaches T = ``t_max`` and its last row ends there (within the rounding); an incomplete
-  one ends before T, and ``valid_to_t`` is where its last row ends; ``complete`` is a boolean and a
-  complete tube has no ``stop_reason``.
+  one ends before T (one whose last interval reaches T is refused: ``complete`` would be false), and
+  ``valid_to_t`` is where its last row ends, below T; ``complete`` is a boolean and a complete tube has no
+  ``stop_reason``. What a passed re-check proves is :func:`proved_statement`: the statement with the time
+  range the tube covers ([0, T], or [0, valid_to_t] only for an incomplete tube);
+* ``arithmetic`` (format /3: required; /2: optional, checked when present) is a record this version writes
+  (:func:`stumpcheck.numerics.certified.tube.arithmetic.record_fault`).
 
-The free-text ``method``, ``padding``, ``seconds``, ``versions`` and ``generated_code`` are informational:
-they state nothing about the flow, and the re-check does not read them.
+``method`` must be the text of the method the format's re-check checks (:data:`METHOD`, :data:`METHOD_V1`);
+``padding`` (a number in [0, 1)), ``seconds``, ``versions`` and ``generated_code`` are informational: they state
+nothing about the flow.
 
 Limits (:func:`check_limits`, before the file is parsed further): the recorded and the re-check's digits,
 the number of intervals and of a piece's coefficients, and every recorded decimal's length and exponent (the
@@ -39,12 +44,18 @@ from stumpcheck.numerics.certified.certificates.limits import check_int
 from stumpcheck.numerics.certified.tube.records import check_record_sizes, exact_fraction, parse_lower, parse_upper
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["ESTIMATOR", "FIELDS", "FIELDS_V1", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
-           "MAX_INTERVALS", "MAX_COEFFICIENTS", "flow_statement", "check_limits", "statement_fault",
+__all__ = ["ESTIMATOR", "METHOD", "METHOD_V1", "FIELDS", "FIELDS_V1", "ROW_DIGITS", "ROW_ROUNDING", "MIN_TUBE_DPS", "MAX_TUBE_DPS", "MAX_RECHECK_DPS",
+           "MAX_INTERVALS", "MAX_COEFFICIENTS", "flow_statement", "proved_statement", "check_limits", "statement_fault",
            "row_time_fault", "ends_fault"]
 
 #: the only estimator a tube is computed and re-checked for
 ESTIMATOR = "one-head"
+#: what a tube's ``method`` says: the method the re-check of its format checks (format /2 and /3; format /1)
+METHOD = ("a-posteriori validation of Chebyshev pieces: defect by interpolation of rigorous point defects plus a "
+          "Bernstein-ellipse bound (complex theta-integrals); Euclidean log norm from the Hessian interpolated along "
+          "the piece with Cauchy estimates; Gronwall chain with jumps")
+METHOD_V1 = ("a-posteriori validation of a cubic Hermite interpolant: node defects and defect derivative by rigorous "
+             "theta-integrals, Euclidean logarithmic norm -e^s lambda_min(Hessian), Gronwall")
 #: the rows' time ends are written to this many significant digits, rounded outward
 ROW_DIGITS = 15
 #: the relative rounding of a row's time end: a 15-digit decimal is within 10^-14·|t| of t
@@ -55,15 +66,16 @@ MIN_TUBE_DPS, MAX_TUBE_DPS, MAX_RECHECK_DPS = 15, 50, 60
 MAX_INTERVALS = 100_000
 #: Chebyshev coefficients of one piece (the tube writes degree 24: 25)
 MAX_COEFFICIENTS = 64
-#: the top-level fields of a format /1 certificate, /2 adds ``settings`` (``region`` and ``for_all_t``: an
-#: embedded region, :mod:`stumpcheck.numerics.certified.region.flow_certificate`) and, optionally, ``arithmetic``
-#: (how the θ-integrals were enclosed, :mod:`stumpcheck.numerics.certified.tube.arithmetic`; absent: Arb only)
+#: the top-level fields of a format /1 certificate, /2 and /3 add ``settings`` (``region`` and ``for_all_t``: an
+#: embedded region, :mod:`stumpcheck.numerics.certified.region.flow_certificate`) and ``arithmetic`` (how the
+#: θ-integrals were enclosed, :mod:`stumpcheck.numerics.certified.tube.arithmetic`: optional in /2, required in /3)
 FIELDS_V1 = frozenset({"format", "statement", "initial", "t_max", "complete", "valid_to_t", "stop_reason", "method",
                        "estimator", "dps", "padding", "intervals", "seconds", "versions", "generated_code", "digest",
                        "region", "for_all_t"})
 FIELDS = FIELDS_V1 | {"settings", "arithmetic"}
 _INITIAL_FIELDS = frozenset({"a0", "b0", "radius"})
 _INTERVAL_FIELDS = frozenset({"piece", "p", "m", "delta", "g", "rho", "r_start", "mu", "r_end", "r_sup", "rows"})
+_INTERVAL_FIELDS_V1 = frozenset({"start", "end", "t", "box", "delta", "rho", "r_start", "mu", "r_end", "r_sup"})
 #: the last row of a complete tube ends at T up to this relative excess (2 ulps of log(1 + T), then rounding)
 _END_SLACK = Fraction(1, 10**12)
 
@@ -73,6 +85,17 @@ def flow_statement(a0: float, b0: float, radius_text: str, version: int = 2) -> 
     rows = "the box of each row for t in [t_lo, t_hi]" if version == 2 else "box k for t in [t_lo_k, t_hi_k]"
     return (f"the population flow dz/dt = -grad L(z) from the disk of radius {radius_text} about "
             f"(a, b) = ({float(a0)!r}, {float(b0)!r}) stays in {rows}")
+
+
+def proved_statement(document: dict) -> str:
+    """The statement a passed re-check proves, with the time range it covers: [0, T] for a complete tube; for an
+    incomplete one [0, valid_to_t] only, saying that T was not reached (and why the tube stopped)."""
+    statement = str(document.get("statement"))
+    if document.get("complete") is True:
+        return f"{statement}, for t in [0, T = {document.get('t_max')}]"
+    reason = str(document.get("stop_reason") or "no reason recorded")[:200]
+    return (f"{statement}, for t in [0, {document.get('valid_to_t')}] only: the tube is incomplete ({reason}); "
+            f"nothing is proved for t in ({document.get('valid_to_t')}, T = {document.get('t_max')}]")
 
 
 def check_limits(document: dict, dps: int, *, version: int = 2) -> None:
@@ -108,10 +131,10 @@ def statement_fault(document: dict, a0: float, b0: float, *, version: int = 2) -
     initial = document.get("initial") or {}
     if set(initial) != _INITIAL_FIELDS:
         return f"'initial' must hold exactly {', '.join(sorted(_INITIAL_FIELDS))}"
-    if version == 2:
-        for k, item in enumerate(document.get("intervals") or ()):
-            if isinstance(item, dict) and set(item) != _INTERVAL_FIELDS:
-                return f"interval {k} must hold exactly the fields {', '.join(sorted(_INTERVAL_FIELDS))}"
+    fields = _INTERVAL_FIELDS if version == 2 else _INTERVAL_FIELDS_V1
+    for k, item in enumerate(document.get("intervals") or ()):
+        if isinstance(item, dict) and set(item) != fields:
+            return f"interval {k} must hold exactly the fields {', '.join(sorted(fields))}"
     if not exact_fraction(initial.get("radius"), "initial.radius") >= 0:
         return (f"the initial radius {str(initial.get('radius'))[:30]} is negative: a disk of negative radius is "
                 "empty, so the statement would say nothing about the flow")
@@ -122,6 +145,13 @@ def statement_fault(document: dict, a0: float, b0: float, *, version: int = 2) -
     expected = flow_statement(a0, b0, str(initial.get("radius")), version)
     if document.get("statement") != expected:
         return f"the statement is not the one its start and radius give: expected {expected!r}"
+    if document.get("method") != (METHOD if version == 2 else METHOD_V1):
+        return "the method text is not the method this format's re-check checks"
+    if isinstance(document.get("padding"), bool) or not isinstance(document.get("padding"), (int, float)) or not (
+            0 <= document["padding"] < 1):
+        return "'padding' (the relative padding of the recorded bounds) must be a number in [0, 1)"
+    if not all(isinstance(document.get(key, {}), dict) for key in ("versions", "generated_code")):
+        return "'versions' and 'generated_code' must be objects (the provenance of the run)"
     complete = document.get("complete")
     if not isinstance(complete, bool):
         return f"'complete' must be true or false, got {str(complete)[:20]!r}"
@@ -152,7 +182,8 @@ def row_time_fault(t_lo_text, t_hi_text, s_lo: arb, s_hi: arb) -> str | None:
 
 def ends_fault(document: dict, t_max: Fraction, reached: arb, last_t_hi: str, *, version: int = 2) -> str | None:
     """None if the tube ends where it says: complete ⇔ it reaches T, and then its last row ends at T; an
-    incomplete tube's ``valid_to_t`` is its last row's end (format /2; at most that for /1)."""
+    incomplete tube's last interval ends before T and its ``valid_to_t`` is its last row's end (formats /2 and
+    /3; at most that for /1), below T."""
     t = _q(t_max)
     last = exact_fraction(last_t_hi, "the last row's t_hi")
     if document.get("complete") is True:
@@ -161,7 +192,12 @@ def ends_fault(document: dict, t_max: Fraction, reached: arb, last_t_hi: str, *,
         if last > t_max * (1 + _END_SLACK):
             return f"the last row ends at t = {str(last_t_hi)[:24]}, beyond T = {document.get('t_max')}"
         return None
+    if reached >= t:
+        return ("the tube is called incomplete but its last interval reaches T: 'complete' is not what the "
+                "re-check proves")
     valid_to = exact_fraction(document.get("valid_to_t"), "valid_to_t")
+    if valid_to >= t_max:
+        return f"valid_to_t = {str(document.get('valid_to_t'))[:24]} of an incomplete tube is not below T"
     if version == 2 and valid_to != last:
         return f"valid_to_t = {str(document.get('valid_to_t'))[:24]} is not where the last row ends ({last_t_hi})"
     if valid_to > last:

@@ -37,7 +37,7 @@ from stumpcheck.numerics.generated.asymptotics_numpy import RHO1, calibration_a
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["NoPositiveCurvature", "NODE_COLUMNS", "COLUMNS_PER_OCTAVE", "SLOPE_GRAIN", "Centre", "column_after", "column_width", "columns", "on_grid",
-           "fit_node", "eta_half_curvature", "corpus_point"]
+           "fit_node", "eta_half_curvature", "corpus_point", "HALF_CURVATURE_RULE"]
 
 COLUMNS_PER_OCTAVE = 64
 NODE_COLUMNS = 8
@@ -198,6 +198,11 @@ class Centre:
         keep = [nd for nd in self.nodes if nd[0] <= b]
         later = [nd for nd in self.nodes if nd[0] > b]
         return keep + later[:1]
+
+
+#: the ``eta_rule`` an interval certificate records for :func:`eta_half_curvature`
+HALF_CURVATURE_RULE = ("half-curvature: 1/2 / max lambda_max(Hess L_hat) on 27 points of S's first octave, "
+                       "2 significant digits, rounded down")
 
 
 def eta_half_curvature(x, theta, centre: Centre, c_minus: Fraction, c_plus: Fraction, *, threads=None) -> Fraction:

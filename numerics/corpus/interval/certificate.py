@@ -9,14 +9,27 @@ The certificate states, for one corpus (sha256 of its arrays and its shape) and 
 ``statement`` holds b_start, b_end, eta, start (a point of S at b_start: the centre), steps, the
 centre's exact nodes and the band; ``leaves`` (last, one a line) the boxes with their fast-layer enclosures and margins
 (:mod:`~stumpcheck.numerics.corpus.interval.obligations`); ``arithmetic`` what the proof rests on;
-``end`` why the interval ends there; ``digest`` the sha256 of the rest (integrity only).
+``end`` why the interval ends there; ``start_search`` (when b_start or η was searched) how they were chosen
+(:mod:`~stumpcheck.numerics.corpus.interval.start`); ``digest`` the sha256 of the rest (integrity only).
 
-:func:`recheck_interval` trusts none of it: it checks the corpus hash, that the leaves tile S exactly
-(column by column of the grid, in exact rationals), recomputes every leaf's enclosures with the fast
-layer (they must be the recorded doubles: a narrowed or edited enclosure is rejected) and its margins
-(all > 0, as recorded), recomputes the step bound, and checks the fast layer's centre values against
-Arb (:mod:`~stumpcheck.numerics.certified.enclosures.corpus_arb`) at the leaves with the smallest
-margins, or at every leaf with ``arb="all"``. It returns the statement it derived.
+:func:`recheck_interval` trusts none of it. Before any leaf is enclosed it checks the limits and fields
+(:mod:`~stumpcheck.numerics.corpus.interval.fields`: no field the format does not define, bounded numbers,
+``arithmetic`` this version's record, its ``pruning`` record included:
+:func:`~stumpcheck.numerics.corpus.interval.fields.pruning_fault`, the cut in range and the bound re-derived in
+Arb), the corpus hash and its record (shape, seed and prior of the file given), that the leaves tile S
+exactly (column by column of the grid, in exact rationals, their areas summing to the column's: no
+overlap). It then recomputes every leaf's enclosures with
+the sorted fast layer at the recorded cut, the moments of a b-range shared by its boxes
+(:class:`~stumpcheck.numerics.corpus.interval.obligations.SharedEnclosures`; they must be the recorded
+doubles: a narrowed or edited enclosure is rejected) and its margins (all > 0, as recorded), recomputes the
+step bound, derives ``statement.text`` (it must be the recorded one), recomputes η by the recorded
+``eta_rule`` (its halvings included), checks ``proof`` against the leaves, runs the start search's earlier
+trials again and checks the rest of its record
+(:func:`~stumpcheck.numerics.corpus.interval.start.start_search_fault`), checks the fast
+layer's centre values against Arb (:mod:`~stumpcheck.numerics.certified.enclosures.corpus_arb`) at the leaves
+with the smallest margins, or at every leaf with ``arb="all"``, and derives ``end`` again
+(:func:`end_fault`: the box above b_end where the proof stopped is examined again, with the same
+enclosures). It returns the statement it derived.
 """
 
 from __future__ import annotations
@@ -26,14 +39,19 @@ from fractions import Fraction
 from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 from stumpcheck.numerics.certified.enclosures.corpus_arb import corpus_gradient_arb
 from stumpcheck.numerics.certified.fast.corpus_sorted import ASSUMPTIONS as FAST_ASSUMPTIONS
-from stumpcheck.numerics.certified.fast.corpus_sorted import CUT, CUT_RANGE, pruning_record, sort_tasks
-from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, column_width, columns, on_grid
-from stumpcheck.numerics.corpus.interval.obligations import PREC, SharedEnclosures, enclosures, evaluate_box
+from stumpcheck.numerics.certified.fast.corpus_sorted import CUT, pruning_record, sort_tasks
+from stumpcheck.numerics.corpus.interval.centre import (HALF_CURVATURE_RULE, Centre, NoPositiveCurvature,
+                                                        column_after, column_width, columns, eta_half_curvature,
+                                                        on_grid)
+from stumpcheck.numerics.corpus.interval.fields import (MAX_B, MAX_NODES, MIN_B, arithmetic_fault, corpus_fault,
+                                                        eta_rule_fault, exact, proof_fault, pruning_fault, shape_fault)
+from stumpcheck.numerics.corpus.interval.obligations import PREC, SharedEnclosures, evaluate_box
 from stumpcheck.numerics.corpus.interval.prover import step_bound
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
+from stumpcheck.numerics.precision import InputError
 
 __all__ = ["membership", "FORMAT", "ARITHMETIC", "interval_certificate", "recheck_interval", "is_interval_certificate",
-           "statement_text", "MAX_LEAVES"]
+           "statement_text", "end_fault", "MAX_LEAVES"]
 
 FORMAT = "stumpcheck-interval-certificate/1"
 #: the score gap beyond which Arb's point check bounds points instead of summing them (corpus_arb)
@@ -50,15 +68,6 @@ ARITHMETIC = {
 
 def is_interval_certificate(document) -> bool:
     return isinstance(document, dict) and document.get("format") == FORMAT
-
-
-def _q(text, what: str) -> Fraction:
-    if not isinstance(text, str) or len(text) > 200:
-        raise ValueError(f"{what} must be an exact rational written as a string")
-    try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{what} is not an exact rational: {text!r}") from None
 
 
 def statement_text(st: dict) -> str:
@@ -94,7 +103,7 @@ def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict
                 "end": run.failure if run.failure is not None else {"status": "b_max reached", "b_max": str(run.b_max)},
                 "eta_rule": eta_rule, "arithmetic": ARITHMETIC, "seconds": seconds, "versions": versions}
     if start_search is not None:
-        document["start_search"] = start_search   # how b_start and eta were chosen (not part of the proof)
+        document["start_search"] = start_search   # how b_start and eta were chosen (re-derived by the re-check)
     document["leaves"] = leaves
     document["digest"] = digest(document)
     return document
@@ -105,7 +114,10 @@ def _fail(reason: str):
 
 
 def _check_tiling(leaves, b_start, b_end, band, centre) -> str | None:
-    """None if the leaves tile [b_start, b_end] × [−c₋, c₊] exactly, grid column by column; else why not."""
+    """None if the leaves tile [b_start, b_end] × [−c₋, c₊] exactly, grid column by column; else why not.
+
+    Each column's leaves must cover it and their areas sum to its area (so their interiors are disjoint: a
+    repeated or overlapping leaf is refused here, before any leaf's enclosures are recomputed)."""
     c_minus, c_plus = band
     node_bs = [b for b, _ in centre.nodes]
     by_column: dict = {}
@@ -124,6 +136,8 @@ def _check_tiling(leaves, b_start, b_end, band, centre) -> str | None:
         boxes = by_column.pop(lo, None)
         if not boxes:
             return f"no leaf covers the column b in [{lo}, {hi}]"
+        if sum((b1 - b0) * (m1 - m0) for b0, b1, m0, m1 in boxes) > (hi - lo) * (c_minus + c_plus):
+            return f"the leaves of column [{lo}, {hi}] overlap (their areas exceed the column's)"
         ends = sorted({b for bx in boxes for b in bx[:2]} | {lo, hi})
         if ends[0] != lo or ends[-1] != hi:
             return f"the leaves of column [{lo}, {hi}] leave it"
@@ -143,49 +157,91 @@ def _check_tiling(leaves, b_start, b_end, band, centre) -> str | None:
 
 def _parse(document):
     st = document["statement"]
-    b_start, b_end, eta = (_q(st[k], k) for k in ("b_start", "b_end", "eta"))
-    band = (_q(st["band"]["c_minus"], "c_minus"), _q(st["band"]["c_plus"], "c_plus"))
-    nodes = [(_q(b, "node b"), _q(a, "node a")) for b, a in st["centre"]["nodes"]]
+    b_start, b_end, eta = (exact(st[k], k) for k in ("b_start", "b_end", "eta"))
+    band = (exact(st["band"]["c_minus"], "c_minus"), exact(st["band"]["c_plus"], "c_plus"))
+    nodes = st["centre"]["nodes"]
+    if not isinstance(nodes, list) or len(nodes) > MAX_NODES:
+        raise ValueError(f"the centre must be a list of at most {MAX_NODES} nodes")
+    nodes = [(exact(b, "node b"), exact(a, "node a")) for b, a in nodes]
     return st, b_start, b_end, eta, band, nodes
 
 
-def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None, progress=None):
+def _limits(document):
+    """(statement, b_start, b_end, eta, band, nodes, leaf boxes) after the limits; a reason string if refused."""
+    if not isinstance(document.get("statement"), dict) or not isinstance(document.get("leaves"), list):
+        return "malformed certificate: it needs a statement object and a list of leaves"
+    leaves = document["leaves"]
+    if len(leaves) > MAX_LEAVES:
+        return f"leaves must be a list of at most {MAX_LEAVES} leaves"
+    fault = shape_fault(document)
+    if fault:
+        return fault
+    try:
+        st, b_start, b_end, eta, band, nodes = _parse(document)
+        boxes = [(exact(lf["b"][0], "leaf b"), exact(lf["b"][1], "leaf b"), exact(lf["mu"][0], "leaf mu"),
+                  exact(lf["mu"][1], "leaf mu")) for lf in leaves]
+        for lf in leaves:
+            for key in ("drift", "gd", "inward"):
+                if lf[key] is not None or key != "inward":
+                    exact(lf[key], f"a leaf's {key} margin")
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        return f"malformed certificate: {str(exc)[:200]}"
+    if isinstance(st.get("steps"), bool) or not isinstance(st.get("steps"), int):
+        return "malformed certificate: the statement's steps must be an int"
+    valid = eta > 0 and band[0] > 0 and band[1] > 0 and 0 < b_start < b_end
+    if valid and not (MIN_B <= b_start and b_end <= MAX_B and eta <= 10 ** 30
+                      and all(Fraction(1, 1000) <= c <= 10 for c in band)):
+        return (f"the statement is beyond the limits of a re-check: b in [{MIN_B}, {MAX_B}], eta <= 1e30, "
+                "c in [0.001, 10]")
+    if not (valid and on_grid(b_start) and on_grid(b_end)):
+        return "the statement's eta, band or b-range is not valid (eta, c > 0; b_start < b_end on the grid)"
+    return st, b_start, b_end, eta, band, nodes, boxes
+
+
+def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None, progress=None,
+                     corpus_meta: dict | None = None):
     """(ok, reason, derived statement dict or None); ``arb``: "smallest" (the leaves with the smallest
-    margin of each obligation), "all" (every leaf) or "none"."""
+    margin of each obligation), "all" (every leaf) or "none". ``corpus_meta``: the corpus file's ``seed``
+    and ``prior`` (:class:`~stumpcheck.numerics.corpus.corpora.Corpus`), checked against the certificate's
+    corpus record; without it they are not checked, and the reason says so.
+
+    Before any leaf is enclosed: the limits and fields (:mod:`~stumpcheck.numerics.corpus.interval.fields`),
+    the corpus, the statement and its text, the arithmetic record with its pruning record, the tiling."""
     if not is_interval_certificate(document):
         return _fail("not a corpus-interval certificate")
     if document.get("digest") != digest(document):
         return _fail("the certificate was edited after it was written (its digest does not match)")
     try:
-        st, b_start, b_end, eta, band, nodes = _parse(document)
-        leaves = document["leaves"]
-        if not isinstance(leaves, list) or len(leaves) > MAX_LEAVES:
-            return _fail(f"leaves must be a list of at most {MAX_LEAVES} leaves")
-        boxes = [(_q(lf["b"][0], "leaf b"), _q(lf["b"][1], "leaf b"), _q(lf["mu"][0], "leaf mu"),
-                  _q(lf["mu"][1], "leaf mu")) for lf in leaves]
-    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        parsed = _limits(document)
+    except InputError as exc:
         return _fail(f"malformed certificate: {exc}")
-    corpus = document.get("corpus", {})
+    if isinstance(parsed, str):
+        return _fail(parsed)
+    st, b_start, b_end, eta, band, nodes, boxes = parsed
+    leaves = document["leaves"]
+    corpus = document["corpus"]
     if corpus.get("sha256") != corpus_fingerprint(x, theta):
         return _fail("the corpus given is not the certificate's (sha256 differs)")
-    cut, reason = _pruning(document)
-    if reason:
-        return _fail(reason)
-    if not (eta > 0 and band[0] > 0 and band[1] > 0 and 0 < b_start < b_end and on_grid(b_start) and on_grid(b_end)):
-        return _fail("the statement's eta, band or b-range is not valid (eta, c > 0; b_start < b_end on the grid)")
+    fault = corpus_fault(corpus, tuple(x.shape), corpus_meta)
+    if fault:
+        return _fail(fault)
     if not nodes or nodes[0][0] != b_start or any(b1 <= b0 for (b0, _), (b1, _) in zip(nodes, nodes[1:])):
         return _fail("the centre's nodes must start at b_start and increase")
     centre = Centre.from_nodes(nodes)
     if [str(centre.value(b_start)), str(b_start)] != st.get("start"):
         return _fail("the statement's start is not the centre point at b_start")
+    fault = arithmetic_fault(document.get("arithmetic"), ARITHMETIC)
+    if fault:
+        return _fail(fault)
+    cut = pruning_fault(document["arithmetic"]["pruning"])[0]
     reason = _check_tiling(boxes, b_start, b_end, band, centre)
     if reason:
         return _fail(reason)
     drift = []
-    shared = None if cut is None else SharedEnclosures(sort_tasks(x, theta), cut=cut, threads=threads)
+    shared = SharedEnclosures(sort_tasks(x, theta), cut=cut, threads=threads)
     for k, (lf, box) in enumerate(zip(leaves, boxes)):
         piece = centre.piece(box[0])
-        G, P = enclosures(x, theta, piece, box, threads=threads) if shared is None else shared(piece, box)
+        G, P = shared(piece, box)
         if G != lf["box_enclosure"] or P != lf["centre_enclosure"]:
             return _fail(f"leaf {k} (b in [{box[0]}, {box[1]}]): the recorded enclosures are not the fast layer's")
         res = evaluate_box(G, P, piece, box, band, eta, centre.slopes_over)
@@ -200,38 +256,110 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     steps = step_bound(drift, eta)[0]
     if steps != st.get("steps"):
         return _fail(f"the statement's step bound {st.get('steps')} is not the derived {steps}")
+    derived = {**{k: st[k] for k in ("b_start", "b_end", "eta", "start", "centre", "band")}, "steps": steps}
+    derived["text"] = statement_text(derived)
+    if st.get("text") != derived["text"]:
+        return _fail("the statement's text is not the one its b-range, eta, band, nodes and steps give")
+    base_step = _half_curvature(x, theta, centre, band, threads)
+    fault = eta_rule_fault(document.get("eta_rule"), eta, st["eta"], base_step)
+    if fault:
+        return _fail(fault)
+    widths = [column_width(box[0] - box[0] % column_width(box[0])) for box in boxes]
+    fault = proof_fault(document["proof"], leaves, boxes, len(columns(b_start, b_end)), widths, band)
+    if fault:
+        return _fail(fault)
+    fault = _search_fault(document, x, theta, centre, eta, band, base_step, threads, shared.tasks)
+    if fault:
+        return _fail(fault)
     reason = _arb_check(leaves, boxes, centre, x, theta, arb)
     if reason:
         return _fail(reason)
-    derived = {**{k: st[k] for k in ("b_start", "b_end", "eta", "start", "centre", "band")}, "steps": steps}
-    derived["text"] = statement_text(derived)
-    return True, "every leaf re-proved; the leaves tile S", derived
+    fault = end_fault(document["end"], x, theta, centre, b_end, band, eta, document["proof"]["max_depth"],
+                      threads=threads, enclose=shared)
+    if fault:
+        return _fail(fault)
+    checked = ("; the corpus's seed and prior are the file's" if corpus_meta is not None
+               else "; the corpus's seed and prior were not checked (no corpus file given)")
+    return True, "every leaf re-proved; the leaves tile S; every other field checked" + checked, derived
 
 
-def _pruning(document) -> tuple:
-    """(cut, None) from the certificate's pruning record, re-derived: the cut within its range, the bound
-    the one :func:`~stumpcheck.numerics.certified.fast.corpus_sorted.pruning_bound` gives for it and above
-    e^{-cut/(1+gamma_2)} in Arb; (None, None) without a record (a certificate of unsorted enclosures);
-    (None, why) if the record is not valid."""
-    record = document.get("arithmetic", {}).get("pruning") if isinstance(document.get("arithmetic"), dict) else None
-    if record is None:
-        return None, None
+def end_fault(end: dict, x, theta, centre, b_end, band, eta, max_depth, *, threads=None, enclose=None) -> str | None:
+    """Why ``end`` (where and why the proof stopped) is not what the re-check derives, or None.
+    ``enclose``: the proof's enclosures (:class:`~stumpcheck.numerics.corpus.interval.obligations.SharedEnclosures`
+    at the recorded cut; this version's cut if None), with which the box is enclosed again.
+
+    "b_max reached": b_max = b_end. "stopped" (a time limit): the column above b_end. "undecided" / "false":
+    a box of that column at most ``max_depth`` halvings deep whose obligations are not all proved, examined
+    again (:func:`~stumpcheck.numerics.corpus.interval.prover.examine_failure`: the certainly false point,
+    its margin and Arb's confirmation are recomputed); the record must be that examination."""
+    from stumpcheck.numerics.corpus.interval.prover import examine_failure
+
+    status, nxt = end["status"], column_after(b_end)
+    if status == "b_max reached":
+        return None if end["b_max"] == str(b_end) else f"end says b_max {str(end['b_max'])[:30]} was reached, but b_end is {b_end}"
+    if status == "stopped":
+        return None if end["b"] == [str(b_end), str(nxt)] else "end's stopped column is not the one above b_end"
     try:
-        cut, bound = float.fromhex(record["cut"]), float.fromhex(record["bound"])
-    except (KeyError, TypeError, ValueError, OverflowError):
-        return None, "malformed pruning record (cut and bound must be float.hex strings)"
-    if not CUT_RANGE[0] <= cut <= CUT_RANGE[1]:
-        return None, f"the pruning cut {cut} lies outside [{CUT_RANGE[0]}, {CUT_RANGE[1]}]"
-    if record != pruning_record(cut):
-        return None, "the pruning record is not the one its cut gives (bound or rule edited)"
-    from flint import arb as _arb, ctx, fmpq
+        box = tuple(exact(v, "end's box") for v in (*end["b"], *end["mu"]))
+    except (InputError, TypeError, ValueError) as exc:
+        return f"end's box cannot be read: {str(exc)[:80]}"
+    b0, b1, mu0, mu1 = box
+    if not (b_end <= b0 < b1 <= nxt and -band[0] <= mu0 < mu1 <= band[1]):
+        return "end's box is not a box of the column above b_end inside the band"
+    from stumpcheck.numerics.corpus.interval.fields import leaf_depth
 
-    gamma2 = Fraction(2, 2 ** 53) / (1 - Fraction(2, 2 ** 53))
-    exponent = Fraction(cut) / (1 + gamma2)
-    with ctx.workprec(PREC):
-        if not _arb(bound) > (-_arb(fmpq(exponent.numerator, exponent.denominator))).exp():
-            return None, "the pruning bound is not above exp(-cut/(1 + gamma_2)) in Arb"
-    return cut, None
+    if leaf_depth(box, nxt - b_end, band) > max_depth:
+        return "end's box lies deeper than the proof's max_depth"
+    piece = centre.piece(b0)
+    if enclose is None:
+        enclose = SharedEnclosures(sort_tasks(x, theta), cut=CUT, threads=threads)
+    G, P = enclose(piece, box)
+    result = evaluate_box(G, P, piece, box, band, eta, centre.slopes_over)
+    if result.proved:
+        return "end says the proof stopped at a box whose obligations the re-check proves"
+    again = examine_failure(x, theta, centre, {"box": box, "piece": piece, "result": result}, band, eta,
+                            threads=threads)
+    if again != end:
+        return f"end is not what examining its box gives ({again['status']}: {_end_words(again)})"
+    return None
+
+
+def _end_words(end: dict) -> str:
+    if end["status"] == "false":
+        return f"{end['obligation']} certainly false at b = {end['point']['b']}, mu = {end['point']['mu']}"
+    return "no obligation certainly false at its centre or edge midpoint"
+
+
+def _search_fault(document, x, theta, centre, eta, band, base_step, threads, tasks) -> str | None:
+    """Why ``start_search`` is not the search that chose the statement's b_start and η, or None (the η rule
+    already checked); a halved η rule needs the search that halved it."""
+    from stumpcheck.numerics.corpus.interval.start import halvings_of_rule, start_search_fault
+
+    st = document["statement"]
+    rule = document["eta_rule"]
+    halvings = None if rule == f"given: {st['eta']}" else halvings_of_rule(rule, HALF_CURVATURE_RULE)
+    if "start_search" not in document:
+        if halvings:
+            return "the eta_rule says the step was halved by a start search, but there is no start_search"
+        return None
+    return start_search_fault(document["start_search"], x, theta, centre=centre, eta=eta, eta_text=st["eta"],
+                              halvings=halvings, band=band, max_depth=document["proof"]["max_depth"],
+                              base_step=base_step, threads=threads, tasks=tasks)
+
+
+def _half_curvature(x, theta, centre, band, threads):
+    """The half-curvature step at the recorded centre, computed once when first asked (None without positive
+    curvature)."""
+    memo = []
+
+    def base():
+        if not memo:
+            try:
+                memo.append(eta_half_curvature(x, theta, centre, band[0], band[1], threads=threads))
+            except NoPositiveCurvature:
+                memo.append(None)
+        return memo[0]
+    return base
 
 
 def _arb_check(leaves, boxes, centre, x, theta, mode: str) -> str | None:

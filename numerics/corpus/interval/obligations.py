@@ -25,7 +25,9 @@ point of Z; a margin > 0 proves it):
 
 A margin ≤ 0 does not mean the obligation fails: :func:`certainly_false` decides that at a point.
 Arithmetic: python-flint balls at :data:`PREC` bits, exact rational inputs, the fast layer's
-enclosures as balls containing them (so the margins are rigorous under the fast layer's assumptions).
+enclosures as balls containing them (so the margins are rigorous under the fast layer's assumptions);
+a box's ends go to the fast layer as doubles rounded outward, and the minimum of two balls is
+``arb.min`` (its lower end is the smaller lower end, whether or not the balls overlap).
 """
 
 from __future__ import annotations
@@ -120,7 +122,8 @@ def enclosures(x, theta, piece, box, *, threads=None):
     intercept = a_i - s * b_i
     a_prime = (float_down(intercept + mu0), float_up(intercept + mu1))
     shear = to_interval(s)
-    g = corpus_enclosure(x, theta, a_prime, (float(b0), float(b1)), hessian=True, shear=shear, threads=threads)
+    b_range = (float_down(b0), float_up(b1))  # outward: a non-dyadic end is not rounded into the box
+    g = corpus_enclosure(x, theta, a_prime, b_range, hessian=True, shear=shear, threads=threads)
     bc, muc = (b0 + b1) / 2, (mu0 + mu1) / 2
     ac = a_i + s * (bc - b_i) + muc
     p = corpus_enclosure(x, theta, to_interval(ac), to_interval(bc), threads=threads)
@@ -197,7 +200,8 @@ def evaluate_box(G, P, piece, box, band, eta: Fraction, sigma_hull) -> BoxResult
         image = _mv(ball(muc) - E * (Pa - sig * Pb),
                     1 - E * (Laa - sig * Lab),
                     -E * ((Lab + S * Laa) - sig * (Lbb + S * Lab)), dmu, db)
-        gd = min(ball(c_plus) - arb(image.upper()), arb(image.lower()) + ball(c_minus))
+        # the lower end of the smaller of two balls (Python's min on overlapping balls may pick the other)
+        gd = (ball(c_plus) - arb(image.upper())).min(arb(image.lower()) + ball(c_minus))
         return BoxResult(G, P, lower_fraction(drift_ball), upper_fraction(drift_ball), inward,
                          lower_fraction(gd), (s_lo, s_hi))
 
@@ -222,6 +226,6 @@ def certainly_false(P, piece, point, band, eta: Fraction, sigma_hull) -> dict | 
         sig = ball(s_lo).union(ball(s_hi))
         image = ball(mu) - E * (Pa - sig * Pb)
         if image > ball(c_plus) or image < -ball(c_minus):
-            margin = min(ball(c_plus) - image, image + ball(c_minus))
+            margin = (ball(c_plus) - image).min(image + ball(c_minus))
             return {"obligation": "gd", "margin_upper": float(upper_fraction(margin))}
     return None

@@ -10,7 +10,7 @@ import time
 from fractions import Fraction
 
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
-from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, eta_half_curvature
+from stumpcheck.numerics.corpus.interval.centre import HALF_CURVATURE_RULE, Centre, column_after, eta_half_curvature
 from stumpcheck.numerics.corpus.interval.certificate import interval_certificate
 from stumpcheck.numerics.corpus.interval.prover import MAX_DEPTH, IntervalRun, leaf_record
 from stumpcheck.numerics.provenance import provenance
@@ -19,8 +19,6 @@ __all__ = ["DEFAULT_BAND", "DEFAULT_B_START", "HALF_CURVATURE_RULE", "prove_inte
 
 DEFAULT_BAND = (Fraction(1, 20), Fraction(1, 2))
 DEFAULT_B_START = Fraction(8)
-HALF_CURVATURE_RULE = ("half-curvature: 1/2 / max lambda_max(Hess L_hat) on 27 points of S's first octave, "
-                       "2 significant digits, rounded down")
 
 
 def code_identity() -> str:
@@ -75,7 +73,7 @@ def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAN
             b_end = min(column_after(b_start), b_max)
             done = [{"b": [str(b_start), str(b_end)], "leaves": [leaf_record(box, r) for box, r in start.first],
                      "cpu_seconds": 0.0}]
-        rule = f"given: {eta}" if start.halvings is None else halved_rule(HALF_CURVATURE_RULE, start.halvings)
+        rule = f"given: {start.eta}" if start.halvings is None else halved_rule(HALF_CURVATURE_RULE, start.halvings)
         eta, search, chosen = start.eta, start.record(), True
     else:
         b_start = DEFAULT_B_START if b_start is None else Fraction(b_start)
@@ -85,7 +83,8 @@ def prove_interval(x, theta, *, b_start=DEFAULT_B_START, b_max, band=DEFAULT_BAN
         if eta is None:
             eta, rule = eta_half_curvature(x, theta, centre, band[0], band[1], threads=threads), HALF_CURVATURE_RULE
         else:
-            eta, rule = Fraction(eta), f"given: {eta}"
+            eta = Fraction(eta)
+            rule = f"given: {eta}"     # the statement's text of η, which the re-check compares
     run = IntervalRun(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, centre=centre, threads=threads,
                       max_depth=max_depth, workers=workers, corpus_path=corpus_path)
     run.eta_rule, run.start_search = rule, search
