@@ -7,7 +7,9 @@ status, PASS count and per-row seconds (from results.json). With ``quick=True`` 
 runs (about a minute for both), the row that the certified C1 changed; the whole ``verify --quick``
 takes minutes. A second row times the first run in a new environment: the same command with numba's cache in an
 empty folder (``NUMBA_CACHE_DIR``: every compiled kernel it needs is compiled in the run) against the run right
-after it with that cache now filled (target cold/warm ≤ 1.3). A third row times ``verify --quick`` (quick=True:
+after it with that cache now filled (target cold/warm ≤ 1.3). Another row does what README's install line does
+in a new empty cache: the install step's ``python -m stumpcheck.numerics.kernel_warmup`` (its seconds in the
+note), then the first ``verify --quick``, against the run right after it (target ≤ 1.3). A third row times ``verify --quick`` (quick=True:
 ``--only C2,C3,C4,C5``) against the revision before C2–C5 were decided by proofs (:data:`BEFORE_PROOFS`): the
 budget is that run's time + 30 s (its re-check of the committed certificate and C5's certified verdict may add at
 most that). ``--full`` adds ``verify --full`` against its budget of 10 min (wall). Usage: ``python
@@ -91,7 +93,7 @@ def run(quick: bool = False) -> list[dict]:
         result["note"] = f"ours exited {ours['exit_status']} ({ours.get('passed', '?')} PASS): not comparable"
     else:
         result["note"] += f"; both {ours.get('passed', '?')} and {runs['baseline'][1].get('passed', '?')} PASS"
-    return [result, _cold_start(extra), proofs_row(quick)]
+    return [result, _cold_start(extra), installed_row(extra), proofs_row(quick)]
 
 
 def proofs_row(quick: bool = False) -> dict:
@@ -143,3 +145,30 @@ if __name__ == "__main__":
     rows = run(quick="--quick" in sys.argv) + ([full_row()] if "--full" in sys.argv else [])
     print(format_rows(rows))
     print(json.dumps([r["details"] for r in rows], indent=1))
+
+
+def installed_row(extra: list[str]) -> dict:
+    """README's install line in a new empty numba cache: the warm-up step (timed, in the note), then the first
+    ``verify --quick`` against the run right after it (both with the cache the step filled)."""
+    def variants(work):
+        environment = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        step[0], done = timed_run(["-m", "stumpcheck.numerics.kernel_warmup"], cwd=work, env=environment)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        step[1] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1)
+        step[2] = done.returncode
+        return (("first", None, environment), ("again", None, environment))
+
+    step = [0.0, 0.0, None]
+    runs = _runs("bench-verify-installed-", variants, extra)
+    label = "verify --quick" + (" --only C1" if extra else "") + ", first run after the install step's warm-up"
+    result = row(label, runs["first"][0], "the run right after it", runs["again"][0], kind="ours/bound",
+                 target=("<=", 1.3),
+                 note=(f"wall seconds, one run each; NUMBA_CACHE_DIR a new empty folder; the warm-up step took "
+                       f"{step[0]:.1f} s wall, {step[1]} s CPU"),
+                 details={"first": runs["first"][1], "again": runs["again"][1],
+                          "warm_up": {"seconds": round(step[0], 1), "cpu_seconds": step[1], "exit_status": step[2]}})
+    if step[2] != 0 or any(r[1]["exit_status"] != 0 for r in runs.values()):
+        result["met"] = False
+        result["note"] = "the warm-up step or a run exited non-zero: not comparable"
+    return result

@@ -126,8 +126,15 @@ def test_recheck_arb_on_the_command_line(fast_certificate, tmp_path):
 
     from stumpcheck.cli.recheck import recheck as command
 
+    # The fixture proves the built-in margin over a smaller domain than the built-in lemma's, so its words
+    # would overstate it: the command line refuses it. Renamed, it is a user's lemma with the same proof.
     path = tmp_path / "lemma.json"
     path.write_text(json.dumps(fast_certificate[0]), encoding="utf-8")
+    refused = CliRunner().invoke(command, [str(path), "--points", "midpoint"])
+    assert refused.exit_code == 1 and "neither the built-in lemma" in refused.output, refused.output
+    document = copy.deepcopy(fast_certificate[0])
+    document["margin"]["name"] = "users_progress"
+    path.write_text(json.dumps(_redigest(document)), encoding="utf-8")
     result = CliRunner().invoke(command, [str(path), "--arb", "--points", "midpoint"])
     assert result.exit_code == 0, result.output
     assert "PASS" in result.output and "float64" not in result.output

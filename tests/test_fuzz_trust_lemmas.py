@@ -145,8 +145,8 @@ def order3(b, lam):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--only", "C3", "--level", "certified"), "--only C3: supports sampled, not --level certified"),
-    (("--only", "C3", "--certified"), "--only C3: supports sampled, not --certified"),
+    (("--only", "C3", "--level", "high-precision"), "--only C3: supports certified, not --level high-precision"),
+    (("--only", "C3", "--level", "sampled"), "--only C3: supports certified, not --level sampled"),
     (("--quick", "--full"), "--quick and --full exclude each other"),
     (("--timeout", "0"), "--timeout must be in (0, 86400] seconds"),
 ])

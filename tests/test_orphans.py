@@ -309,10 +309,10 @@ def test_flow_interrupted_in_its_solve_exits_130_with_one_line(monkeypatch, caps
     import types
 
     from stumpcheck.cli.commands import main
-    from stumpcheck.numerics.flow import population_flow
+    from stumpcheck.numerics.flow import run as flow_run
     from stumpcheck.numerics.flow.ode.solution import Status
 
-    monkeypatch.setattr(population_flow, "run_population_flow",
+    monkeypatch.setattr(flow_run, "run_population_flow",
                         lambda *args, **kwargs: types.SimpleNamespace(status=Status.INTERRUPTED))
     status = main(["flow", "--t-max", "1e6", "--quiet", "--no-plots", "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()

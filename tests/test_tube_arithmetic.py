@@ -131,10 +131,14 @@ def test_an_arb_record_that_counts_fast_integrals_is_rejected(arb_tube):
 
 
 def test_a_certificate_without_a_record_is_read_as_arb_only(fast_document):
-    """Certificates written before the fast layer have no record; they stay readable (and re-check)."""
+    """Certificates written before the fast layer (format /2) have no record; they stay readable (and re-check).
+    Format /3 requires the record: deleting it from a /3 certificate is refused."""
     older = copy.deepcopy(fast_document)
     del older["arithmetic"]
     assert arithmetic.record_fault(None, 2) is None
+    refused = recheck_flow_certificate(_signed(copy.deepcopy(older)), dps=25)
+    assert not refused.passed and "format /3 requires it" in refused.message, refused.message
+    older["format"] = "stumpcheck-flow-certificate/2"
     result = recheck_flow_certificate(_signed(older), dps=25)
     assert result.passed, result.message
 

@@ -132,6 +132,8 @@ def _read_part(directory: Path, name, first, count) -> dict:
     path = directory / name
     from stumpcheck.numerics.resources import check_regular_input
 
+    if not path.exists():
+        raise InputError(f"corrupt checkpoint in {directory} (its trajectory part {name} is missing)")
     check_regular_input(path, "checkpoint")  # a FIFO in its place would block the read
     try:
         with np.load(path, allow_pickle=False) as data:
