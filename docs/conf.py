@@ -77,7 +77,7 @@ autodoc_preserve_defaults = True
 # it is added here.
 nitpick_ignore = [
     *[("py:class", name) for name in (
-        "numpy.ndarray", "numpy.random._generator.Generator", "mpmath.mpf", "mpmath.ctx_mp_python.mpf",
+        "numpy.ndarray", "np.ndarray", "numpy.random._generator.Generator", "mpmath.mpf", "mpmath.ctx_mp_python.mpf",
         "flint.types.arb.arb", "flint.types.acb.acb", "sympy.core.expr.Expr",
         "hypothesis.strategies.SearchStrategy", "hypothesis.errors.InvalidArgument",
         "fractions.Fraction", "decimal.Decimal", "pathlib.Path", "collections.abc.Callable",

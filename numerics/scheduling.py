@@ -53,18 +53,22 @@ LOCAL_CLUSTER = "local"
 #: items per task of a :class:`Lookahead`, at least (a box's enclosure takes a millisecond to a second)
 MIN_CHUNK = 4
 
-_TASK_LOCK = threading.Lock()
+_TASK_LOCK = threading.RLock()
 _in_task = threading.local()
 
 
 def run_task(fn, args: tuple):
-    """Run ``fn(*args)`` as one task: alone in its process (the lock), with no scheduler chosen inside it."""
+    """Run ``fn(*args)`` as one task: alone in its process (the lock), with no scheduler chosen inside it.
+
+    The lock is re-entrant: a task that runs a prover in its own process (its jobs in-process, each again
+    through this function) holds it already on the same thread."""
     with _TASK_LOCK:
+        outer = getattr(_in_task, "active", False)
         _in_task.active = True
         try:
             return fn(*args)
         finally:
-            _in_task.active = False
+            _in_task.active = outer
 
 
 class Scheduler:

@@ -56,7 +56,8 @@ def test_prove_writes_the_certificate_and_one_summary_line(proved):
     assert re.fullmatch(
         r"PROVED b in \[8, 10\] = \[\.\., 0\.312·\(m∧n\)\] for eta = 340: GD from S reaches b_end within "
         r"4\.700e\+01 steps; 96 leaves, smallest margins drift [0-9.e+-]+, inward [0-9.e+-]+, gd [0-9.e+-]+; "
-        r"[0-9.]+ s; reached --b-max 10; wrote " + re.escape(str(out / CERT)), lines[1])
+        r"[0-9.]+ s wall, [0-9.]+ s CPU; start chosen: b_start = 8 \(1 first-column trial\(s\)\); "
+        r"reached the target --b-max 10; wrote " + re.escape(str(out / CERT)), lines[1])
     assert sorted(p.name for p in out.iterdir()) == ["corpus.npz", "interval.png", CERT]   # no checkpoint left
     st = document["statement"]
     assert document["format"] == "stumpcheck-interval-certificate/1" and document["digest"] == digest(document)
@@ -170,12 +171,31 @@ def test_a_corpus_far_too_small_for_b_max(tmp_path, capsys):
     """m = n = 8 with --b-max 64 (8·(m∧n)): the drift is certainly false in the first column; exit 1, no
     certificate."""
     out = tmp_path / "out"
-    status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64",
+    status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64", "--b-start", "8",
                               "--out", str(out), "--quiet"], capsys)
     assert status == 1
     assert re.fullmatch(r"NOT PROVED: no column of S above b = 8 could be proved; stopped: drift certainly false at "
                         r"b = 8\.00391, mu = [-0-9.e]+ \(margin <= -[0-9.e+]+; confirmed in Arb\); no certificate", stdout.splitlines()[-1])
     assert not (out / CERT).exists()
+
+
+def test_the_start_is_chosen_where_the_first_column_proves(tmp_path, capsys):
+    """m = n = 8, seed 1, --b-max 64, no --b-start: the drift is certainly false in the first column at b = 8,
+    whatever the step (five tried), and the search takes b_start = 16 with the unhalved step; the proof stops
+    below the target (exit 1), the certificate records the trials and re-checks."""
+    out = tmp_path / "out"
+    status, stdout, _ = _run(["interval", "--m", "8", "--n", "8", "--seed", "1", "--b-max", "64",
+                              "--out", str(out), "--quiet"], capsys)
+    assert status == 1
+    assert "start chosen: b_start = 16 (6 first-column trial(s))" in stdout.splitlines()[-1]
+    document = read_certificate(out / CERT)
+    assert document["statement"]["b_start"] == "16"
+    search = document["start_search"]
+    assert [t[0] for t in search["tried"]] == ["8"] * 5 + ["16"]
+    assert [t[2] for t in search["tried"]] == ["not proved"] * 5 + ["proved"]
+    assert search["chosen"] == {"b_start": "16", "eta": document["statement"]["eta"], "halvings": 0}
+    status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz")], capsys)
+    assert status == 0 and "S = {16 <= b <= " in stdout
 
 
 def test_a_proof_that_stops_below_b_max_certifies_only_the_proved_part(tmp_path, capsys):
@@ -204,7 +224,7 @@ def _settings(x, theta, **changes) -> dict:
 
     from stumpcheck.numerics.corpus.interval.run import settings_of
 
-    settings = settings_of(x, theta, b_start=Fraction(8), b_max=Fraction(10), band=(Fraction(1, 20), Fraction(1, 2)),
+    settings = settings_of(x, theta, b_start="auto", b_max=Fraction(10), band=(Fraction(1, 20), Fraction(1, 2)),
                            eta=None, max_depth=8)
     assert settings["corpus_sha256"] == corpus_fingerprint(x, theta)
     settings.update(changes)
@@ -252,8 +272,9 @@ def test_resume_from_a_checkpoint_ends_as_an_uninterrupted_run(tmp_path, capsys,
 
 
 def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch, proved):
-    """Ctrl-C in the seventh column: exit 130 with a checkpoint of 6 columns; the same command again resumes
-    from it and writes the uninterrupted run's proof."""
+    """Ctrl-C in the eighth column (the seventh the run proves: the first is the start search's): exit 130
+    with a checkpoint of 7 columns; the same command again resumes from it and writes the uninterrupted
+    run's proof."""
     out = tmp_path / "out"
     real, calls = prover.prove_column, []
 
@@ -269,10 +290,10 @@ def test_an_interrupted_command_saves_and_resumes(tmp_path, capsys, monkeypatch,
     assert f"{out / CHECKPOINT_NAME}: the same command resumes" in lines[0]
     assert not (out / CERT).exists()
     state = json.loads((out / CHECKPOINT_NAME).read_text(encoding="utf-8"))
-    assert len(state["columns"]) == 6 and state["b_end"] == "35/4"
+    assert len(state["columns"]) == 7 and state["b_end"] == "71/8"
     monkeypatch.setattr(prover, "prove_column", real)
     status, _, stderr = _run(["interval", *SMALL, "--out", str(out), "--quiet"], capsys)
-    assert status == 0 and "6 columns proved, b = 8.75" in stderr
+    assert status == 0 and "7 columns proved, b = 8.875" in stderr
     _same_proof(read_certificate(out / CERT), proved[2])
 
 
@@ -307,21 +328,21 @@ def test_an_unreadable_checkpoint_is_refused(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_issue_target_256(tmp_path, capsys):
-    """The issue's check: m = n = 256, seed 0, defaults: an interval with b_end ≥ 0.15·(m∧n) is proved and
-    re-checks (about 1 min each on 2 shared cores)."""
+    """The issue's check: m = n = 256, seed 0, defaults (target (m∧n)/2 = 128, start chosen per corpus): the
+    target is reached (exit 0) and the certificate, whose upper columns are pruned (b > 64), re-checks."""
     out = tmp_path / "out"
     status, stdout, _ = _run(["interval", "--m", "256", "--n", "256", "--seed", "0", "--out", str(out), "--quiet"],
                              capsys)
-    assert status in (0, 1) and stdout.splitlines()[-1].startswith("PROVED b in [8, ")
+    assert status == 0 and stdout.splitlines()[-1].startswith("PROVED b in [8, 128]")
     document = read_certificate(out / CERT)
-    assert F(document["statement"]["b_end"]) >= F(15, 100) * 256
+    assert document["statement"]["b_end"] == "128" and document["end"]["status"] == "b_max reached"
     status, stdout, _ = _run(["recheck", str(out / CERT), "--corpus", str(out / "corpus.npz")], capsys)
     assert status == 0 and stdout.startswith(f"PASS {out / CERT}: ")
 
 
 @pytest.mark.slow
 def test_arb_at_every_leaf_64(tmp_path, capsys):
-    """m = n = 64, seed 1, defaults (--b-max 256): the re-check with Arb at every leaf's centre passes."""
+    """m = n = 64, seed 1, defaults (target 32): the re-check with Arb at every leaf's centre passes."""
     out = tmp_path / "out"
     status, _, _ = _run(["interval", "--m", "64", "--n", "64", "--seed", "1", "--out", str(out), "--quiet"], capsys)
     assert status in (0, 1) and (out / CERT).exists()

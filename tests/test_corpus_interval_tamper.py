@@ -176,6 +176,36 @@ TAMPERS = [
 ]
 
 
+def _pruning(key, value):
+    return lambda d: d["arithmetic"]["pruning"].__setitem__(key, value)
+
+
+PRUNING_TAMPERS = [
+    ("pruning bound lowered", _pruning("bound", (2.0 ** -100).hex()),
+     "the pruning record is not the one its cut gives (bound or rule edited)"),
+    ("pruning bound raised", _pruning("bound", (2.0 ** -80).hex()),
+     "the pruning record is not the one its cut gives (bound or rule edited)"),
+    ("pruning rule edited", _pruning("rule", "nothing is pruned"),
+     "the pruning record is not the one its cut gives (bound or rule edited)"),
+    ("pruning cut out of range", _pruning("cut", (8.0).hex()), "the pruning cut 8.0 lies outside [16.0, 600.0]"),
+    ("pruning cut not a number", _pruning("cut", "sixty-four"),
+     "malformed pruning record (cut and bound must be float.hex strings)"),
+]
+TAMPERS += PRUNING_TAMPERS
+
+
+def test_another_cut_with_its_own_bound_is_valid_arithmetic(proved):
+    """A consistent pruning record for another cut (its bound derived for it) is sound: the re-check uses the
+    recorded cut. At b <= 10 a cut of 16 prunes no point of this corpus (d <= 1), so every enclosure is the
+    same and the certificate passes; a cut of 600 neither."""
+    from stumpcheck.numerics.certified.fast.corpus_sorted import pruning_record
+
+    _, document, corpus = proved
+    for cut in (16.0, 600.0):
+        d = _tampered(document, lambda d: d["arithmetic"].__setitem__("pruning", pruning_record(cut)))
+        assert recheck_interval(d, corpus.x, corpus.theta, arb="none")[0]
+
+
 @pytest.mark.parametrize("edit, expected", [t[1:] for t in TAMPERS], ids=[t[0] for t in TAMPERS])
 def test_tamper_is_rejected(proved, edit, expected):
     assert _reason(proved, edit) == expected
@@ -238,19 +268,21 @@ def test_an_edited_statement_text_is_rejected(proved):
 
 
 def _undecided_end(proved):
-    """The end a prover stopping at the unproved start box of column [9, 145/16] records (examined exactly as
-    the prover examines a failed box)."""
+    """The end a prover stopping at the unproved start box of column [9, 145/16] records (enclosed and examined
+    exactly as the prover encloses and examines a failed box: shared, sorted enclosures at this version's cut)."""
+    from stumpcheck.numerics.certified.fast.corpus_sorted import sort_tasks
     from stumpcheck.numerics.corpus.interval.centre import Centre
-    from stumpcheck.numerics.corpus.interval.obligations import enclosures, evaluate_box
+    from stumpcheck.numerics.corpus.interval.obligations import SharedEnclosures, evaluate_box
     from stumpcheck.numerics.corpus.interval.prover import _start_boxes, examine_failure
 
     _, document, corpus = proved
     st = document["statement"]
     centre = Centre.from_nodes([(F(b), F(a)) for b, a in st["centre"]["nodes"]])
     band = (F(st["band"]["c_minus"]), F(st["band"]["c_plus"]))
+    enclose = SharedEnclosures(sort_tasks(corpus.x, corpus.theta))
     for box in _start_boxes(F(9), F(145, 16), band):
         piece = centre.piece(box[0])
-        G, P = enclosures(corpus.x, corpus.theta, piece, box)
+        G, P = enclose(piece, box)
         result = evaluate_box(G, P, piece, box, band, F(340), centre.slopes_over)
         if not result.proved:
             return examine_failure(corpus.x, corpus.theta, centre, {"box": box, "piece": piece, "result": result},
@@ -338,6 +370,76 @@ FALSE_RECORDS = [
 ]
 
 
+def _search(path, value):
+    return _set(["start_search", *path], value)
+
+
+def _trial(index, trial):
+    return lambda d: d["start_search"]["tried"].insert(index, trial)
+
+
+def _halved_rule(k):
+    from stumpcheck.numerics.corpus.interval.centre import HALF_CURVATURE_RULE
+    from stumpcheck.numerics.corpus.interval.start import halved_rule
+
+    return halved_rule(HALF_CURVATURE_RULE, k)
+
+
+def _claim_halved(d):
+    """The η rule and the search's choice say the step was halved once; the statement's η stays 340."""
+    d["eta_rule"] = _halved_rule(1)
+    d["start_search"]["chosen"]["halvings"] = 1
+
+
+STEPS = "start_search's trials at b_start = 8 are not the search's steps (the half-curvature step halved 0, 1, ... " \
+        "times, or the given one)"
+TRIED = ("start_search's tried must be 1 to 20 trials [b_start, eta or null, outcome], outcome among proved, not "
+         "proved, no step (null eta with no step only)")
+
+# the certificate's start search (no --b-start, no --eta): one trial, b_start = 8 with the unhalved step
+SEARCH_RECORDS = [
+    ("pruning record deleted", _set(["arithmetic", "pruning"], _DELETE),
+     "the arithmetic record must hold exactly fast_layer, gd, margins, pruning, sheared_boxes"),
+    ("fast layer's pruning assumption edited", _set(["arithmetic", "fast_layer", "pruning"], "nothing is pruned"),
+     "the arithmetic record's fast_layer.pruning is not the fast layer's assumption (edited, or another version's)"),
+    ("start_search null", _set(["start_search"], None),
+     "start_search must hold exactly b_start_candidates, chosen, max_halvings, tried"),
+    ("start_search: a note", _search(["note"], "b_start = 8 is optimal"),
+     "start_search must hold exactly b_start_candidates, chosen, max_halvings, tried"),
+    ("start_search: candidates", _search(["b_start_candidates"], ["8"]),
+     "start_search's b_start_candidates or max_halvings are not this version's"),
+    ("start_search: chosen b_start", _search(["chosen", "b_start"], "16"),
+     "start_search's chosen b_start and eta are not the statement's"),
+    ("start_search: chosen eta", _search(["chosen", "eta"], "170"),
+     "start_search's chosen b_start and eta are not the statement's"),
+    ("start_search: chosen halvings", _search(["chosen", "halvings"], 2),
+     "start_search's chosen halvings are not the eta_rule's"),
+    ("start_search: no trial", _search(["tried"], []), TRIED),
+    ("start_search: no step with a step", _search(["tried", 0, 2], "no step"), TRIED),
+    ("start_search: last trial not proved", _search(["tried", 0, 2], "not proved"),
+     "start_search's last trial is not the chosen b_start and eta with its first column proved"),
+    ("start_search: a proved trial before", _trial(0, ["8", "340", "proved"]),
+     "start_search records a proved trial before the last (the search stops at the first)"),
+    ("start_search: a made-up earlier trial", _trial(0, ["8", "340", "not proved"]), STEPS),
+    ("start_search: a made-up larger step", _trial(0, ["8", "680", "not proved"]), STEPS),
+    ("start_search: another b_start first", _trial(0, ["16", "100", "not proved"]),
+     "start_search's trials are not in the search's order of b_start (8, 16, 32, 64, or the given one)"),
+    ("start_search: a halved step claimed", _claim_halved,
+     "the half-curvature rule gives eta = 170 on this corpus and centre, not the statement's 340"),
+]
+FALSE_RECORDS += SEARCH_RECORDS
+
+
+def test_the_certificate_records_its_start_search(proved):
+    _, document, corpus = proved
+    assert document["start_search"]["tried"] == [["8", "340", "proved"]]
+    assert document["start_search"]["chosen"] == {"b_start": "8", "eta": "340", "halvings": 0}
+    # without the record (a certificate of a given b_start and eta rule) the statement is still re-proved
+    ok, reason, _ = recheck_interval(_tampered(document, lambda d: d.pop("start_search")), corpus.x, corpus.theta,
+                                     arb="none")
+    assert ok, reason
+
+
 @pytest.mark.parametrize("edit, expected", [t[1:] for t in FALSE_RECORDS], ids=[t[0] for t in FALSE_RECORDS])
 def test_a_false_record_is_rejected(proved, edit, expected):
     assert _reason(proved, edit) == expected
@@ -354,25 +456,30 @@ def test_the_seed_and_prior_are_the_corpus_files(proved):
 
 def test_the_tamper_checks_come_before_the_leaves(proved, monkeypatch):
     """A repeated leaf set and a huge exponent are refused without enclosing a single leaf."""
-    from stumpcheck.numerics.corpus.interval import certificate
+    from stumpcheck.numerics.corpus.interval import certificate, obligations
 
     def no_work(*args, **kwargs):
         raise AssertionError("a leaf was enclosed")
 
-    monkeypatch.setattr(certificate, "enclosures", no_work)
+    monkeypatch.setattr(obligations.SharedEnclosures, "__call__", no_work)
+    monkeypatch.setattr(certificate, "sort_tasks", no_work)
     _reason(proved, lambda d: d.__setitem__("leaves", d["leaves"] * 50))
     _reason(proved, _st("eta", "1e999999999"))
+    _reason(proved, _pruning("bound", (2.0 ** -100).hex()))
 
 
 def _split_leaf(proved, rounding):
     """Leaf 0 (b in [8, 65/8]) split in b at the non-dyadic 8 + 1/24, its halves' enclosures computed with b's
-    ends rounded by ``rounding`` (nearest: the old bug; outward: the fix), every dependent field recomputed."""
-    from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
+    ends rounded by ``rounding`` (nearest: the old bug; outward: the fix, as the prover's shared enclosures do),
+    every dependent field recomputed."""
+    from stumpcheck.numerics.certified.fast.corpus_sorted import group_moments, mixed_enclosure, sort_tasks
     from stumpcheck.numerics.corpus.interval.centre import Centre
-    from stumpcheck.numerics.corpus.interval.obligations import enclosures, evaluate_box, float_down, float_up, to_interval
+    from stumpcheck.numerics.corpus.interval.obligations import (SharedEnclosures, evaluate_box, float_down, float_up,
+                                                                 to_interval)
     from stumpcheck.numerics.corpus.interval.prover import leaf_record
 
     _, document, corpus = proved
+    tasks = sort_tasks(corpus.x, corpus.theta)
     st = document["statement"]
     centre = Centre.from_nodes([(F(b), F(a)) for b, a in st["centre"]["nodes"]])
     band = (F(st["band"]["c_minus"]), F(st["band"]["c_plus"]))
@@ -383,15 +490,15 @@ def _split_leaf(proved, rounding):
     for box in ((F(8), cut, mu0, mu1), (cut, F(65, 8), mu0, mu1)):
         piece = centre.piece(box[0])
         if rounding == "outward":
-            G, P = enclosures(corpus.x, corpus.theta, piece, box)
+            G, P = SharedEnclosures(tasks)(piece, box)
         else:  # the old conversion: b's ends to the nearest double
             b_i, a_i, s = piece
             a_prime = (float_down(a_i - s * b_i + mu0), float_up(a_i - s * b_i + mu1))
-            G = corpus_enclosure(corpus.x, corpus.theta, a_prime, (float(box[0]), float(box[1])), hessian=True,
-                                 shear=to_interval(s)).tolist()
+            G = mixed_enclosure(tasks, group_moments(tasks, (float(box[0]), float(box[1])), hessian=True), a_prime,
+                                shear=to_interval(s)).tolist()
             bc, muc = (box[0] + box[1]) / 2, (mu0 + mu1) / 2
-            P = corpus_enclosure(corpus.x, corpus.theta, to_interval(a_i + s * (bc - b_i) + muc),
-                                 to_interval(bc)).tolist()
+            P = mixed_enclosure(tasks, group_moments(tasks, to_interval(bc)),
+                                to_interval(a_i + s * (bc - b_i) + muc)).tolist()
         halves.append(leaf_record(box, evaluate_box(G, P, piece, box, band, F(340), centre.slopes_over)))
 
     def edit(d):

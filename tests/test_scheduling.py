@@ -96,6 +96,34 @@ def test_a_command_s_choice_holds_outside_tasks_and_is_cleared_inside_them():
     assert chosen() is None
 
 
+def _nested_prover(k):
+    """A task that runs a prover of its own in this process (its jobs again through run_task)."""
+    from stumpcheck.numerics.scheduling import chosen, for_workers
+
+    with for_workers(1) as inner:
+        inside = inner.map(_square, [(k,), (k + 1,)])
+    return inside, chosen() is None
+
+
+def _square(k):
+    return k * k
+
+
+def test_a_task_may_run_a_prover_in_its_own_process():
+    """The task lock is re-entrant: a task whose prover runs its jobs in-process does not wait for itself
+    (it did, with a plain lock, inside a Dask worker), and the task stays a task after the inner jobs."""
+    import threading
+
+    from stumpcheck.numerics.scheduling import run_task
+
+    result = []
+    worker = threading.Thread(target=lambda: result.append(run_task(_nested_prover, (3,))), daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "a task running an in-process prover deadlocked"
+    assert result == [([9, 16], True)]
+
+
 def test_dask_scheduler_gives_results_in_job_order(cluster_address):
     from stumpcheck.numerics.scheduling import connect
 

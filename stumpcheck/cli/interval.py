@@ -2,11 +2,13 @@
 
 Registered in :mod:`stumpcheck.cli.commands`; the mathematics is in docs/corpus_interval.md and
 :mod:`stumpcheck.numerics.corpus.interval`. Writes OUT/interval_certificate.json (the proved part
-only), OUT/interval.png, OUT/corpus.npz for a sampled corpus, and one summary line. Exit status 0 when
-S was proved up to --b-max, 1 when the proof stopped below it (an obligation certainly false, or
-undecided at the finest box: the line says where; a certificate is written for the part proved, if
-any), 2 on bad input (checked before the work, the output folder included). An interrupted run
-resumes from OUT/interval_checkpoint.json.
+only), OUT/interval.png, OUT/corpus.npz for a sampled corpus, and one summary line. The default target
+--b-max is the claims' (m ∧ n)/2; without --b-start and --eta the start and the step are chosen per
+corpus so that the first column proves (:mod:`stumpcheck.numerics.corpus.interval.start`). Exit status 0
+when S was proved up to --b-max (the target), 1 when the proof stopped below it (an obligation certainly
+false, or undecided at the finest box: the line says where; a certificate is written for the part
+proved, if any), 2 on bad input (checked before the work, the output folder included). An interrupted
+run resumes from OUT/interval_checkpoint.json.
 """
 
 from __future__ import annotations
@@ -81,17 +83,21 @@ def _grid_down(b: Fraction) -> Fraction:
 @click.option("--m", "m_text", default=None, help="Tasks of a sampled corpus.")
 @click.option("--n", "n_text", default=None, help="Points per task of a sampled corpus.")
 @click.option("--seed", "seed_text", default=None, help="Seed of a sampled corpus (default 0).")
-@click.option("--b-start", "b_start_text", default="8", show_default=True,
-              help="Lower end b_start of S (raised to the grid: 64 columns per octave), 1 <= b_start.")
+@click.option("--b-start", "b_start_text", default=None,
+              help="Lower end b_start of S (raised to the grid: 64 columns per octave), 1 <= b_start. Default: "
+                   "chosen per corpus, the first of 8, 16, 32, 64 (those <= b-max/4) whose first column proves.")
 @click.option("--b-max", "b_max_text", default=None,
-              help="Stop extending at this b (lowered to the grid; default 4·(m∧n), at most 65536).")
+              help="The target: stop extending at this b (lowered to the grid; default (m∧n)/2, the claims' "
+                   "target; at most 65536). Exit 0 when it is reached, 1 (with the certificate of what was "
+                   "proved) when the proof stops below it.")
 @click.option("--c", "c_text", default="0.05,0.5", show_default=True,
               help="The band around the centre A(b): C_MINUS,C_PLUS (or one C for both), in [0.001, 10].")
 @click.option("--eta", "eta_text", default=None, help="The constant GD step (a decimal > 0); default from --eta-rule.")
 @click.option("--eta-rule", "eta_rule", default="half-curvature", show_default=True,
               type=click.Choice(["half-curvature"]),
               help="half-curvature: 1/2 over the largest eigenvalue of the corpus Hessian sampled on S's first "
-                   "octave, two significant digits, rounded down.")
+                   "octave, two significant digits, rounded down; halved (at most 4 times) until the first "
+                   "column proves. The certificate records the choice (start_search).")
 @click.option("--max-depth", "max_depth_text", default="8", show_default=True,
               help="Halvings of a box before it counts as undecided (1..20).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
@@ -105,26 +111,37 @@ def interval(corpus_file, m_text, n_text, seed_text, b_start_text, b_max_text, c
              max_depth_text, workers, scheduler, out_dir, quiet) -> None:
     """Prove, for one corpus and one constant step eta, that GD started anywhere in
     S = {b_start <= b <= b_end, A(b) - c_minus <= a <= A(b) + c_plus} stays in S and raises b until b >= b_end,
-    within a stated number of steps; b_end as large as the obligations can be proved (docs/corpus_interval.md).
+    within a stated number of steps; b_end as large as the obligations can be proved, up to the target
+    --b-max (default (m∧n)/2) (docs/corpus_interval.md).
+
+    Without --b-start and --eta, b_start and eta are chosen per corpus so that the first column proves.
+    Exit status: 0 when the target --b-max is reached; 1 when the proof stops below it (the certificate
+    holds what was proved, if anything); 2 on bad input.
     """
     from stumpcheck.numerics.resources import check_writable_dir
 
+    from stumpcheck.numerics.corpus.interval.run import DEFAULT_B_START
+
     band = _band(c_text)
-    b_start = _fraction(b_start_text, "--b-start")
-    if not 1 <= b_start < MAX_B:  # before the grid, whose log2 needs b > 0 of a float's size
+    b_start = None if b_start_text is None else _fraction(b_start_text, "--b-start")
+    if b_start is not None and not 1 <= b_start < MAX_B:  # before the grid, whose log2 needs b > 0 of a float's size
         raise InputError(f"--b-start must lie in [1, {MAX_B}), got {shown(b_start_text)}")
-    b_start = _grid_up(b_start)
+    b_start = None if b_start is None else _grid_up(b_start)
     eta = None if eta_text is None else _fraction(eta_text, "--eta")
     if eta is not None and not 0 < eta <= 10 ** 30:
         raise InputError(f"--eta must be > 0 and <= 1e30, got {shown(eta_text)}")
     max_depth = parse_int(max_depth_text, "max-depth", minimum=1, maximum=20)
     corpus = _corpus(corpus_file, m_text, n_text, seed_text)
-    b_max = Fraction(4 * min(corpus.m, corpus.n)) if b_max_text is None else _fraction(b_max_text, "--b-max")
+    b_max = Fraction(min(corpus.m, corpus.n), 2) if b_max_text is None else _fraction(b_max_text, "--b-max")
     if not b_max <= MAX_B:
         raise InputError(f"--b-max must be at most {MAX_B}, got {b_max}")
     b_max = _grid_down(b_max) if b_max >= 1 else b_max
-    if not b_max > b_start:
-        raise InputError(f"--b-max ({b_max}) must exceed --b-start ({b_start}) on the grid")
+    lowest = DEFAULT_B_START if b_start is None else b_start
+    if not b_max > lowest:
+        if b_max_text is None:
+            raise InputError(f"the default target (m∧n)/2 = {b_max} must exceed --b-start ({lowest}) on the grid; "
+                             "give --b-max")
+        raise InputError(f"--b-max ({b_max}) must exceed --b-start ({lowest}) on the grid")
     check_writable_dir(out_dir, "--out")
     context = click.get_current_context()  # where the columns are proved (exit 2 before work: no scheduler)
     context.with_resource(scheduled(scheduler, workers, echo=lambda text: click.echo(text, err=True),
@@ -144,7 +161,8 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
     (out / "interval_certificate.json").unlink(missing_ok=True)   # a stale one must not survive a failed run
     x, theta = corpus.x, corpus.theta
     corpus_path = None if corpus_file is not None else save_corpus(corpus, out / "corpus.npz")
-    settings = settings_of(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta, max_depth=max_depth)
+    settings = settings_of(x, theta, b_start="auto" if b_start is None else b_start, b_max=b_max, band=band, eta=eta,
+                           max_depth=max_depth)
     resume = load_checkpoint(out, settings, x, theta)
     if resume is not None:
         click.echo(f"resuming from {out / CHECKPOINT_NAME}: {len(resume[1])} columns proved, b = {float(resume[2]):g}",
@@ -168,7 +186,8 @@ def _run(corpus, corpus_file, b_start, b_max, band, eta, eta_rule, max_depth, wo
             run, document = prove_interval(x, theta, b_start=b_start, b_max=b_max, band=band, eta=eta,
                                            max_depth=max_depth, corpus_info=info, progress=progress,
                                            on_column=on_column, resume=resume, workers=workers,
-                                           corpus_path=corpus_file if corpus_file is not None else corpus_path)
+                                           corpus_path=corpus_file if corpus_file is not None else corpus_path,
+                                           start_search=b_start is None or eta is None)
         _report(run, document, out, corpus, corpus_path, plot_interval, write_certificate)
     except NoPositiveCurvature as exc:
         click.echo(f"NOT PROVED: {exc}; no certificate")
@@ -204,15 +223,25 @@ def _report(run, document, out, corpus, corpus_path, plot_interval, write_certif
                    f"{float(Fraction(st['b_end'])) / m_n:.3g}·(m∧n)] for eta = {st['eta']}: GD from S reaches b_end "
                    f"within {st['steps']:.3e} steps; {document['proof']['leaf_count']} leaves, smallest margins "
                    f"drift {small['drift']:.3g}, inward {small['inward']:.3g}, gd {small['gd']:.3g}; "
-                   f"{document['seconds']['wall']} s; {where}; wrote {path}")
+                   f"{document['seconds']['wall']} s wall, {document['seconds']['cpu']} s CPU{_start_text(document)}; "
+                   f"{where}; wrote {path}")
     else:
         click.echo(f"NOT PROVED: no column of S above b = {st['b_start']} could be proved; {where}; no certificate")
+
+
+def _start_text(document: dict) -> str:
+    search = document.get("start_search")
+    if not search:
+        return ""
+    chosen, tried = search["chosen"], search["tried"]
+    how = "" if chosen["halvings"] in (None, 0) else f", the half-curvature step halved {chosen['halvings']}x"
+    return f"; start chosen: b_start = {chosen['b_start']}{how} ({len(tried)} first-column trial(s))"
 
 
 def _end_text(end: dict) -> str:
     status = end.get("status")
     if status == "b_max reached":
-        return f"reached --b-max {end['b_max']}"
+        return f"reached the target --b-max {end['b_max']}"
     if status == "false":
         return (f"stopped: {end['obligation']} certainly false at b = {float(Fraction(end['point']['b'])):.6g}, "
                 f"mu = {float(Fraction(end['point']['mu'])):.4g} (margin <= {end['margin_upper']:.3g}"

@@ -13,7 +13,7 @@ given corpus: A_{i+1} is chosen near the corpus's own λ-nullcline a*(b_{i+1}), 
     −∂L̂/∂a + c′(b)·∂L̂/∂b = 0,    c′(b) = 1 + 2/b + ρ₁/b²  (the slope of the calibration relation),
 
 bracketed outwards from the previous node's offset a* − calibration_a and refined by Brent's method
-(scipy), in float64 (the corpus values are midpoints of the fast layer's point enclosures). The fit only places the curve: the curve
+(scipy), in float64 (the corpus gradient of :mod:`~stumpcheck.numerics.corpus.empirical` on pruned windows). The fit only places the curve: the curve
 is part of the statement (recorded exactly), and nothing in the proof relies on it being a
 nullcline. Where no root is found nearby, the offset is carried on from the last node and the
 proof decides.
@@ -32,6 +32,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
+from stumpcheck.numerics.corpus.empirical import loss_and_gradient, sort_corpus
 from stumpcheck.numerics.generated.asymptotics_numpy import RHO1, calibration_a
 from stumpcheck.numerics.precision import InputError
 
@@ -86,12 +87,13 @@ def _slope_of_relation(b: float) -> float:
 
 
 def _field(x, theta, b: float, threads):
-    """λ ↦ dλ/dt = −∂L̂/∂a + c′(b)·∂L̂/∂b at a = calibration_a(b) + λ (midpoints of point enclosures)."""
+    """λ ↦ dλ/dt = −∂L̂/∂a + c′(b)·∂L̂/∂b at a = calibration_a(b) + λ, from the float64 corpus gradient on
+    pruned windows (:func:`~stumpcheck.numerics.corpus.empirical.loss_and_gradient`; ``x`` raw or a
+    :class:`~stumpcheck.numerics.corpus.empirical.SortedCorpus`): the fit only places the curve."""
     c, slope = float(calibration_a(b)), _slope_of_relation(b)
 
     def f(lam: float) -> float:
-        enc = corpus_enclosure(x, theta, c + lam, b, threads=threads)
-        ga, gb = (0.5 * (enc[k, 0] + enc[k, 1]) for k in (1, 2))
+        _, (ga, gb) = loss_and_gradient(x, theta, c + lam, b, method="pruned", threads=threads)
         return float(-ga + slope * gb)
     return f
 
@@ -125,7 +127,8 @@ class Centre:
     """The piecewise linear centre a = A(b) through exact nodes, fitted lazily as far as it is asked."""
 
     def __init__(self, x, theta, b_start: Fraction, *, nodes=None, threads=None):
-        self._x, self._theta, self._threads = x, theta, threads
+        self._x = None if x is None else sort_corpus(x, theta)   # sorted once for the fit (pruned windows)
+        self._theta, self._threads = theta, threads
         self.b_start = Fraction(b_start)
         self.nodes: list[tuple[Fraction, Fraction]] = [] if nodes is None else [
             (Fraction(b), Fraction(a)) for b, a in nodes]
@@ -134,7 +137,7 @@ class Centre:
         if not self.nodes:
             if x is None:
                 raise InputError("a centre needs its nodes or a corpus to fit them")
-            self.offset, found = fit_node(x, theta, float(b_start), 0.0, threads=threads)
+            self.offset, found = fit_node(self._x, theta, float(b_start), 0.0, threads=threads)
             a0 = Fraction(float(calibration_a(float(b_start))) + self.offset).limit_denominator(2 ** 20)
             a0 = Fraction(round(a0 * 2 ** 20), 2 ** 20)
             self.nodes.append((self.b_start, a0))

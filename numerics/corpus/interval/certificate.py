@@ -9,19 +9,27 @@ The certificate states, for one corpus (sha256 of its arrays and its shape) and 
 ``statement`` holds b_start, b_end, eta, start (a point of S at b_start: the centre), steps, the
 centre's exact nodes and the band; ``leaves`` (last, one a line) the boxes with their fast-layer enclosures and margins
 (:mod:`~stumpcheck.numerics.corpus.interval.obligations`); ``arithmetic`` what the proof rests on;
-``end`` why the interval ends there; ``digest`` the sha256 of the rest (integrity only).
+``end`` why the interval ends there; ``start_search`` (when b_start or η was searched) how they were chosen
+(:mod:`~stumpcheck.numerics.corpus.interval.start`); ``digest`` the sha256 of the rest (integrity only).
 
 :func:`recheck_interval` trusts none of it. Before any leaf is enclosed it checks the limits and fields
 (:mod:`~stumpcheck.numerics.corpus.interval.fields`: no field the format does not define, bounded numbers,
-``arithmetic`` this version's record), the corpus hash and its record (shape, seed and prior of the file
-given), and that the leaves tile S exactly (column by column of the grid, in exact
-rationals, their areas summing to the column's: no overlap). It then recomputes every leaf's enclosures with
-the fast layer (they must be the recorded doubles: a narrowed or edited enclosure is rejected) and its margins
-(all > 0, as recorded), recomputes the step bound, derives ``statement.text`` (it must be the recorded one),
-recomputes η by the recorded ``eta_rule``, checks ``proof`` against the leaves, checks the fast layer's centre
-values against Arb (:mod:`~stumpcheck.numerics.certified.enclosures.corpus_arb`) at the leaves with the
-smallest margins, or at every leaf with ``arb="all"``, and derives ``end`` again (:func:`end_fault`: the box
-above b_end where the proof stopped is examined again). It returns the statement it derived.
+``arithmetic`` this version's record, its ``pruning`` record included:
+:func:`~stumpcheck.numerics.corpus.interval.fields.pruning_fault`, the cut in range and the bound re-derived in
+Arb), the corpus hash and its record (shape, seed and prior of the file given), that the leaves tile S
+exactly (column by column of the grid, in exact rationals, their areas summing to the column's: no
+overlap). It then recomputes every leaf's enclosures with
+the sorted fast layer at the recorded cut, the moments of a b-range shared by its boxes
+(:class:`~stumpcheck.numerics.corpus.interval.obligations.SharedEnclosures`; they must be the recorded
+doubles: a narrowed or edited enclosure is rejected) and its margins (all > 0, as recorded), recomputes the
+step bound, derives ``statement.text`` (it must be the recorded one), recomputes η by the recorded
+``eta_rule`` (its halvings included), checks ``proof`` against the leaves, runs the start search's earlier
+trials again and checks the rest of its record
+(:func:`~stumpcheck.numerics.corpus.interval.start.start_search_fault`), checks the fast
+layer's centre values against Arb (:mod:`~stumpcheck.numerics.certified.enclosures.corpus_arb`) at the leaves
+with the smallest margins, or at every leaf with ``arb="all"``, and derives ``end`` again
+(:func:`end_fault`: the box above b_end where the proof stopped is examined again, with the same
+enclosures). It returns the statement it derived.
 """
 
 from __future__ import annotations
@@ -30,12 +38,14 @@ from fractions import Fraction
 
 from stumpcheck.numerics.certified.certificates.lemma_certificate import digest
 from stumpcheck.numerics.certified.enclosures.corpus_arb import corpus_gradient_arb
-from stumpcheck.numerics.certified.fast.corpus import ASSUMPTIONS as FAST_ASSUMPTIONS
-from stumpcheck.numerics.corpus.interval.centre import (Centre, column_after, column_width, columns,
-                                                        eta_half_curvature, on_grid)
+from stumpcheck.numerics.certified.fast.corpus_sorted import ASSUMPTIONS as FAST_ASSUMPTIONS
+from stumpcheck.numerics.certified.fast.corpus_sorted import CUT, pruning_record, sort_tasks
+from stumpcheck.numerics.corpus.interval.centre import (HALF_CURVATURE_RULE, Centre, NoPositiveCurvature,
+                                                        column_after, column_width, columns, eta_half_curvature,
+                                                        on_grid)
 from stumpcheck.numerics.corpus.interval.fields import (MAX_B, MAX_NODES, MIN_B, arithmetic_fault, corpus_fault,
-                                                        eta_rule_fault, exact, proof_fault, shape_fault)
-from stumpcheck.numerics.corpus.interval.obligations import PREC, enclosures, evaluate_box
+                                                        eta_rule_fault, exact, proof_fault, pruning_fault, shape_fault)
+from stumpcheck.numerics.corpus.interval.obligations import PREC, SharedEnclosures, evaluate_box
 from stumpcheck.numerics.corpus.interval.prover import step_bound
 from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
 from stumpcheck.numerics.precision import InputError
@@ -44,12 +54,15 @@ __all__ = ["membership", "FORMAT", "ARITHMETIC", "interval_certificate", "rechec
            "statement_text", "end_fault", "MAX_LEAVES"]
 
 FORMAT = "stumpcheck-interval-certificate/1"
+#: the score gap beyond which Arb's point check bounds points instead of summing them (corpus_arb)
+ARB_PRUNE = 80.0
 MAX_LEAVES = 2_000_000
 ARITHMETIC = {
     "fast_layer": FAST_ASSUMPTIONS,
     "sheared_boxes": "boxes of (b, mu) are parallelograms a = a' + s*b of (a, b); t = b*(D - s) - a' enclosed over them",
     "margins": f"python-flint arb balls at {PREC} bits from exact rationals and the fast layer's enclosures",
     "gd": "exact-arithmetic gradient descent z -> z - eta*grad(L_hat)(z); the statement is about that map",
+    "pruning": pruning_record(CUT),
 }
 
 
@@ -65,7 +78,8 @@ def statement_text(st: dict) -> str:
             f"steps; the corpus gradient flow started in S stays in S with db/dt > 0 while b <= {st['b_end']}.")
 
 
-def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict, versions: dict) -> dict:
+def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict, versions: dict,
+                         start_search: dict | None = None) -> dict:
     """The certificate of an :class:`~stumpcheck.numerics.corpus.interval.prover.IntervalRun`."""
     leaves = list(run.leaves())
     drift = [(Fraction(lf["b"][0]), Fraction(lf["b"][1]), Fraction(lf["drift"])) for lf in leaves]
@@ -87,8 +101,10 @@ def interval_certificate(run, corpus_info: dict, *, eta_rule: str, seconds: dict
                 "proof": {"leaf_count": len(leaves), "columns": len(run.columns),
                           "max_depth": run.max_depth, "smallest_margins": smallest},
                 "end": run.failure if run.failure is not None else {"status": "b_max reached", "b_max": str(run.b_max)},
-                "eta_rule": eta_rule, "arithmetic": ARITHMETIC, "seconds": seconds, "versions": versions,
-                "leaves": leaves}
+                "eta_rule": eta_rule, "arithmetic": ARITHMETIC, "seconds": seconds, "versions": versions}
+    if start_search is not None:
+        document["start_search"] = start_search   # how b_start and eta were chosen (re-derived by the re-check)
+    document["leaves"] = leaves
     document["digest"] = digest(document)
     return document
 
@@ -190,7 +206,7 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     corpus record; without it they are not checked, and the reason says so.
 
     Before any leaf is enclosed: the limits and fields (:mod:`~stumpcheck.numerics.corpus.interval.fields`),
-    the corpus, the statement and its text, the arithmetic record, the η rule, the tiling."""
+    the corpus, the statement and its text, the arithmetic record with its pruning record, the tiling."""
     if not is_interval_certificate(document):
         return _fail("not a corpus-interval certificate")
     if document.get("digest") != digest(document):
@@ -217,13 +233,15 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     fault = arithmetic_fault(document.get("arithmetic"), ARITHMETIC)
     if fault:
         return _fail(fault)
+    cut = pruning_fault(document["arithmetic"]["pruning"])[0]
     reason = _check_tiling(boxes, b_start, b_end, band, centre)
     if reason:
         return _fail(reason)
     drift = []
+    shared = SharedEnclosures(sort_tasks(x, theta), cut=cut, threads=threads)
     for k, (lf, box) in enumerate(zip(leaves, boxes)):
         piece = centre.piece(box[0])
-        G, P = enclosures(x, theta, piece, box, threads=threads)
+        G, P = shared(piece, box)
         if G != lf["box_enclosure"] or P != lf["centre_enclosure"]:
             return _fail(f"leaf {k} (b in [{box[0]}, {box[1]}]): the recorded enclosures are not the fast layer's")
         res = evaluate_box(G, P, piece, box, band, eta, centre.slopes_over)
@@ -242,19 +260,22 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     derived["text"] = statement_text(derived)
     if st.get("text") != derived["text"]:
         return _fail("the statement's text is not the one its b-range, eta, band, nodes and steps give")
-    fault = eta_rule_fault(document.get("eta_rule"), eta, st["eta"],
-                           lambda: eta_half_curvature(x, theta, centre, band[0], band[1], threads=threads))
+    base_step = _half_curvature(x, theta, centre, band, threads)
+    fault = eta_rule_fault(document.get("eta_rule"), eta, st["eta"], base_step)
     if fault:
         return _fail(fault)
     widths = [column_width(box[0] - box[0] % column_width(box[0])) for box in boxes]
     fault = proof_fault(document["proof"], leaves, boxes, len(columns(b_start, b_end)), widths, band)
     if fault:
         return _fail(fault)
+    fault = _search_fault(document, x, theta, centre, eta, band, base_step, threads, shared.tasks)
+    if fault:
+        return _fail(fault)
     reason = _arb_check(leaves, boxes, centre, x, theta, arb)
     if reason:
         return _fail(reason)
     fault = end_fault(document["end"], x, theta, centre, b_end, band, eta, document["proof"]["max_depth"],
-                      threads=threads)
+                      threads=threads, enclose=shared)
     if fault:
         return _fail(fault)
     checked = ("; the corpus's seed and prior are the file's" if corpus_meta is not None
@@ -262,8 +283,10 @@ def recheck_interval(document, x, theta, *, arb: str = "smallest", threads=None,
     return True, "every leaf re-proved; the leaves tile S; every other field checked" + checked, derived
 
 
-def end_fault(end: dict, x, theta, centre, b_end, band, eta, max_depth, *, threads=None) -> str | None:
+def end_fault(end: dict, x, theta, centre, b_end, band, eta, max_depth, *, threads=None, enclose=None) -> str | None:
     """Why ``end`` (where and why the proof stopped) is not what the re-check derives, or None.
+    ``enclose``: the proof's enclosures (:class:`~stumpcheck.numerics.corpus.interval.obligations.SharedEnclosures`
+    at the recorded cut; this version's cut if None), with which the box is enclosed again.
 
     "b_max reached": b_max = b_end. "stopped" (a time limit): the column above b_end. "undecided" / "false":
     a box of that column at most ``max_depth`` halvings deep whose obligations are not all proved, examined
@@ -288,7 +311,9 @@ def end_fault(end: dict, x, theta, centre, b_end, band, eta, max_depth, *, threa
     if leaf_depth(box, nxt - b_end, band) > max_depth:
         return "end's box lies deeper than the proof's max_depth"
     piece = centre.piece(b0)
-    G, P = enclosures(x, theta, piece, box, threads=threads)
+    if enclose is None:
+        enclose = SharedEnclosures(sort_tasks(x, theta), cut=CUT, threads=threads)
+    G, P = enclose(piece, box)
     result = evaluate_box(G, P, piece, box, band, eta, centre.slopes_over)
     if result.proved:
         return "end says the proof stopped at a box whose obligations the re-check proves"
@@ -303,6 +328,38 @@ def _end_words(end: dict) -> str:
     if end["status"] == "false":
         return f"{end['obligation']} certainly false at b = {end['point']['b']}, mu = {end['point']['mu']}"
     return "no obligation certainly false at its centre or edge midpoint"
+
+
+def _search_fault(document, x, theta, centre, eta, band, base_step, threads, tasks) -> str | None:
+    """Why ``start_search`` is not the search that chose the statement's b_start and η, or None (the η rule
+    already checked); a halved η rule needs the search that halved it."""
+    from stumpcheck.numerics.corpus.interval.start import halvings_of_rule, start_search_fault
+
+    st = document["statement"]
+    rule = document["eta_rule"]
+    halvings = None if rule == f"given: {st['eta']}" else halvings_of_rule(rule, HALF_CURVATURE_RULE)
+    if "start_search" not in document:
+        if halvings:
+            return "the eta_rule says the step was halved by a start search, but there is no start_search"
+        return None
+    return start_search_fault(document["start_search"], x, theta, centre=centre, eta=eta, eta_text=st["eta"],
+                              halvings=halvings, band=band, max_depth=document["proof"]["max_depth"],
+                              base_step=base_step, threads=threads, tasks=tasks)
+
+
+def _half_curvature(x, theta, centre, band, threads):
+    """The half-curvature step at the recorded centre, computed once when first asked (None without positive
+    curvature)."""
+    memo = []
+
+    def base():
+        if not memo:
+            try:
+                memo.append(eta_half_curvature(x, theta, centre, band[0], band[1], threads=threads))
+            except NoPositiveCurvature:
+                memo.append(None)
+        return memo[0]
+    return base
 
 
 def _arb_check(leaves, boxes, centre, x, theta, mode: str) -> str | None:
@@ -320,7 +377,7 @@ def _arb_check(leaves, boxes, centre, x, theta, mode: str) -> str | None:
         lf = leaves[k]
         b0, b1, mu0, mu1 = boxes[k]
         bc, muc = (b0 + b1) / 2, (mu0 + mu1) / 2
-        values = corpus_gradient_arb(x, theta, centre.value(bc) + muc, bc, prec=PREC)
+        values = corpus_gradient_arb(x, theta, centre.value(bc) + muc, bc, prec=PREC, prune=ARB_PRUNE)
         for name, value, (lo, hi) in zip(("L", "L_a", "L_b"), values, lf["centre_enclosure"]):
             if not (value.lower() >= lo and value.upper() <= hi):
                 if value.upper() < lo or value.lower() > hi:

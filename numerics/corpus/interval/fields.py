@@ -11,12 +11,18 @@ leaves; every other field of the file must then say nothing the re-check did not
   centre nodes, so that the tiling check's column loop is bounded;
 * :func:`arithmetic_fault`: ``arithmetic`` is this version's record (:data:`ARITHMETIC`): every rule the same
   text, the fast layer's environment (``libc``, ``numba``, ``machine``) text; deleted or rewritten, it is refused;
+  its ``pruning`` record (required) is :func:`pruning_fault`'s: the record
+  :func:`~stumpcheck.numerics.certified.fast.corpus_sorted.pruning_record` writes for its cut, the cut within
+  ``CUT_RANGE`` and the bound above e^{-cut/(1+gamma_2)} in Arb (an edited bound or rule is refused, digest or not);
 * :func:`corpus_fault`: ``m`` and ``n`` are the corpus's shape, ``seed`` and ``prior`` the corpus file's own
   metadata (when the caller gives it); ``file`` is informational text (this version writes the file's name only:
   a path would leak the writer's folders; an older certificate's path is still read);
 * :func:`eta_rule_fault`: ``eta_rule`` is ``given: <eta>`` with the statement's η, or the half-curvature rule,
+  possibly halved k ≤ 4 times by the start search (:func:`~stumpcheck.numerics.corpus.interval.start.halved_rule`),
   whose η is recomputed from the corpus and the recorded centre
-  (:func:`~stumpcheck.numerics.corpus.interval.centre.eta_half_curvature`);
+  (:func:`~stumpcheck.numerics.corpus.interval.centre.eta_half_curvature`, divided by 2^k);
+* ``start_search`` (optional: written when b_start or η was searched) is re-derived trial by trial
+  (:func:`~stumpcheck.numerics.corpus.interval.start.start_search_fault`);
 * :func:`proof_fault`: ``leaf_count``, ``columns`` and ``smallest_margins`` are the leaves', and
   ``max_depth`` (an int in [1, 20]) is at least the depth of every leaf (halvings of its column's start box);
 * ``statement.text`` and ``end`` are derived by the re-check itself
@@ -34,10 +40,11 @@ from stumpcheck.numerics.certified.certificates.limits import check_number_text
 from stumpcheck.numerics.precision import InputError
 
 __all__ = ["FIELDS", "STATEMENT_FIELDS", "LEAF_FIELDS", "MIN_B", "MAX_B", "MAX_NODES", "ENVIRONMENT", "exact",
-           "shape_fault", "arithmetic_fault", "corpus_fault", "eta_rule_fault", "proof_fault", "leaf_depth"]
+           "shape_fault", "arithmetic_fault", "pruning_fault", "corpus_fault", "eta_rule_fault", "proof_fault",
+           "leaf_depth"]
 
 FIELDS = frozenset({"format", "statement", "corpus", "proof", "end", "eta_rule", "arithmetic", "seconds", "versions",
-                    "leaves", "digest"})
+                    "start_search", "leaves", "digest"})
 STATEMENT_FIELDS = frozenset({"b_start", "b_end", "eta", "start", "steps", "centre", "band", "text"})
 _CENTRE_FIELDS = frozenset({"nodes", "rule"})
 _BAND_FIELDS = frozenset({"c_minus", "c_plus"})
@@ -127,9 +134,40 @@ def arithmetic_fault(recorded, current: dict) -> str | None:
                 elif got[name] != rule:
                     return (f"the arithmetic record's fast_layer.{name} is not the fast layer's assumption "
                             "(edited, or another version's)")
+        elif key == "pruning":
+            fault = pruning_fault(recorded[key])[1]
+            if fault:
+                return fault
         elif recorded[key] != value:
             return f"the arithmetic record's {key} is not what this version's proof rests on"
     return None
+
+
+def pruning_fault(record) -> tuple:
+    """(cut, None) for a valid pruning record, (None, why) otherwise. Valid: exactly the record
+    :func:`~stumpcheck.numerics.certified.fast.corpus_sorted.pruning_record` writes for its cut (float.hex
+    strings), the cut within ``CUT_RANGE``, and the bound above e^{-cut/(1+gamma_2)} in Arb at 128 bits
+    (re-derived here, not taken from the prover)."""
+    from flint import arb, ctx, fmpq
+
+    from stumpcheck.numerics.certified.fast.corpus_sorted import CUT_RANGE, pruning_record
+
+    if not isinstance(record, dict):
+        return None, "malformed pruning record (cut and bound must be float.hex strings)"
+    try:
+        cut, bound = float.fromhex(record["cut"]), float.fromhex(record["bound"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None, "malformed pruning record (cut and bound must be float.hex strings)"
+    if not CUT_RANGE[0] <= cut <= CUT_RANGE[1]:
+        return None, f"the pruning cut {cut} lies outside [{CUT_RANGE[0]}, {CUT_RANGE[1]}]"
+    if record != pruning_record(cut):
+        return None, "the pruning record is not the one its cut gives (bound or rule edited)"
+    gamma2 = Fraction(2, 2 ** 53) / (1 - Fraction(2, 2 ** 53))
+    exponent = Fraction(cut) / (1 + gamma2)
+    with ctx.workprec(128):
+        if not arb(bound) > (-arb(fmpq(exponent.numerator, exponent.denominator))).exp():
+            return None, "the pruning bound is not above exp(-cut/(1 + gamma_2)) in Arb"
+    return cut, None
 
 
 def corpus_fault(record: dict, shape: tuple, metadata: dict | None) -> str | None:
@@ -150,14 +188,21 @@ def corpus_fault(record: dict, shape: tuple, metadata: dict | None) -> str | Non
 
 
 def eta_rule_fault(rule, eta: Fraction, eta_text: str, derive) -> str | None:
-    """Why ``eta_rule`` does not give the statement's η, or None; ``derive()`` recomputes the half-curvature η."""
+    """Why ``eta_rule`` does not give the statement's η, or None; ``derive()`` recomputes the half-curvature η
+    (None if the corpus has no positive curvature there). The half-curvature rule halved k times (the start
+    search's, :func:`~stumpcheck.numerics.corpus.interval.start.halved_rule`) gives that η / 2^k."""
     from stumpcheck.numerics.corpus.interval.centre import HALF_CURVATURE_RULE
+    from stumpcheck.numerics.corpus.interval.start import halvings_of_rule
 
     if rule == f"given: {eta_text}":
         return None
-    if rule != HALF_CURVATURE_RULE:
+    k = halvings_of_rule(rule, HALF_CURVATURE_RULE) if isinstance(rule, str) else None
+    if k is None:
         return f"the eta_rule is neither 'given: {eta_text}' nor the half-curvature rule"
-    derived = derive()
+    base = derive()
+    if base is None:
+        return "the half-curvature rule finds no positive curvature on this corpus and centre: it gives no eta"
+    derived = base / 2 ** k
     if derived != eta:
         return f"the half-curvature rule gives eta = {derived} on this corpus and centre, not the statement's {eta_text}"
     return None

@@ -39,7 +39,7 @@ from flint import arb, ctx, fmpq
 
 from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
 
-__all__ = ["PREC", "BoxResult", "evaluate_box", "certainly_false", "to_interval", "ball", "lower_fraction",
+__all__ = ["PREC", "SharedEnclosures", "BoxResult", "evaluate_box", "certainly_false", "to_interval", "ball", "lower_fraction",
            "float_down", "float_up"]
 
 PREC = 128
@@ -115,7 +115,8 @@ def _intersect(x: arb, y: arb) -> arb:
 
 
 def enclosures(x, theta, piece, box, *, threads=None):
-    """(G, P) from the fast layer for the box (β₀, β₁, μ₀, μ₁) on the piece (b_i, A_i, s)."""
+    """(G, P) from the fast layer for the box (β₀, β₁, μ₀, μ₁) on the piece (b_i, A_i, s): the unsorted
+    enclosures of certificates written without a pruning record (:class:`SharedEnclosures` otherwise)."""
     b_i, a_i, s = piece
     b0, b1, mu0, mu1 = box
     intercept = a_i - s * b_i
@@ -127,6 +128,44 @@ def enclosures(x, theta, piece, box, *, threads=None):
     ac = a_i + s * (bc - b_i) + muc
     p = corpus_enclosure(x, theta, to_interval(ac), to_interval(bc), threads=threads)
     return g.tolist(), p.tolist()
+
+
+class SharedEnclosures:
+    """(G, P) of boxes from the sorted fast layer (:mod:`~stumpcheck.numerics.certified.fast.corpus_sorted`):
+    the group moments of a b-range (for G, with the Hessian) and of a centre b (for P) are computed once
+    and shared by every box with that b-range, pruned at ``cut``; each box then costs two O(m) mixtures.
+    The result does not depend on which boxes were asked before (a moment is a function of its b-range)."""
+
+    def __init__(self, tasks, *, cut=None, threads=None):
+        from stumpcheck.numerics.certified.fast.corpus_sorted import CUT
+        self.tasks, self.cut, self.threads = tasks, CUT if cut is None else cut, threads
+        self._box: dict = {}
+        self._point: dict = {}
+        self.kept = 0           # points the group passes touched (all b-ranges so far)
+        self.passes = 0         # group passes (over all tasks)
+
+    def _moments(self, cache, b, hessian):
+        from stumpcheck.numerics.certified.fast.corpus_sorted import group_moments
+        if b not in cache:
+            if len(cache) > 64:
+                cache.clear()
+            cache[b] = group_moments(self.tasks, b, hessian=hessian, cut=self.cut, threads=self.threads)
+            self.kept += cache[b].kept()
+            self.passes += 1
+        return cache[b]
+
+    def __call__(self, piece, box):
+        from stumpcheck.numerics.certified.fast.corpus_sorted import mixed_enclosure
+        b_i, a_i, s = piece
+        b0, b1, mu0, mu1 = box
+        intercept = a_i - s * b_i
+        a_prime = (float_down(intercept + mu0), float_up(intercept + mu1))
+        g = mixed_enclosure(self.tasks, self._moments(self._box, (float_down(b0), float_up(b1)), True), a_prime,
+                            shear=to_interval(s))
+        bc, muc = (b0 + b1) / 2, (mu0 + mu1) / 2
+        ac = a_i + s * (bc - b_i) + muc
+        p = mixed_enclosure(self.tasks, self._moments(self._point, to_interval(bc), False), to_interval(ac))
+        return g.tolist(), p.tolist()
 
 
 def evaluate_box(G, P, piece, box, band, eta: Fraction, sigma_hull) -> BoxResult:

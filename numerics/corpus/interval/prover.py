@@ -3,8 +3,11 @@
 S = {b_start ≤ b ≤ b_end, A(b) − c₋ ≤ a ≤ A(b) + c₊} (:mod:`~stumpcheck.numerics.corpus.interval.centre`).
 Columns of the grid are proved one after another, upwards from b_start; a column is first cut into
 μ-boxes of height ≤ :data:`START_HEIGHT`, and a box whose margins are not all positive
-(:mod:`~stumpcheck.numerics.corpus.interval.obligations`) is halved, alternately in μ and in b, up to
-``max_depth`` times. A column is proved when every box of it is; the interval then ends below the
+(:mod:`~stumpcheck.numerics.corpus.interval.obligations`) is halved, up to ``max_depth`` times: the first
+⌈max_depth/2⌉ halvings in μ, the rest in b. A halving in μ keeps the b-range, whose group moments the boxes
+share (it costs two O(m) mixtures), one in b two new passes over the tokens; the order keeps the finest
+b-resolution of alternating halvings (⌊max_depth/2⌋ in b), which decides where the interval ends
+(docs/corpus_interval.md, "Cost"). A column is proved when every box of it is; the interval then ends below the
 first column that is not: its failing box is examined at its centre (and at its edge midpoint on an
 edge of the band), where an obligation may be *certainly false* (a rigorous point enclosure on the
 wrong side) or the box stays *undecided*. Nothing of that column enters the statement.
@@ -23,8 +26,9 @@ import time
 from fractions import Fraction
 
 from stumpcheck.numerics.corpus.interval.centre import Centre, column_after, columns
-from stumpcheck.numerics.corpus.interval.obligations import (certainly_false, enclosures, evaluate_box,
+from stumpcheck.numerics.corpus.interval.obligations import (SharedEnclosures, certainly_false, evaluate_box,
                                                                 to_interval)
+from stumpcheck.numerics.certified.fast.corpus_sorted import sort_tasks
 from stumpcheck.numerics.certified.enclosures.corpus_arb import corpus_gradient_arb
 from stumpcheck.numerics.certified.fast.corpus import corpus_enclosure
 
@@ -49,32 +53,48 @@ def leaf_record(box, result) -> dict:
             "gd": str(result.gd)}
 
 
-def prove_column(x, theta, centre: Centre, column, band, eta, *, max_depth=MAX_DEPTH, threads=None):
+def prove_column(x, theta, centre: Centre, column, band, eta, *, max_depth=MAX_DEPTH, threads=None, tasks=None,
+                 stats=None):
     """(leaves, failure): the proved boxes of one column, or the first box that failed at ``max_depth``
-    (with its margins) and None leaves."""
+    (with its margins) and None leaves. The boxes' enclosures share the group moments of their b-ranges
+    (:class:`~stumpcheck.numerics.corpus.interval.obligations.SharedEnclosures`; ``tasks``: the sorted
+    corpus, sorted here if None). ``stats`` (a dict) receives the counts of boxes, group passes and
+    touched points."""
+    if tasks is None:
+        tasks = sort_tasks(x, theta)
+    enclose = SharedEnclosures(tasks, threads=threads)
     b0, b1 = column
     piece = centre.piece(b0)
     sigma = centre.slopes_over
     stack = [(box, 0) for box in reversed(_start_boxes(b0, b1, band))]
-    leaves = []
+    leaves, boxes = [], 0
     while stack:
         box, depth = stack.pop()
-        G, P = enclosures(x, theta, piece, box, threads=threads)
+        G, P = enclose(piece, box)
+        boxes += 1
         result = evaluate_box(G, P, piece, box, band, eta, sigma)
         if result.proved:
             leaves.append((box, result))
             continue
         if depth >= max_depth:
+            _count(stats, boxes, enclose)
             return None, {"box": box, "result": result, "piece": piece}
         bb0, bb1, mu0, mu1 = box
-        if depth % 2 == 0:
+        if depth < (max_depth + 1) // 2:      # μ first (shares the b-range's moments), then b
             mid = (mu0 + mu1) / 2
             halves = [(bb0, bb1, mu0, mid), (bb0, bb1, mid, mu1)]
         else:
             mid = (bb0 + bb1) / 2
             halves = [(bb0, mid, mu0, mu1), (mid, bb1, mu0, mu1)]
         stack.extend((h, depth + 1) for h in reversed(halves))
+    _count(stats, boxes, enclose)
     return leaves, None
+
+
+def _count(stats, boxes, enclose) -> None:
+    if stats is not None:
+        stats.update(boxes=stats.get("boxes", 0) + boxes, passes=stats.get("passes", 0) + enclose.passes,
+                     kept=stats.get("kept", 0) + enclose.kept)
 
 
 def examine_failure(x, theta, centre: Centre, failure, band, eta, *, threads=None) -> dict:
@@ -102,7 +122,7 @@ def examine_failure(x, theta, centre: Centre, failure, band, eta, *, threads=Non
         if false is not None:
             out.update(status="false", point={"b": str(b), "mu": str(mu)}, **false)
             # confirmed in Arb at the same exact point (another arithmetic and algebra)
-            values = corpus_gradient_arb(x, theta, a, b)
+            values = corpus_gradient_arb(x, theta, a, b, prune=80.0)
             arb_p = [[math.nextafter(float(v.lower()), -math.inf), math.nextafter(float(v.upper()), math.inf)]
                      for v in values]
             out["arb_confirmed"] = certainly_false(arb_p, piece, (b, mu), band, eta, sigma) is not None
@@ -129,9 +149,10 @@ _CORPORA: dict = {}
 
 
 def _corpus(ref):
-    """The corpus of a task: ("arrays", x, θ) as given, or ("file", path, sha256) loaded once per process."""
+    """(x, θ, sorted tasks) of a reference: ("arrays", x, θ, tasks) as given, or ("file", path, sha256)
+    loaded and sorted once per process."""
     if ref[0] == "arrays":
-        return ref[1], ref[2]
+        return ref[1], ref[2], ref[3]
     key = (ref[1], ref[2])
     if key not in _CORPORA:
         from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
@@ -141,21 +162,24 @@ def _corpus(ref):
         if corpus_fingerprint(corpus.x, corpus.theta) != ref[2]:
             raise ValueError(f"{ref[1]} is not the corpus of this proof (sha256 differs)")
         _CORPORA.clear()
-        _CORPORA[key] = (corpus.x, corpus.theta)
+        _CORPORA[key] = (corpus.x, corpus.theta, sort_tasks(corpus.x, corpus.theta))
     return _CORPORA[key]
 
 
 def column_task(ref, nodes, column, band, eta, max_depth, threads):
     """One column as a unit of work (in this process or a worker): (leaf records, examined failure or
-    None, CPU seconds). The centre is rebuilt from ``nodes`` (exact strings), which reach past every
+    None, CPU seconds, counts of boxes, group passes and touched points). The centre is rebuilt from ``nodes`` (exact strings), which reach past every
     GD step from the column, so the result does not depend on where it runs."""
     started = time.process_time()
-    x, theta = _corpus(ref)
+    x, theta, tasks = _corpus(ref)
     centre = Centre.from_nodes([(Fraction(b), Fraction(a)) for b, a in nodes])
-    leaves, failure = prove_column(x, theta, centre, column, band, eta, max_depth=max_depth, threads=threads)
+    stats: dict = {}
+    leaves, failure = prove_column(x, theta, centre, column, band, eta, max_depth=max_depth, threads=threads,
+                                   tasks=tasks, stats=stats)
     if failure is not None:
-        return None, examine_failure(x, theta, centre, failure, band, eta, threads=threads), 0.0
-    return [leaf_record(box, r) for box, r in leaves], None, round(time.process_time() - started, 3)
+        return (None, examine_failure(x, theta, centre, failure, band, eta, threads=threads),
+                round(time.process_time() - started, 3), stats)
+    return [leaf_record(box, r) for box, r in leaves], None, round(time.process_time() - started, 3), stats
 
 
 class IntervalRun:
@@ -173,6 +197,8 @@ class IntervalRun:
         self.band, self.eta, self.centre = band, Fraction(eta), centre
         self.threads, self.max_depth = threads, max_depth
         self.workers, self.corpus_path = workers, corpus_path
+        self.tasks = None
+        self.stats = {"boxes": 0, "passes": 0, "kept": 0}
         self.columns: list[dict] = []      # {"b": [b0, b1], "leaves": [...], "cpu_seconds": s}
         self.failure: dict | None = None
         self.b_end = self.b_start
@@ -181,7 +207,9 @@ class IntervalRun:
         from stumpcheck.numerics.scheduling import InProcess
 
         if isinstance(scheduler, InProcess):
-            return ("arrays", self.x, self.theta)
+            if self.tasks is None:
+                self.tasks = sort_tasks(self.x, self.theta)
+            return ("arrays", self.x, self.theta, self.tasks)
         from stumpcheck.numerics.corpus.checkpoint import corpus_fingerprint
 
         if self.corpus_path is None:
@@ -205,7 +233,9 @@ class IntervalRun:
         todo = columns(self.b_end, self.b_max)
         with for_workers(self.workers) as scheduler:
             results = scheduler.imap(column_task, self._jobs(self._reference(scheduler), todo))
-            for column, (leaves, failure, cpu) in zip(todo, results):
+            for column, (leaves, failure, cpu, stats) in zip(todo, results):
+                for key in self.stats:
+                    self.stats[key] += stats.get(key, 0)
                 if deadline is not None and time.monotonic() > deadline:
                     self.failure = {"status": "stopped", "reason": "time limit",
                                     "b": [str(column[0]), str(column[1])]}
