@@ -23,8 +23,8 @@ from pathlib import Path
 from benchmarks.rows import format_rows
 
 MODULES = ("bench_certified", "bench_dask", "bench_empirical", "bench_fast", "bench_fast_corpus", "bench_flow",
-           "bench_flow30", "bench_fresh_exact", "bench_population", "bench_startup", "bench_train_certify",
-           "bench_verified_loss", "bench_verify")
+           "bench_flow30", "bench_fresh_exact", "bench_interval", "bench_interval_slope", "bench_population",
+           "bench_startup", "bench_train_certify", "bench_verified_loss", "bench_verify")
 
 
 def _load() -> tuple[float, float, float]:
