@@ -75,7 +75,7 @@ def test_c7_fails_when_the_table_disagrees_with_the_proof(small_c7_c8, monkeypat
 
     monkeypatch.setattr(cf, "population_sup_table", broken)
     # the fresh-context proof is not what this test is about (tested above and in test_boundary_fresh.py)
-    monkeypatch.setattr(cf, "c7_fresh_certified", lambda *args, **kwargs: {"ok": True, "text": "not run here"})
+    monkeypatch.setattr(cf, "c7_fresh_certified", lambda *args, **kwargs: {"ok": True, "decided": True, "text": "not run here"})
     result = cf.check_c7(quick=True, seed=1)
     assert result.status == "FAIL" and not result.details["population_ok"]
     assert "b=1000" in result.details["population_certified"]["disagreements"][0]

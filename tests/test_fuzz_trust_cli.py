@@ -374,7 +374,7 @@ def test_c6_k_is_one_value_in_text_plot_and_json(monkeypatch, tmp_path):
         decimals = fit["k_decimals"]
         assert fit["k"] == round(fit["k"], decimals) and abs(fit["k"] - fit["k_fit"]) <= 0.5 * 10 ** -decimals
         shown = f"{fit['k']:.{decimals}f}"
-        in_text = re.search(rf"{row}: p = [^;]*?k = ([0-9.]+) \[", result.figure).group(1)
+        in_text = re.search(rf"{row} \([^)]*\): p = [^;]*?k = ([0-9.]+) \[", result.figure).group(1)  # "(its values' source)"
         in_title = re.search(r"k = ([0-9.]+) ", [t for t in titles if t.startswith(row)][0]).group(1)
         assert in_text == in_title == shown, (in_text, in_title, shown)
         assert f"k = {shown}" in result.details["explanation"] or f"and {shown})" in result.details["explanation"]
