@@ -7,7 +7,8 @@ rewrites the block between the ``verify-quick:begin`` and ``verify-quick:end`` m
 the table that ``verify`` printed (rebuilt from results.json by :func:`stumpcheck.report.table`), its
 summary line and the run's provenance (seed, mode, commit, date). ``--first-run`` says that the run compiled
 the numba kernels it uses (an empty ``NUMBA_CACHE_DIR``), so its seconds are what a first run costs; without it
-the excerpt says the kernels were loaded from the cache (a warm run). ``--check`` compares instead of
+the excerpt says the kernels were loaded from the cache (a warm run). ``--note=TEXT`` appends TEXT to the
+run's line (the load, the wall and CPU seconds of the whole command). ``--check`` compares instead of
 writing and exits 1 when README differs; tests/test_readme.py checks that the excerpt lists exactly the
 registered claims and lemmas, in the registry's order.
 """
@@ -26,8 +27,9 @@ END = "<!-- verify-quick:end -->"
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def excerpt(document: dict, first_run: bool = False) -> str:
-    """The README block for one results.json document (``first_run``: the run compiled its kernels)."""
+def excerpt(document: dict, first_run: bool = False, note: str = "") -> str:
+    """The README block for one results.json document (``first_run``: the run compiled its kernels; ``note``:
+    words appended to the run's line, e.g. the machine's load and the wall time measured outside)."""
     results = [ClaimResult(id=c["id"], statement=c["statement"], figure=c["figure"], tolerance=c["tolerance"],
                            status=c["status"], evidence=c["evidence"], seconds=c["seconds"],
                            details={"evidence_reached": c["evidence_reached"]} if "evidence_reached" in c else {})
@@ -40,7 +42,8 @@ def excerpt(document: dict, first_run: bool = False) -> str:
     origin = (f"`stumpcheck verify --{run.get('mode', 'quick')}`, seed {run.get('seed')}, commit {commit}, "
               f"{str(run.get('date', ''))[:10]}; {summary['seconds']:.0f} s of checks, "
               + ("a first run (the numba kernels compiled in it)" if first_run
-                 else "a warm run (the numba kernels loaded from their cache)"))
+                 else "a warm run (the numba kernels loaded from their cache)")
+              + (f"; {note}" if note else ""))
     return "\n".join([BEGIN, "", origin + ":", "", "```text", table(results), last, "```", "", END])
 
 
@@ -54,9 +57,11 @@ def replace_block(text: str, block: str) -> str:
 
 def main(argv: list[str]) -> int:
     check, first_run = "--check" in argv, "--first-run" in argv
-    paths = [a for a in argv if a not in ("--check", "--first-run")]
-    if len(paths) != 1:
-        print("usage: python docs/readme_excerpt.py [--check] [--first-run] RESULTS.json", file=sys.stderr)
+    notes = [a.split("=", 1)[1] for a in argv if a.startswith("--note=")]
+    paths = [a for a in argv if a not in ("--check", "--first-run") and not a.startswith("--note=")]
+    if len(paths) != 1 or len(notes) > 1:
+        print("usage: python docs/readme_excerpt.py [--check] [--first-run] [--note=TEXT] RESULTS.json",
+              file=sys.stderr)
         return 2
     try:
         document = json.loads(Path(paths[0]).read_text())
@@ -64,7 +69,7 @@ def main(argv: list[str]) -> int:
         print(f"cannot read {paths[0]}: {exc}", file=sys.stderr)
         return 2
     text = README.read_text()
-    new = replace_block(text, excerpt(document, first_run))
+    new = replace_block(text, excerpt(document, first_run, notes[0] if notes else ""))
     if check:
         return 0 if new == text else 1
     README.write_text(new)
