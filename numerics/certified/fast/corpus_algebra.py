@@ -100,8 +100,8 @@ import math
 
 import numba
 
-from stumpcheck.numerics.certified.fast import interval as _iv
-from stumpcheck.numerics.certified.fast.corpus_mixture import E_FAR, FAR, mixture
+from stumpcheck.numerics.certified.fast.corpus_mixture import E_FAR, FAR, add, div, mixture, mul, sqr, sub
+from stumpcheck.numerics.certified.fast.corpus_mixture import diff as _diff
 from stumpcheck.numerics.certified.fast.rounding import down, up
 
 __all__ = ["task_box", "FAR", "E_FAR"]
@@ -109,44 +109,8 @@ __all__ = ["task_box", "FAR", "E_FAR"]
 _JIT = dict(cache=True, fastmath=False, error_model="numpy")
 _INF = math.inf
 
-
-# The interval operations as ordinary compiled functions: numba inlines the interval module's
-# operations at the level of its own IR wherever they are called, which made compiling task_box take
-# over half a minute; called through these wrappers each is inlined once (LLVM still inlines the calls).
-@numba.njit(**_JIT)
-def add(alo, ahi, blo, bhi):
-    return _iv.add(alo, ahi, blo, bhi)
-
-
-@numba.njit(**_JIT)
-def sub(alo, ahi, blo, bhi):
-    return _iv.sub(alo, ahi, blo, bhi)
-
-
-@numba.njit(**_JIT)
-def mul(alo, ahi, blo, bhi):
-    return _iv.mul(alo, ahi, blo, bhi)
-
-
-@numba.njit(**_JIT)
-def div(alo, ahi, blo, bhi):
-    return _iv.div(alo, ahi, blo, bhi)
-
-
-@numba.njit(**_JIT)
-def sqr(alo, ahi):
-    return _iv.sqr(alo, ahi)
-
-
-@numba.njit(**_JIT)
-def _diff(x, g):
-    """An enclosure of x − g ≥ 0 for doubles 0 ≤ g ≤ x (exact by Sterbenz when x ≤ 2g or g = 0)."""
-    r = x - g
-    if x <= 2.0 * g or g == 0.0:
-        return r, r
-    return max(down(r), 0.0), up(r)
-
-
+# The interval operations (add, …, _diff) are compiled wrappers shared with the mixture (corpus_mixture
+# says why).
 _TINY = 2.0 ** -1000   # > the underflow error 2⁻¹⁰⁷⁵ of one product, per term
 
 

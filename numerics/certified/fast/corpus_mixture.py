@@ -33,6 +33,9 @@ FAR = 600.0
 E_FAR = 2.0 ** -865
 
 
+# The interval operations as ordinary compiled functions: numba inlines the interval module's
+# operations at the level of its own IR wherever they are called, which made compiling task_box take
+# over half a minute; called through these wrappers each is inlined once (LLVM still inlines the calls).
 @numba.njit(**_JIT)
 def add(alo, ahi, blo, bhi):
     return _iv.add(alo, ahi, blo, bhi)
