@@ -5,7 +5,8 @@ the first command that needs them compiles them: for ``verify --quick`` the popu
 fast rigorous layer of the tube and of the region (C2's re-check of the committed certificate), C5's corpus
 kernels and C6's certified training run, about two thirds of a first run's CPU. :func:`warm_up` compiles the
 kernels of some :data:`WORKLOADS` entries, in order, in a child process while the command does other work
-(``verify`` starts it with C1); the kernels go into the shared cache. Before an entry that needs a workload
+(``verify`` starts it with C1, for the population, the corpus and the training kernels; C2 compiles the tube's
+and the region's itself, in two processes at once); the kernels go into the shared cache. Before an entry that needs a workload
 the command waits for it (:meth:`WarmUp.wait_for`: the child compiles what the command would compile itself,
 so waiting never costs more than compiling), then loads the kernels from the cache; the child meanwhile goes
 on with the next workloads. The child ends with its parent (:func:`stumpcheck.numerics.processes.watch_parent`)
@@ -114,7 +115,7 @@ def _check(condition: bool, why: str) -> None:
 
 
 #: name -> the function that compiles its kernels (compiled in this order: that of the entries of ``verify``
-#: that wait for them, C2 (population, tube, region), C5 (corpus), C6 (corpus, training))
+#: that use them, C2 (population, tube, region), C5 (corpus), C6 (corpus, training))
 WORKLOADS = {"population": _population_kernels, "tube": _tube_kernels, "region": _region_kernels,
              "corpus": _corpus_kernels, "training": _training_kernels}
 
