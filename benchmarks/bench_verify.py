@@ -9,7 +9,10 @@ takes minutes. A second row times the first run in a new environment: the same c
 empty folder (``NUMBA_CACHE_DIR``: every compiled kernel it needs is compiled in the run) against the run right
 after it with that cache now filled (target cold/warm ≤ 1.3). Another row does what README's install line does
 in a new empty cache: the install step's ``python -m stumpcheck.numerics.kernel_warmup`` (its seconds in the
-note), then the first ``verify --quick``, against the run right after it (target ≤ 1.3). A third row times ``verify --quick`` (quick=True:
+note), then the first ``verify --quick``, against the run right after it (target ≤ 1.3); it also lists the
+compiled kernels' files (numba's index and data files) that the first run adds to the cache the step filled:
+none, or the row is not met (the step left kernels to compile). Both rows start from a new empty cache of the
+translated fast kernels too (``STUMPCHECK_CACHE``), as a new machine does. A third row times ``verify --quick`` (quick=True:
 ``--only C2,C3,C4,C5``) against the revision before C2–C5 were decided by proofs (:data:`BEFORE_PROOFS`): the
 budget is that run's time + 30 s (its re-check of the committed certificate and C5's certified verdict may add at
 most that). ``--full`` adds ``verify --full`` against its budget of 10 min (wall). Usage: ``python
@@ -54,9 +57,9 @@ def _summary(out_dir: Path, done) -> dict:
     return summary
 
 
-def _runs(prefix: str, variants, extra: list[str]) -> dict:
+def _runs(prefix: str, variants, extra: list[str], after_each=None) -> dict:
     """{name: (wall seconds, summary)} of ``verify --quick`` (``verify --full`` if ``extra`` has it) for each (name, source, environment) in turn, in a
-    new temporary folder (removed after)."""
+    new temporary folder (removed after); ``after_each(name)`` is called after each run."""
     work = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         runs = {}
@@ -71,6 +74,8 @@ def _runs(prefix: str, variants, extra: list[str]) -> dict:
             # CPU of the run and its workers: steadier than wall seconds on a shared machine
             summary["cpu_seconds"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1)
             runs[name] = (seconds, summary)
+            if after_each is not None:
+                after_each(name)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return runs
@@ -127,13 +132,14 @@ def full_row() -> dict:
 def _cold_start(extra: list[str]) -> dict:
     """verify --quick with an empty numba cache (compiling) against the same command right after (cache warm)."""
     def variants(work):
-        environment = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"))
+        environment = _new_caches(work)
         return (("cold", None, environment), ("warm", None, environment))
 
     runs = _runs("bench-verify-cold-", variants, extra)
     label = "verify --quick" + (" --only C1" if extra else "") + ", empty numba cache (first run)"
     result = row(label, runs["cold"][0], "the same, cache warm", runs["warm"][0], kind="ours/bound",
-                 target=("<=", 1.3), note="wall seconds, one run each; NUMBA_CACHE_DIR a new empty folder",
+                 target=("<=", 1.3),
+                 note="wall seconds, one run each; NUMBA_CACHE_DIR (and STUMPCHECK_CACHE) a new empty folder",
                  details={"cold": runs["cold"][1], "warm": runs["warm"][1]})
     if any(r[1]["exit_status"] != 0 for r in runs.values()):
         result["met"] = False
@@ -141,34 +147,60 @@ def _cold_start(extra: list[str]) -> dict:
     return result
 
 
-if __name__ == "__main__":
-    rows = run(quick="--quick" in sys.argv) + ([full_row()] if "--full" in sys.argv else [])
-    print(format_rows(rows))
-    print(json.dumps([r["details"] for r in rows], indent=1))
+def _new_caches(work: Path) -> dict:
+    """The environment of a new machine: numba's cache (``NUMBA_CACHE_DIR``) and the translated fast kernels'
+    folder (``STUMPCHECK_CACHE``, certified/fast/generated_integrands.py) new empty folders under ``work``."""
+    return dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"), STUMPCHECK_CACHE=str(work / "stumpcheck-cache"))
+
+
+def kernel_files(cache: Path) -> set[str]:
+    """The compiled kernels' files under numba's cache folder ``cache``: index (.nbi) and data (.nbc) files,
+    as paths relative to it."""
+    if not cache.exists():
+        return set()
+    return {p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file() and p.suffix in (".nbi", ".nbc")}
 
 
 def installed_row(extra: list[str]) -> dict:
     """README's install line in a new empty numba cache: the warm-up step (timed, in the note), then the first
-    ``verify --quick`` against the run right after it (both with the cache the step filled)."""
+    ``verify --quick`` against the run right after it (both with the cache the step filled). The kernel files
+    the first run adds to the cache (``details["compiled_by_first_run"]``) must be none."""
+    files = {}
+
     def variants(work):
-        environment = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"))
+        environment = _new_caches(work)
+        cache[0] = work / "numba-cache"
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         step[0], done = timed_run(["-m", "stumpcheck.numerics.kernel_warmup"], cwd=work, env=environment)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         step[1] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1)
         step[2] = done.returncode
+        files["warm_up"] = kernel_files(cache[0])
         return (("first", None, environment), ("again", None, environment))
 
-    step = [0.0, 0.0, None]
-    runs = _runs("bench-verify-installed-", variants, extra)
+    step, cache = [0.0, 0.0, None], [None]
+    runs = _runs("bench-verify-installed-", variants, extra,
+                 after_each=lambda name: files.__setitem__(name, kernel_files(cache[0])))
+    added = sorted(files["first"] - files["warm_up"])
     label = "verify --quick" + (" --only C1" if extra else "") + ", first run after the install step's warm-up"
     result = row(label, runs["first"][0], "the run right after it", runs["again"][0], kind="ours/bound",
                  target=("<=", 1.3),
-                 note=(f"wall seconds, one run each; NUMBA_CACHE_DIR a new empty folder; the warm-up step took "
-                       f"{step[0]:.1f} s wall, {step[1]} s CPU"),
+                 note=(f"wall seconds, one run each; NUMBA_CACHE_DIR (and STUMPCHECK_CACHE) a new empty folder; the "
+                       f"warm-up step took {step[0]:.1f} s wall, {step[1]} s CPU (it cached {len(files['warm_up'])} "
+                       f"kernel files); the first run added {len(added)}"),
                  details={"first": runs["first"][1], "again": runs["again"][1],
-                          "warm_up": {"seconds": round(step[0], 1), "cpu_seconds": step[1], "exit_status": step[2]}})
+                          "warm_up": {"seconds": round(step[0], 1), "cpu_seconds": step[1], "exit_status": step[2],
+                                      "kernel_files": len(files["warm_up"])},
+                          "compiled_by_first_run": added})
     if step[2] != 0 or any(r[1]["exit_status"] != 0 for r in runs.values()):
         result["met"] = False
         result["note"] = "the warm-up step or a run exited non-zero: not comparable"
+    elif added:
+        result["met"] = False  # the warm-up left kernels for the first run to compile
     return result
+
+
+if __name__ == "__main__":
+    rows = run(quick="--quick" in sys.argv) + ([full_row()] if "--full" in sys.argv else [])
+    print(format_rows(rows))
+    print(json.dumps([r["details"] for r in rows], indent=1))

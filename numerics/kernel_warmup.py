@@ -1,10 +1,12 @@
 """The compiled kernels of a workload, compiled ahead of their use: in a child process, or before the first run.
 
 A new environment (or an edited tree: :mod:`stumpcheck.numerics.kernel_cache`) has no compiled kernels, and
-the first command that needs them compiles them: for ``verify --quick`` the population's float64 kernels (C2),
-C5's corpus kernels and C6's, about a third of a first run on an idle machine. :func:`warm_up` compiles the
+the first command that needs them compiles them: for ``verify --quick`` the population's float64 kernels, the
+fast rigorous layer of the tube and of the region (C2's re-check of the committed certificate), C5's corpus
+kernels and C6's certified training run, about two thirds of a first run's CPU. :func:`warm_up` compiles the
 kernels of some :data:`WORKLOADS` entries, in order, in a child process while the command does other work
-(``verify`` starts it with C1); the kernels go into the shared cache. Before an entry that needs a workload
+(``verify`` starts it with C1, for the population, the corpus and the training kernels; C2 compiles the tube's
+and the region's itself, in two processes at once); the kernels go into the shared cache. Before an entry that needs a workload
 the command waits for it (:meth:`WarmUp.wait_for`: the child compiles what the command would compile itself,
 so waiting never costs more than compiling), then loads the kernels from the cache; the child meanwhile goes
 on with the next workloads. The child ends with its parent (:func:`stumpcheck.numerics.processes.watch_parent`)
@@ -12,11 +14,13 @@ and ignores Ctrl-C; the command stops it when it ends. A workload compiled to th
 cache folder (:func:`warmed`), and is not compiled again.
 
 ``python -m stumpcheck.numerics.kernel_warmup`` compiles every workload in this process (for an install
-step, or a machine image): the next commands find them compiled.
+step, or a machine image): the next commands find them compiled. After it, ``verify --quick`` compiles no
+kernel (benchmarks/bench_verify.py checks that it adds no file to the cache).
 
 A workload calls the package's own entry points on small inputs of the types the real inputs have (float64
-arrays, C order), so the compiled specialisations are the ones a real run uses; the sizes do not matter
-to numba.
+arrays, C order; the certificates' own records), so the compiled specialisations are the ones a real run
+uses; the sizes do not matter to numba. Each checks the result it computed (a proof that stopped early
+would have skipped kernels) and raises RuntimeError otherwise.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ def _population_kernels() -> None:
 
 def _corpus_kernels() -> None:
     """C5's kernels: the corpus L̂, ∇L̂ (dense, and pruned at a b beyond the window; one thread and several) and
-    a certified interval."""
+    a certified interval (the sorted, pruned enclosures of the fast layer: certified/fast/corpus_sorted.py)."""
     from fractions import Fraction
 
     from stumpcheck.numerics.corpus.corpora import make_corpus
@@ -52,11 +56,68 @@ def _corpus_kernels() -> None:
         for threads in (1, None):
             loss_and_gradient(corpus.x, corpus.theta, 2010.0, 2000.0, method=method, threads=threads)
     small = make_corpus(16, 16, seed=0)
-    prove_interval(small.x, small.theta, b_max=Fraction(16))
+    run, _ = prove_interval(small.x, small.theta, b_max=Fraction(16))
+    _check(run.b_end > run.b_start, "the interval proof of a 16² corpus proved nothing")
 
 
-#: name -> the function that compiles its kernels (compiled in this order)
-WORKLOADS = {"population": _population_kernels, "corpus": _corpus_kernels}
+def _tube_kernels() -> None:
+    """C2's tube: the fast float64 interval θ-integrals (points, Hessians, ellipse cells; certified/fast) of a
+    certified tube from (10, 10) to T = 0.05 (two intervals, light settings), and the re-check of its
+    certificate in the fast arithmetic, as ``verify --quick`` re-checks the committed one."""
+    from stumpcheck.numerics.certified.tube.build import certified_tube
+    from stumpcheck.numerics.certified.tube.certificate import flow_certificate, recheck_flow_certificate
+    from stumpcheck.numerics.certified.tube.piece import Settings
+
+    light = Settings(defect_points=8, hessian_points=3, subdivisions=2, cells=(3, 1))
+    tube = certified_tube(10.0, 10.0, 0.05, settings=light, max_step=0.03, arithmetic="fast")
+    _check(tube.complete, f"the short tube is incomplete: {tube.stop_reason}")
+    document = flow_certificate(tube)
+    result = recheck_flow_certificate(document, int(document["dps"]) + 10, workers=1, arithmetic="fast")
+    _check(result.passed, f"the short tube's certificate does not re-check: {result.message}")
+
+
+def _region_kernels() -> None:
+    """C2's region: the generated θ-integrands of the region's four obligations in float64 intervals
+    (certified/fast/generated_integrands.py), proved on b ∈ [30, 30.6] (one piece each) and re-checked, as
+    ``verify --quick`` re-checks the committed certificate's region and tail."""
+    from fractions import Fraction
+
+    from stumpcheck.numerics.certified.region.any_certificate import recheck_any
+    from stumpcheck.numerics.certified.region.certificate import region_certificate
+    from stumpcheck.numerics.certified.region.invariant_region import DEFAULT_REGION
+
+    document = region_certificate(DEFAULT_REGION.with_b_max(Fraction("30.6")), arithmetic="fast")
+    _check(document["status"] == "proved", f"the short region is {document['status']}")
+    ok, message = recheck_any(document, arithmetic="fast")
+    _check(ok, f"the short region's certificate does not re-check: {message}")
+
+
+def _training_kernels() -> None:
+    """C6's certified training run (the Lohner steps of certified_run/lohner.py) for 5 steps on a 16² corpus,
+    and C9's certified descent of a 4-step run (its curvature bounds)."""
+    from stumpcheck.numerics.corpus.certified_run import certify_training
+    from stumpcheck.numerics.corpus.corpora import make_corpus
+    from stumpcheck.numerics.corpus.descent import certify_descent
+    from stumpcheck.numerics.corpus.gd import default_eta, train_gd
+
+    corpus = make_corpus(16, 16, seed=0)
+    chain = certify_training(corpus.x, corpus.theta, a0=6.0, b0=4.0, eta=100.0, max_steps=5)
+    _check(chain.proved and chain.steps == 5, f"the 5-step training chain ended unproved: {chain.stopped_because}")
+    eta, _ = default_eta(corpus.x, corpus.theta, 10.0, 10.0)
+    run = train_gd(corpus.x, corpus.theta, a0=10.0, b0=10.0, eta=eta, steps=4)
+    proof = certify_descent(corpus.x, corpus.theta, run.trajectory["a"], run.trajectory["b"], float(eta))
+    _check(proof.proved, "the 4-step descent is not proved")
+
+
+def _check(condition: bool, why: str) -> None:
+    if not condition:
+        raise RuntimeError(f"kernel warm-up: {why}")
+
+
+#: name -> the function that compiles its kernels (compiled in this order: that of the entries of ``verify``
+#: that use them, C2 (population, tube, region), C5 (corpus), C6 (corpus, training))
+WORKLOADS = {"population": _population_kernels, "tube": _tube_kernels, "region": _region_kernels,
+             "corpus": _corpus_kernels, "training": _training_kernels}
 
 
 def _mark(name: str):
