@@ -12,8 +12,8 @@ in a new empty cache: the install step's ``python -m stumpcheck.numerics.kernel_
 note), then the first ``verify --quick``, against the run right after it (target ≤ 1.3); it also lists the
 compiled kernels' files (numba's index and data files) that the first run adds to the cache the step filled:
 none, or the row is not met (the step left kernels to compile). Both rows start from a new empty cache of the
-translated fast kernels too (``STUMPCHECK_CACHE``), as a new machine does. A third row times ``verify --quick`` (quick=True:
-``--only C2,C3,C4,C5``) against the revision before C2–C5 were decided by proofs (:data:`BEFORE_PROOFS`): the
+translated fast kernels too (``STUMPCHECK_CACHE``), as a new machine does. A fourth row times ``verify --quick``
+(quick=True: ``--only C2,C3,C4,C5``) against the revision before C2–C5 were decided by proofs (:data:`BEFORE_PROOFS`): the
 budget is that run's time + 30 s (its re-check of the committed certificate and C5's certified verdict may add at
 most that). ``--full`` adds ``verify --full`` against its budget of 10 min (wall). Usage: ``python
 benchmarks/bench_verify.py [--quick] [--full]``.

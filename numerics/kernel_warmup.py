@@ -6,11 +6,11 @@ fast rigorous layer of the tube and of the region (C2's re-check of the committe
 kernels and C6's certified training run, about two thirds of a first run's CPU. :func:`warm_up` compiles the
 kernels of some :data:`WORKLOADS` entries, in order, in a child process while the command does other work
 (``verify`` starts it with C1, for the population, the corpus and the training kernels; C2 compiles the tube's
-and the region's itself, in two processes at once); the kernels go into the shared cache. Before an entry that needs a workload
-the command waits for it (:meth:`WarmUp.wait_for`: the child compiles what the command would compile itself,
-so waiting never costs more than compiling), then loads the kernels from the cache; the child meanwhile goes
-on with the next workloads. The child ends with its parent (:func:`stumpcheck.numerics.processes.watch_parent`)
-and ignores Ctrl-C; the command stops it when it ends. A workload compiled to the end leaves a mark in the
+and the region's itself, in two processes at once); the kernels go into the shared cache. Before an entry
+that needs a workload the command waits for it (:meth:`WarmUp.wait_for`: the child compiles what the command
+would compile itself, so waiting never costs more than compiling), then loads the kernels from the cache; the
+child meanwhile goes on with the next workloads. The child ends with its parent
+(:func:`stumpcheck.numerics.processes.watch_parent`) and ignores Ctrl-C; the command stops it when it ends. A workload compiled to the end leaves a mark in the
 cache folder (:func:`warmed`), and is not compiled again.
 
 ``python -m stumpcheck.numerics.kernel_warmup`` compiles every workload in this process (for an install
