@@ -95,19 +95,12 @@ def _hex(text, what: str) -> float:
     return value
 
 
-def _hex_pair(obj, what: str) -> tuple[float, float]:
+def _pair(obj, what: str, read=None) -> tuple[float, float]:
+    """[lo, hi] read by ``read`` (decimal doubles by default; ``_hex`` for float.hex strings), lo <= hi."""
+    read = _double if read is None else read
     if not isinstance(obj, list) or len(obj) != 2:
         raise RecheckFailure(f"{what} must be [lo, hi]")
-    lo, hi = _hex(obj[0], what), _hex(obj[1], what)
-    if not lo <= hi:
-        raise RecheckFailure(f"{what} has lo > hi")
-    return lo, hi
-
-
-def _pair(obj, what: str) -> tuple[float, float]:
-    if not isinstance(obj, list) or len(obj) != 2:
-        raise RecheckFailure(f"{what} must be [lo, hi]")
-    lo, hi = _double(obj[0], what), _double(obj[1], what)
+    lo, hi = read(obj[0], what), read(obj[1], what)
     if not lo <= hi:
         raise RecheckFailure(f"{what} has lo > hi")
     return lo, hi
@@ -157,9 +150,9 @@ def _parse_chain(records, steps: int):
             raise RecheckFailure(f"chain record {k} is malformed")
         C[k] = [_hex(v, f"record {k} c") for v in rec["c"]]
         A[k] = [[_hex(v, f"record {k} A") for v in row] for row in rec["A"]]
-        R[k] = [_hex_pair(row, f"record {k} r") for row in rec["r"]]
+        R[k] = [_pair(row, f"record {k} r", _hex) for row in rec["r"]]
         _keys(rec["box"], {"a", "b"}, f"chain record {k} box")
-        H[k] = [_hex_pair(rec["box"]["a"], f"record {k} box a"), _hex_pair(rec["box"]["b"], f"record {k} box b")]
+        H[k] = [_pair(rec["box"]["a"], f"record {k} box a", _hex), _pair(rec["box"]["b"], f"record {k} box b", _hex)]
     return C, A, R, H
 
 
