@@ -86,3 +86,17 @@ def test_c7_fresh_part_is_decided_only_when_the_brackets_decide(monkeypatch, bra
     parts = bf.c7_evidence_parts(True, result["decided"])
     assert any(level.startswith("certified") for level in parts.values())
     assert any(level.startswith("sampled") for level in parts.values()) is not result["decided"]
+
+
+@pytest.mark.parametrize("exponent, decided, ok", [(-0.5, True, True), (-3.0, True, False), (-0.99, False, False)])
+def test_c8_pooled_part_is_decided_by_its_exponent_range(exponent, decided, ok):
+    """The pooled grid maxima at N = 16, 64 (envelope brackets ± ρ) fall like N⁻¹: the exponent range
+    [−1.2, −0.8] or so proves "≤ −½", refutes "≤ −3", and leaves "≤ −0.99" undecided (then sampled)."""
+    sampled = {"sup_error": [0.07, 0.017]}
+    result = bf.c8_pooled_certified([16, 64], sampled, exponent=exponent)
+    low, high = result["exponent_range"]
+    assert -1.3 < low < -0.99 < high < -0.7
+    assert (result["decided"], result["ok"]) == (decided, ok), result["rule"]
+    parts = bf.c8_evidence_parts(True, ("pooled",), None, result)
+    assert parts["fresh contexts, pooled"].startswith("certified" if decided else "sampled")
+    assert all(c["mc_sup_in_bracket"] for c in result["control"])

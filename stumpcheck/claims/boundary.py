@@ -21,8 +21,8 @@ and pooled estimators); the float64 tables of the generated e(θ) on a θ grid a
 with it. Fresh-context figures are Monte Carlo means (evidence *sampled*, 95% normal CIs, seeds reported);
 C7's one-head fresh-context tolerance is decided from the exact risk's brackets instead
 (:mod:`stumpcheck.claims.boundary_fresh`, evidence *certified*, Monte Carlo kept as the control), and so is
-C8's averaged estimator's failure at the ends; C8's pooled part stays sampled. ``details["evidence_parts"]``
-names the level of each part.
+C8's averaged estimator's failure at the ends and C8's pooled tolerance (brackets of the pooled weight's
+envelope widened by ρ = e^{b − a}). ``details["evidence_parts"]`` names the level of each part.
 
 Cost (measured on the 2-core shared machine, one process): quick C7 + C8
 a few seconds of CPU; full C7 ≈ 100 s and C8 ≈ 200 s wall (N up to 4096 with
@@ -40,7 +40,7 @@ import numpy as np
 from stumpcheck.claims.c6 import C6_SETTINGS, HORIZON_RULE, INTERIOR_THETAS, c6_cell, c6_cells, check_c6  # noqa: F401
 from stumpcheck.claims.boundary_certified import c7_population_certified, c8_population_certified, write_certificate
 from stumpcheck.claims.boundary_fresh import (c7_evidence_parts, c7_fresh_certified, c8_averaged_certified,
-                                              c8_evidence_parts)
+                                              c8_evidence_parts, c8_pooled_certified)
 from stumpcheck.claims.boundary_tables import (FRESH_SCALE_PER_N, INTERIOR_DELTA, fresh_sup_table,
                                                population_sup_table, population_theta_grid)
 from stumpcheck.claims.result import ClaimResult
@@ -309,8 +309,10 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     :func:`stumpcheck.claims.boundary_certified.c8_population_certified` (pooled sup ≤ K/b for every b ≥ 10,
     a ≥ b; averaged e(0) = ½), and the row's evidence is *certified* when every estimator's population verdict
     came from it. On fresh contexts the averaged estimator's failure at the ends is certified
-    (:func:`stumpcheck.claims.boundary_fresh.c8_averaged_certified`); the pooled part stays Monte Carlo, so the
-    row reaches *sampled* (``details["evidence_parts"]``).
+    (:func:`stumpcheck.claims.boundary_fresh.c8_averaged_certified`), and the pooled estimator's exponent is
+    decided by certified brackets of its weight's envelope widened by ρ = e^{b − a}
+    (:func:`stumpcheck.claims.boundary_fresh.c8_pooled_certified`); where those brackets do not decide, the Monte
+    Carlo table does and the part reads *sampled* (``details["evidence_parts"]``).
     """
     start = time.perf_counter()
     seed = _check_seed(seed)
@@ -335,12 +337,19 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     averaged = c8_averaged_certified(mode["N"], exponent=DECREASE_EXPONENT) if "averaged" in estimators else None
     if averaged is not None and averaged["fails"]:  # certified: its exponent is above the tolerance's
         verdicts["averaged"]["fresh"] = False
+    pooled = (c8_pooled_certified(mode["N"], fresh["pooled"], exponent=DECREASE_EXPONENT)
+              if "pooled" in estimators else None)
+    if pooled is not None:
+        if pooled["decided"]:  # the envelope brackets decide; the Monte Carlo table is the control
+            verdicts["pooled"]["fresh"] = pooled["ok"]
+        else:
+            pooled["text"] += " (the brackets do not decide the tolerance: the Monte Carlo table decides)"
     ok = any(all(v.values()) for v in verdicts.values()) and not certified["disagreements"]
     details = {"seed": seed, "quick": quick, "precision": "float64", "population": pop, "fresh": fresh,
                "fits": fits, "verdicts": verdicts, "population_verdicts_sampled": sampled_population,
                "population_certified": certified, "fresh_verdicts_sampled": fresh_sampled,
-               "fresh_averaged_certified": averaged,
-               "evidence_parts": c8_evidence_parts(by_proof, estimators, averaged),
+               "fresh_averaged_certified": averaged, "fresh_pooled_certified": pooled,
+               "evidence_parts": c8_evidence_parts(by_proof, estimators, averaged, pooled),
                "note": ("at θ = 0 (θ = 1) every label is 1 (0): one of the two heads of the average sees a single "
                         "label and its error is ±(1 − κ₁(b)), so the average is off by exactly 1/2 there; "
                         "population.sup_error_open is the sup without the exact ends (the one-head layer at θ = 1 "
@@ -365,12 +374,21 @@ def check_c8(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         id="C8", statement="a reflected symmetrization (averaged or pooled) removes the boundary limitation",
         figure=(f"population ({certified['text']}); sampled tables: " if by_proof else "")
         + "; ".join(describe(est) for est in estimators)
-        + (f" (fresh contexts: Monte Carlo; {averaged['text']})" if averaged and averaged["fails"] else
-           " (fresh contexts: sampled)" if by_proof else ""),
+        + _c8_fresh_note(averaged, pooled, by_proof),
         tolerance=(f"at least one of {', '.join(estimators)}, at population level (in b) and on fresh contexts "
                    f"(in N): sup-error exponent <= {DECREASE_EXPONENT} and its 95% CI upper end < 0"),
         status=_verdict(ok), evidence="certified" if by_proof else "sampled", seconds=time.perf_counter() - start,
         details=details)
+
+
+def _c8_fresh_note(averaged: dict | None, pooled: dict | None, by_proof: bool) -> str:
+    """The figure's closing note on the fresh-context part: what the certified brackets decided (the Monte Carlo
+    tables before it are then the controls)."""
+    certified = [part["text"] for part, decided in ((pooled, pooled and pooled["decided"]),
+                                                   (averaged, averaged and averaged["fails"])) if decided]
+    if certified:
+        return f" (fresh contexts: Monte Carlo, the controls; {'; '.join(certified)})"
+    return " (fresh contexts: sampled)" if by_proof else ""
 
 
 def _c8_label(estimator: str, met: bool) -> str:

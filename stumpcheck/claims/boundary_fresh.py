@@ -19,9 +19,12 @@ its certified bracket [|bias|, √MSE] (:func:`~stumpcheck.numerics.certified.en
   ≈ ½ at every N and the trivial upper bound 1, which is enough to decide that its exponent is above −½
   (:func:`c8_averaged_certified`); nothing certified bounds it from above more tightly.
 
-The pooled estimator's risk is certified by fresh_context_risk too, but costs 15–55 s of CPU per (θ, N) at
-b = 4N (x-integrals by quadrature; measured at N = 16 and 1024), about an hour for C8's grid: its fresh-context
-part stays Monte Carlo (*sampled*), and C8's row says so.
+* :func:`c8_pooled_certified` — the pooled estimator's grid max, bracketed through its weight's envelope: the
+  larger of the two heads' weights on each side of θ has the one head's closed forms, and the pooled weight is
+  that envelope times a factor in [1, 1 + ρ], ρ = e^{b − a} (≈ b⁻² on the calibration relation), which moves
+  θ̂_N by at most ρ in every context (:mod:`~stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope`).
+  Its exponent's range over the brackets decides C8's fresh-context tolerance. (The pooled risk by quadrature,
+  fresh_context_risk's "pooled", costs 15–55 s of CPU per (θ, N) at b = 4N; the envelope about 0.15 s.)
 
 Evidence: *certified* for the brackets and the decisions drawn from them, on the finite grid of (θ, N) the
 claims test (a max over a θ grid is a lower bound of the sup over [0, 1], the direction C7's "does not
@@ -39,7 +42,7 @@ from stumpcheck.claims.c6_protocol import INTERIOR_THETAS
 from stumpcheck.numerics.corpus.fresh import DEFAULT_THETAS
 
 __all__ = ["FRESH_DPS", "averaged_end_bounds", "c7_evidence_parts", "c7_fresh_certified", "c8_averaged_certified",
-           "c8_evidence_parts", "certified_sup_table", "slope_range"]
+           "c8_evidence_parts", "c8_pooled_certified", "certified_sup_table", "slope_range"]
 
 #: digits the risk enclosures aim at (the bracket's own gap |bias| .. √MSE is far wider)
 FRESH_DPS = 15
@@ -70,16 +73,12 @@ def certified_sup_table(Ns, estimator: str = "one-head", *, thetas=DEFAULT_THETA
     """Per N: the certified bracket of every θ's mean error at the frozen head (a, b) = (calibration_a(4N), 4N),
     the bracket of their max over ``thetas`` (``sup_bracket``) and over ``interior`` (``interior_bracket``),
     and the CPU seconds."""
-    from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
-
     started = time.process_time()
     rows = {"N": [], "b": [], "a": [], "sup_bracket": [], "interior_bracket": [], "per_theta": []}
     for N in Ns:
         a, b = _frozen(int(N), scale_per_N)
-        per = []
-        for theta in dict.fromkeys(tuple(thetas) + tuple(interior)):
-            risk = fresh_context_risk(a, b, float(theta), int(N), estimator=estimator, dps=FRESH_DPS)
-            per.append({"theta": float(theta), "bracket": risk.bounds("mean_abs_error"), "bias": risk.bounds("bias")})
+        per = [{"theta": float(theta), **_bracket(a, b, float(theta), int(N), estimator)}
+               for theta in dict.fromkeys(tuple(thetas) + tuple(interior))]
         rows["N"].append(int(N))
         rows["b"].append(b)
         rows["a"].append(a)
@@ -90,6 +89,21 @@ def certified_sup_table(Ns, estimator: str = "one-head", *, thetas=DEFAULT_THETA
     rows["dps"] = FRESH_DPS
     rows["seconds_cpu"] = round(time.process_time() - started, 2)
     return rows
+
+
+def _bracket(a: float, b: float, theta: float, N: int, estimator: str) -> dict:
+    """{"bracket": [lower, upper] of E|θ̂_N − θ|, "bias": [lower, upper]} (outward decimal strings): the exact
+    risk's [|bias|, √MSE] for one head, the envelope's brackets widened by ρ = e^{b − a} for the pooled estimator
+    (:func:`~stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope.pooled_risk_bracket`)."""
+    if estimator == "pooled":
+        from stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope import pooled_risk_bracket
+
+        pooled = pooled_risk_bracket(a, b, theta, N, dps=FRESH_DPS)
+        return {"bracket": pooled["mean_abs_error"], "bias": pooled["bias"], "rho": pooled["rho"]}
+    from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
+
+    risk = fresh_context_risk(a, b, theta, N, estimator=estimator, dps=FRESH_DPS)
+    return {"bracket": risk.bounds("mean_abs_error"), "bias": risk.bounds("bias")}
 
 
 def slope_range(Ns, lows, highs) -> list[float]:
@@ -223,6 +237,31 @@ def c8_averaged_certified(Ns, *, exponent: float) -> dict:
     return {"fails": fails, "exponent_range": slope, "bounds": bounds, "text": text}
 
 
+def c8_pooled_certified(Ns, sampled: dict, *, exponent: float) -> dict:
+    """C8's fresh-context tolerance for the pooled estimator decided from certified brackets: the least-squares
+    exponent in N of its max over the θ grid is ≤ ``exponent`` (hence < 0) for every value in the brackets
+    (``ok``), or > it for every value (refuted); ``decided`` is False otherwise (the Monte Carlo table then
+    decides, at the sampled level). The brackets are the pooled weight's envelope's exact risk widened by
+    ρ = e^{b − a} (:mod:`~stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope`). ``sampled`` is the
+    pooled Monte Carlo table (the control)."""
+    table = certified_sup_table(Ns, "pooled")
+    sup = table["sup_bracket"]
+    slope = slope_range(table["N"], [b[0] for b in sup], [b[1] for b in sup])
+    ok, refuted = slope[1] <= exponent, slope[0] > exponent
+    rho = max(float(r["rho"]) for per in table["per_theta"] for r in per)
+    control = [{"N": N, "sup_bracket": s, "mc_sup": m, "mc_sup_in_bracket": _in(m, s)}
+               for N, s, m in zip(table["N"], sup, sampled["sup_error"])]
+    text = (f"pooled, fresh contexts certified (its weight's envelope's exact risk ± ρ = e^(b−a) <= {rho:.2g}, "
+            f"b = {FRESH_SCALE_PER_N:g}N): max over the θ grid of E|err| in [{_outward(sup[0][0], 'down', digits=5)}, "
+            f"{_outward(sup[0][1], 'up', digits=5)}] (N={table['N'][0]}) -> [{_outward(sup[-1][0], 'down', digits=5)}, "
+            f"{_outward(sup[-1][1], 'up', digits=5)}] (N={table['N'][-1]}); its exponent in N in "
+            f"[{_outward(slope[0], 'down', places=3)}, {_outward(slope[1], 'up', places=3)}] for every value in the "
+            "brackets")
+    return {"ok": bool(ok), "decided": bool(ok or refuted), "exponent_range": slope, "rho_max": rho,
+            "table": table, "control": control, "text": text,
+            "rule": f"the least-squares exponent of the max over the θ grid, over every value in its brackets, <= {exponent}"}
+
+
 #: the population part's level when its proof decided it (boundary_certified.EVIDENCE_PARTS)
 _POPULATION = "population (every b >= b0)"
 
@@ -235,17 +274,20 @@ def c7_evidence_parts(population_proved: bool, fresh_certified: bool) -> dict:
                 else "sampled (Monte Carlo, 95% CIs)"}
 
 
-def c8_evidence_parts(population_proved: bool, estimators, averaged: dict | None) -> dict:
-    """C8's ``evidence_parts``: the pooled fresh-context part stays Monte Carlo (its exact risk costs 15–55 s of
-    CPU per (θ, N)); the averaged one is certified when its end bounds decide it."""
+def c8_evidence_parts(population_proved: bool, estimators, averaged: dict | None, pooled: dict | None = None) -> dict:
+    """C8's ``evidence_parts``: the pooled fresh-context part is certified when its envelope brackets decide it
+    (:func:`c8_pooled_certified`), the averaged one when its end bounds decide it; otherwise Monte Carlo."""
     parts = {_POPULATION if population_proved else "population": "certified" if population_proved else "sampled"}
     for est in estimators:
         if est == "averaged" and averaged is not None and averaged["fails"]:
             parts["fresh contexts, averaged (does not meet the tolerance)"] = (
                 "certified (lower bound |bias| at θ ∈ {0, 1} from the two heads' certified biases; upper bound 1)")
+        elif est == "pooled" and pooled is not None and pooled["decided"]:
+            parts["fresh contexts, pooled"] = (
+                "certified (exact risk of the pooled weight's envelope, widened by ρ = e^(b−a); Monte Carlo kept as "
+                "a control)")
         elif est == "pooled":
-            parts["fresh contexts, pooled"] = ("sampled (Monte Carlo, 95% CIs; its exact risk costs 15-55 s of CPU "
-                                               "per (θ, N), about an hour for the grid)")
+            parts["fresh contexts, pooled"] = "sampled (Monte Carlo, 95% CIs: the envelope brackets do not decide)"
         else:
             parts[f"fresh contexts, {est}"] = "sampled (Monte Carlo, 95% CIs)"
     return parts

@@ -89,7 +89,9 @@ def _context_size(N) -> int:
 def validate_inputs(a, b, theta, N, *, estimator: str, dps, rel_width) -> RiskInputs:
     """Check every argument of the exact fresh-context risk; return them as :class:`RiskInputs`."""
     dps = validate_dps(dps)
-    if not isinstance(estimator, str) or estimator not in ESTIMATORS:
+    from stumpcheck.numerics.certified.enclosures.fresh_segments import POOLED_ENVELOPE
+
+    if not isinstance(estimator, str) or (estimator not in ESTIMATORS and estimator != POOLED_ENVELOPE):
         raise InputError(f"unknown estimator {estimator!r:.40}; expected one of {', '.join(RISK_ESTIMATORS)}")
     if estimator == "averaged":
         raise InputError(_AVERAGED)

@@ -40,10 +40,12 @@ from dataclasses import dataclass
 
 from flint import acb, arb, ctx
 
-__all__ = ["Segment", "segments", "EndpointValues", "endpoint_functions", "segment_sums", "SegmentSums",
+__all__ = ["POOLED_ENVELOPE", "Segment", "segments", "EndpointValues", "endpoint_functions", "segment_sums", "SegmentSums",
            "ClosedFormWeights", "z0_for"]
 
 _LOG2_E = 1.4426950408889634
+#: the weight law max-side of the pooled estimator (a risk computed in closed form, not an estimator users pick)
+POOLED_ENVELOPE = "pooled-envelope"
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,10 @@ class Segment:
 
 
 def segments(a: arb, b: arb, theta: arb, estimator: str) -> list[Segment]:
-    """The segments of the one-head weight e^{a·1{x ≥ θ} − b x} or the reflected e^{a·1{x < θ} − b(1 − x)}.
+    """The segments of the one-head weight e^{a·1{x ≥ θ} − b x}, the reflected e^{a·1{x < θ} − b(1 − x)}, or
+    the pooled weight's envelope (``"pooled-envelope"``): e^{a − b + b x} left of θ, e^{a − b x} right of it,
+    the larger of the two heads' weights on each side when a ≥ b
+    (:mod:`~stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope`).
 
     A segment of length exactly 0 (θ = 0 or θ = 1) is dropped: at θ = 0 every point is labelled 1, at
     θ = 1 the label 1 has probability 0.
@@ -67,6 +72,8 @@ def segments(a: arb, b: arb, theta: arb, estimator: str) -> list[Segment]:
         pieces = [Segment(-1, +1, theta, -b * theta), Segment(+1, -1, 1 - theta, a - b * theta)]
     elif estimator == "reflected":
         pieces = [Segment(-1, -1, theta, a - b + b * theta), Segment(+1, +1, 1 - theta, b * theta - b)]
+    elif estimator == POOLED_ENVELOPE:  # the reflected head's left segment, the one head's right one
+        pieces = [Segment(-1, -1, theta, a - b + b * theta), Segment(+1, -1, 1 - theta, a - b * theta)]
     else:  # pragma: no cover - the caller validates
         raise ValueError(estimator)
     return [piece for piece in pieces if not piece.length.is_zero()]
