@@ -41,11 +41,13 @@ from stumpcheck.claims.boundary_tables import FRESH_SCALE_PER_N
 from stumpcheck.claims.c6_protocol import INTERIOR_THETAS
 from stumpcheck.numerics.corpus.fresh import DEFAULT_THETAS
 
-__all__ = ["FRESH_DPS", "averaged_end_bounds", "c7_evidence_parts", "c7_fresh_certified", "c8_averaged_certified",
+__all__ = ["FRESH_DPS", "FRESH_REL_WIDTH", "averaged_end_bounds", "background_tasks", "c7_evidence_parts", "c7_fresh_certified", "c8_averaged_certified",
            "c8_evidence_parts", "c8_pooled_certified", "certified_sup_table", "slope_range"]
 
-#: digits the risk enclosures aim at (the bracket's own gap |bias| .. √MSE is far wider)
+#: working digits of the risk enclosures, and the relative radius they must reach: the bracket's own gap
+#: |bias| .. √MSE is far wider than 10⁻⁶, and aiming at 10⁻¹⁵ costs about twice as much
 FRESH_DPS = 15
+FRESH_REL_WIDTH = 1e-6
 _PREC = 128
 
 
@@ -86,7 +88,7 @@ def certified_sup_table(Ns, estimator: str = "one-head", *, thetas=DEFAULT_THETA
         rows["interior_bracket"].append(_max_bracket([r for r in per if r["theta"] in interior]))
         rows["per_theta"].append(per)
     rows["estimator"] = estimator
-    rows["dps"] = FRESH_DPS
+    rows["dps"], rows["rel_width"] = FRESH_DPS, FRESH_REL_WIDTH
     rows["seconds_cpu"] = round(time.process_time() - started, 2)
     return rows
 
@@ -98,12 +100,35 @@ def _bracket(a: float, b: float, theta: float, N: int, estimator: str) -> dict:
     if estimator == "pooled":
         from stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope import pooled_risk_bracket
 
-        pooled = pooled_risk_bracket(a, b, theta, N, dps=FRESH_DPS)
+        pooled = pooled_risk_bracket(a, b, theta, N, dps=FRESH_DPS, rel_width=FRESH_REL_WIDTH)
         return {"bracket": pooled["mean_abs_error"], "bias": pooled["bias"], "rho": pooled["rho"]}
     from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
 
-    risk = fresh_context_risk(a, b, theta, N, estimator=estimator, dps=FRESH_DPS)
+    risk = fresh_context_risk(a, b, theta, N, estimator=estimator, dps=FRESH_DPS, rel_width=FRESH_REL_WIDTH)
     return {"bracket": risk.bounds("mean_abs_error"), "bias": risk.bounds("bias")}
+
+
+def _key(table: str, Ns) -> tuple:
+    return ("C7" if table == "one-head" else "C8", table, tuple(int(N) for N in Ns))
+
+
+def background_tasks(claims, Ns) -> list[tuple]:
+    """The bracket tables of ``claims`` (a subset of {"C7", "C8"}) at the context sizes ``Ns``, as tasks for
+    :func:`stumpcheck.claims.background.start` (the tables do not depend on anything a run computes first)."""
+    tables = (["one-head"] if "C7" in claims else []) + (["pooled", "averaged"] if "C8" in claims else [])
+    return [(_key(table, Ns), _table, (table, tuple(int(N) for N in Ns))) for table in tables]
+
+
+def _table(table: str, Ns) -> dict:
+    """The one head's or the pooled estimator's bracket table, or the averaged estimator's end bounds."""
+    return averaged_end_bounds(Ns) if table == "averaged" else certified_sup_table(Ns, table)
+
+
+def _collect(table: str, Ns) -> dict:
+    """:func:`_table`, collected from the background workers when ``verify`` started it there."""
+    from stumpcheck.claims import background
+
+    return background.take(_key(table, Ns), _table, table, Ns)
 
 
 def slope_range(Ns, lows, highs) -> list[float]:
@@ -172,7 +197,7 @@ def c7_fresh_certified(Ns, sampled: dict, *, keep: float, floor: float, exponent
     and the least-squares exponent in N of the interior max is ≤ ``exponent`` for every value in the brackets.
     ``decided`` is False when the brackets neither prove that nor refute it for every value in them (the caller
     then lets the Monte Carlo table decide, at the sampled level). ``sampled`` is the Monte Carlo table (:func:`~stumpcheck.claims.boundary_tables.fresh_sup_table`), the control."""
-    table = certified_sup_table(Ns, "one-head")
+    table = _collect("one-head", Ns)
     sup, inner = table["sup_bracket"], table["interior_bracket"]
     last_low, first_high = float(sup[-1][0]), float(sup[0][1])
     last_high, first_low = float(sup[-1][1]), float(sup[0][0])
@@ -209,7 +234,8 @@ def averaged_end_bounds(Ns, *, scale_per_N: float = FRESH_SCALE_PER_N) -> dict:
         ends, lower = {}, arb(0)
         with ctx.workprec(_PREC):
             for theta in (0.0, 1.0):
-                heads = [fresh_context_risk(a, b, theta, int(N), estimator=est, dps=FRESH_DPS).bounds("bias")
+                heads = [fresh_context_risk(a, b, theta, int(N), estimator=est, dps=FRESH_DPS,
+                                            rel_width=FRESH_REL_WIDTH).bounds("bias")
                          for est in ("one-head", "reflected")]
                 bias = (_ball(*heads[0]) + _ball(*heads[1])) / 2
                 ends[f"{theta:g}"] = {"one-head": heads[0], "reflected": heads[1],
@@ -225,7 +251,7 @@ def c8_averaged_certified(Ns, *, exponent: float) -> dict:
     """Whether the averaged estimator's fresh-context grid max certainly fails C8's tolerance: the least-squares
     exponent in N of any values between the certified lower bounds (:func:`averaged_end_bounds`) and 1 is
     > ``exponent``. ``fails`` is True (certified), or None when the bounds do not decide it."""
-    bounds = averaged_end_bounds(Ns)
+    bounds = _collect("averaged", Ns)
     rows = bounds["rows"]
     slope = slope_range([r["N"] for r in rows], [repr(r["sup_lower"]) for r in rows], ["1"] * len(rows))
     fails = True if slope[0] > exponent else None
@@ -244,7 +270,7 @@ def c8_pooled_certified(Ns, sampled: dict, *, exponent: float) -> dict:
     decides, at the sampled level). The brackets are the pooled weight's envelope's exact risk widened by
     ρ = e^{b − a} (:mod:`~stumpcheck.numerics.certified.enclosures.fresh_pooled_envelope`). ``sampled`` is the
     pooled Monte Carlo table (the control)."""
-    table = certified_sup_table(Ns, "pooled")
+    table = _collect("pooled", Ns)
     sup = table["sup_bracket"]
     slope = slope_range(table["N"], [b[0] for b in sup], [b[1] for b in sup])
     ok, refuted = slope[1] <= exponent, slope[0] > exponent

@@ -29,7 +29,7 @@ from importlib import resources
 
 from stumpcheck.numerics.precision import InputError
 
-__all__ = ["CERTIFICATE", "committed_certificate", "recheck_committed", "all_time_part", "all_time_verdict",
+__all__ = ["BACKGROUND_TASKS", "CERTIFICATE", "committed_certificate", "recheck_committed", "all_time_part", "all_time_verdict",
            "STATEMENTS", "build_committed_certificate", "COMMITTED_B_RATIO"]
 
 #: the start pieces in b of the committed region's proof, per obligation (the prover's default is 1.02 for all):
@@ -59,21 +59,39 @@ def committed_certificate() -> dict:
         raise InputError(f"the committed certificate {CERTIFICATE} cannot be read: {exc}") from None
 
 
-def _recheck_region_part(document: dict) -> tuple[bool, str]:
-    """The embedded region and tail re-checked (:func:`recheck_flow_region`); a malformed one is (False, why)."""
+def _recheck_region_part(document: dict | None = None) -> tuple[bool, str]:
+    """The embedded region and tail re-checked (:func:`recheck_flow_region`); a malformed one is (False, why).
+    Without ``document``, the committed certificate's (read here: what a background worker is given)."""
     from stumpcheck.numerics.certified.region.flow_certificate import recheck_flow_region
 
     try:
-        return recheck_flow_region(document)
+        return recheck_flow_region(committed_certificate() if document is None else document)
     except (InputError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
         return False, f"malformed: {exc}"
 
 
+def _recheck_tube_part(document: dict | None = None) -> tuple[bool, str]:
+    """The tube's intervals re-checked at its digits + 10: (passed, why not); ``document`` as above."""
+    from stumpcheck.numerics.certified.tube.certificate import recheck_flow_certificate
+
+    try:
+        document = committed_certificate() if document is None else document
+        tube = recheck_flow_certificate(document, int(document.get("dps", 15)) + 10, workers=1)
+    except (InputError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        return False, str(exc)
+    return bool(tube.passed), "" if tube.passed else str(tube.message)
+
+
+#: the keys of the two parts of the committed certificate's re-check in :mod:`stumpcheck.claims.background`
+BACKGROUND_TASKS = ((("C2", "region"), _recheck_region_part, ()), (("C2", "tube"), _recheck_tube_part, ()))
+
+
 def recheck_committed(*, workers: int = 2) -> tuple[dict | None, str, str]:
     """(the certificate, how it was verified, a note): the committed certificate re-checked whole in this run;
-    (None, "", why) if any part of the re-check fails. With ``workers`` ≥ 2 the region and the tail are
-    re-checked in a worker process while this one re-checks the tube (each on one core)."""
-    from stumpcheck.numerics.certified.tube.certificate import recheck_flow_certificate
+    (None, "", why) if any part of the re-check fails. Parts that ``verify`` started in its background workers
+    (:data:`BACKGROUND_TASKS`, :mod:`stumpcheck.claims.background`) are collected; otherwise, with ``workers``
+    ≥ 2 the region and the tail are re-checked in a worker process while this one re-checks the tube."""
+    from stumpcheck.claims import background
     from stumpcheck.numerics.processes import parent_watching_pool
 
     started = time.perf_counter()
@@ -81,20 +99,24 @@ def recheck_committed(*, workers: int = 2) -> tuple[dict | None, str, str]:
         document = committed_certificate()
     except InputError as exc:
         return None, "", str(exc)
-    with parent_watching_pool(1) as pool:
-        region_part = pool.submit(_recheck_region_part, document) if workers >= 2 else None
-        try:
-            tube = recheck_flow_certificate(document, int(document.get("dps", 15)) + 10, workers=1)
-        except (InputError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
-            return None, "", f"the committed tube certificate does not re-check: {exc}"
-        ok, message = region_part.result() if region_part is not None else _recheck_region_part(document)
-    if not tube.passed:
-        return None, "", f"the committed tube certificate does not re-check: {tube.message}"
-    if not ok:
-        return None, "", f"the committed region and tail do not re-check: {message}"
-    return document, "re-checked in this run", (f"{CERTIFICATE} re-checked in this run "
-                                                f"({time.perf_counter() - started:.1f} s): the tube, the finite "
-                                                "region and the tail")
+    (region_key, _, _), (tube_key, _, _) = BACKGROUND_TASKS
+    where = "re-checked in this run ({seconds:.1f} s)"
+    if background.started(tube_key) and background.started(region_key):
+        tube_ok, tube_message = background.take(tube_key, _recheck_tube_part, document)
+        region_ok, region_message = background.take(region_key, _recheck_region_part, document)
+        where = "re-checked in this run, in two background processes beside the other entries (waited {seconds:.1f} s)"
+    else:
+        with parent_watching_pool(1) as pool:
+            region_part = pool.submit(_recheck_region_part, document) if workers >= 2 else None
+            tube_ok, tube_message = _recheck_tube_part(document)
+            region_ok, region_message = (region_part.result() if region_part is not None
+                                         else _recheck_region_part(document))
+    if not tube_ok:
+        return None, "", f"the committed tube certificate does not re-check: {tube_message}"
+    if not region_ok:
+        return None, "", f"the committed region and tail do not re-check: {region_message}"
+    where = where.format(seconds=time.perf_counter() - started)
+    return document, "re-checked in this run", f"{CERTIFICATE} {where}: the tube, the finite region and the tail"
 
 
 def all_time_part(document: dict, checked: str | None) -> dict:

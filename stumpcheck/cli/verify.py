@@ -195,7 +195,8 @@ def verify(quick_flag, full_flag, only, lemma_specs, out_dir, scheduler, workers
     set_hypothesis_home_dir(out / ".hypothesis")
     try:
         failed = _run_plan(plan, out, quick=quick, seed=seed, scheduler=scheduler, level=chosen_level,
-                           max_examples=max_examples, timeout=timeout)
+                           max_examples=max_examples, timeout=timeout,
+                           background=scheduler is None and (workers is None or workers >= 2))
     except InputError:
         if created:  # bad input found while running (e.g. a lemma calling sys.exit): leave nothing behind
             shutil.rmtree(out, ignore_errors=True)
@@ -216,8 +217,36 @@ def _sampled_only(entry) -> bool:
     return bool(getattr(entry, "sampled_only", False))
 
 
-def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, timeout=None) -> list[str]:
-    """Run the entries, print the table and the summary, write the report; returns the ids that failed."""
+#: the entries decided by the committed certificate's re-check under --quick (stumpcheck.claims.population_all_time)
+_ALL_TIME_ENTRIES = ("C2", "C3", "C4")
+
+
+def _order(plan, quick: bool, background: bool) -> list[int]:
+    """The order the entries run in: under --quick (and ``background``) with C2–C4 among them, their re-check of
+    the committed certificate starts now in two worker processes (with C7's and C8's exact-risk tables when
+    they run too: :mod:`stumpcheck.claims.background`), and they run last, so that it overlaps the other
+    entries (the table keeps the plan's order)."""
+    indices = list(range(len(plan)))
+    if not (quick and background and any(entry.name in _ALL_TIME_ENTRIES for _, entry in plan)):
+        return indices
+    from stumpcheck.claims import background
+    from stumpcheck.claims.boundary import C7_C8_SETTINGS
+    from stumpcheck.claims.boundary_fresh import background_tasks
+    from stumpcheck.claims.population_all_time import BACKGROUND_TASKS
+
+    names = {entry.name for _, entry in plan}
+    background.start(list(BACKGROUND_TASKS) + background_tasks(names, C7_C8_SETTINGS["quick"]["N"]))
+    click.get_current_context().call_on_close(background.stop)
+    click.echo("C2-C4: re-checking the committed certificate in two background processes (with C7's and C8's "
+               "exact-risk tables); their rows run last", err=True)
+    late = [i for i in indices if plan[i][1].name in _ALL_TIME_ENTRIES]
+    return [i for i in indices if i not in late] + late
+
+
+def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, timeout=None,
+              background: bool = False) -> list[str]:
+    """Run the entries, print the table and the summary, write the report; returns the ids that failed.
+    ``background``: C2–C4's re-check may run in worker processes beside the other entries (:func:`_order`)."""
     from stumpcheck.lemmas import builtin as builtin_lemmas
     from stumpcheck.lemmas.check import run_entry
     from stumpcheck.lemmas import Lemma
@@ -228,7 +257,6 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     mode = "quick" if quick else "full"
     run = run_provenance(seed=seed, mode=mode)
     builtin_lemmas.clear_flow_cache()
-    results = []
     own_level = []  # entries without --level's level, which ran at their own
     # the compiled kernels of the entries after the first, compiled by a child while the entries before them run
     # (a new environment's first run otherwise compiles them in their turn; numerics/kernel_warmup.py). Not the
@@ -237,7 +265,9 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     kernels = {"C2": ("population",), "C5": ("corpus",), "C6": ("corpus", "training")}
     warming = warm_up(dict.fromkeys(name for _, entry in plan[1:] for name in kernels.get(entry.name, ())))
     click.get_current_context().call_on_close(warming.stop)
-    for index, (spec, entry) in enumerate(plan, start=1):
+    results = [None] * len(plan)
+    for position in _order(plan, quick, background):
+        index, (spec, entry) = position + 1, plan[position]
         running = f"[{index}/{len(plan)}] {entry.name}: running ..."
         # a user lemma's refusals (a margin calling sys.exit, say) come in its first seconds: its progress line
         # waits USER_PROGRESS_SECONDS, so that a refusal is the command's one line
@@ -280,7 +310,7 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
         click.echo(f"[{index}/{len(plan)}] {entry.name}: {result.status} ({time.perf_counter() - start:.1f} s) "
                    f"{result.figure[:160]}", err=True)
         sys.stderr.flush()
-        results.append(result)
+        results[position] = result
     builtin_lemmas.clear_flow_cache()
     paths = write_report(results, out, run=run)
     click.echo(table(results))

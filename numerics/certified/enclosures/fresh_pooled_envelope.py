@@ -57,16 +57,17 @@ def _text(value: arb, direction: str) -> str:
     return repr(end)
 
 
-def pooled_risk_bracket(a, b, theta, N: int, *, dps: int = 15) -> dict:
+def pooled_risk_bracket(a, b, theta, N: int, *, dps: int = 15, rel_width=None) -> dict:
     """Certified brackets of the pooled estimator's fresh-context risk at a frozen (a, b), θ and N:
 
     ``mean_abs_error`` [max(0, |bias_w̃| − ρ), √MSE_w̃ + ρ] ∋ E|θ̂_N − θ|, ``bias`` [bias_w̃ − ρ, bias_w̃ + ρ],
     ``root_mse`` [√MSE_w̃ − ρ, √MSE_w̃ + ρ] (decimal strings rounded outward), with ``rho`` (its upper end) and
     the envelope's own risk (``envelope``: :meth:`FreshRisk.to_dict`). a, b, θ as for
-    :func:`~stumpcheck.numerics.certified.enclosures.fresh_risk.fresh_context_risk` (points, not boxes)."""
+    :func:`~stumpcheck.numerics.certified.enclosures.fresh_risk.fresh_context_risk` (points, not boxes), and
+    so are ``dps`` and ``rel_width``."""
     from stumpcheck.numerics.certified.enclosures.fresh_risk import fresh_context_risk
 
-    risk = fresh_context_risk(a, b, theta, int(N), estimator=POOLED_ENVELOPE, dps=dps)
+    risk = fresh_context_risk(a, b, theta, int(N), estimator=POOLED_ENVELOPE, dps=dps, rel_width=rel_width)
     with ctx.workprec(_PREC):
         rho = perturbation_bound(a, b)
         rho = arb(rho.upper())
