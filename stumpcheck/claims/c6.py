@@ -57,7 +57,7 @@ from stumpcheck.claims.c6_fit import k_text
 from stumpcheck.claims.result import ClaimResult
 
 __all__ = ["C6_SETTINGS", "C6_CI_WIDTH", "C6_TOLERANCE", "HORIZON_RULE", "INTERIOR_THETAS", "MECHANISM_B0",
-           "ROWS", "c6_cell", "c6_cells", "c6_horizon", "check_c6", "size_horizons"]
+           "ROWS", "background_task", "c6_cell", "c6_cells", "c6_horizon", "check_c6", "size_horizons"]
 
 #: a power-mean fit with a larger rms log residual is flagged in the figure (not in the verdict): its bootstrap
 #: interval then measures the sampling spread only, not the misfit
@@ -104,6 +104,35 @@ def _row_verdict(fit: dict) -> bool:
     return ok(fit["p"], fit["p_ci95"]) and ok(fit["q"], fit["q_ci95"])
 
 
+def _cells_with_horizons(quick: bool, seed: int) -> tuple[list, dict]:
+    """The mode's cells, each large-resolution and certified-horizon cell with its size's horizon."""
+    cells = c6_cells(quick=quick, seed=seed)
+    horizons = size_horizons(cells)
+    for cell in cells:
+        if (cell["m"], cell["n"]) in horizons and cell["row"] in ("large-resolution", "certified-horizon"):
+            cell["horizon"] = horizons[(cell["m"], cell["n"])]
+    return cells, horizons
+
+
+def _records(quick: bool, seed: int, store: str, scheduler=None, workers: int = 1, progress=None) -> list:
+    """The sweep's records of the mode's cells, stored in (and resumed from) ``store``."""
+    from stumpcheck.numerics.corpus.sweep import run_sweep
+
+    cells, _ = _cells_with_horizons(quick, seed)
+    return run_sweep(c6_cell, cells, store=store, scheduler=scheduler, workers=workers, progress=progress)
+
+
+def _background_key(quick: bool, seed: int, store: str) -> tuple:
+    return ("C6", bool(quick), int(seed), str(store))
+
+
+def background_task(seed: int, out_dir) -> tuple:
+    """C6's quick sweep as a task for :func:`stumpcheck.claims.background.start` (its cells are seeded and
+    independent of what a run computes first; the store under ``out_dir`` keeps finished cells)."""
+    store = str(Path(out_dir) / "c6_sweep.jsonl")
+    return _background_key(True, seed, store), _records, (True, int(seed), store)
+
+
 def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None, workers: int | None = None,
              progress=None) -> ClaimResult:
     """C6: frozen-estimator error Õ((m ∧ n)⁻¹ + N⁻¹) at θ ∈ {0.3, 0.5, 0.7} (protocol: module docstring).
@@ -117,6 +146,7 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     """
     import tempfile
 
+    from stumpcheck.claims import background
     from stumpcheck.claims.c6_certified import (certified_summary, certified_text, save_training_certificates,
                                                 training_coverage, training_coverage_text)
     from stumpcheck.claims.c6_controls import summarize_controls
@@ -132,15 +162,12 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
         # terminates its children (GNU OpenMP is not fork-safe)
         workers = 1
     mode = C6_SETTINGS["quick" if quick else "full"]
-    cells = c6_cells(quick=quick, seed=seed)
-    horizons = size_horizons(cells)
-    for cell in cells:
-        if (cell["m"], cell["n"]) in horizons and cell["row"] in ("large-resolution", "certified-horizon"):
-            cell["horizon"] = horizons[(cell["m"], cell["n"])]
+    cells, horizons = _cells_with_horizons(quick, seed)
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        records = run_sweep(c6_cell, cells, store=Path(out_dir) / "c6_sweep.jsonl", scheduler=scheduler,
-                            workers=workers, progress=progress)
+        store = str(Path(out_dir) / "c6_sweep.jsonl")
+        records = background.take(_background_key(quick, seed, store), _records, quick, seed, store, scheduler,
+                                  workers, progress)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             records = run_sweep(c6_cell, cells, store=Path(tmp) / "c6_sweep.jsonl", scheduler=scheduler,

@@ -221,10 +221,10 @@ def _sampled_only(entry) -> bool:
 _ALL_TIME_ENTRIES = ("C2", "C3", "C4")
 
 
-def _order(plan, quick: bool, background: bool) -> list[int]:
+def _order(plan, quick: bool, background: bool, *, seed: int = 0, out: Path | None = None) -> list[int]:
     """The order the entries run in: under --quick (and ``background``) with C2–C4 among them, their re-check of
-    the committed certificate starts now in two worker processes (with C7's and C8's exact-risk tables when
-    they run too: :mod:`stumpcheck.claims.background`), and they run last, so that it overlaps the other
+    the committed certificate starts now in two worker processes (with C6's cells and C7's and C8's exact-risk
+    tables when they run too: :mod:`stumpcheck.claims.background`), and they run last, so that it overlaps the other
     entries (the table keeps the plan's order)."""
     indices = list(range(len(plan)))
     if not (quick and background and any(entry.name in _ALL_TIME_ENTRIES for _, entry in plan)):
@@ -234,11 +234,16 @@ def _order(plan, quick: bool, background: bool) -> list[int]:
     from stumpcheck.claims.boundary_fresh import background_tasks
     from stumpcheck.claims.population_all_time import BACKGROUND_TASKS
 
+    from stumpcheck.claims.c6 import background_task as c6_task
+
     names = {entry.name for _, entry in plan}
-    background.start(list(BACKGROUND_TASKS) + background_tasks(names, C7_C8_SETTINGS["quick"]["N"]))
+    # the first needed first: C6's sweep, then the longest (the region), the tube, C7's and C8's tables
+    region, tube = BACKGROUND_TASKS
+    tasks = [c6_task(seed, out)] if "C6" in names and out is not None else []
+    background.start(tasks + [region, tube] + background_tasks(names, C7_C8_SETTINGS["quick"]["N"]))
     click.get_current_context().call_on_close(background.stop)
-    click.echo("C2-C4: re-checking the committed certificate in two background processes (with C7's and C8's "
-               "exact-risk tables); their rows run last", err=True)
+    click.echo("C2-C4: re-checking the committed certificate in two background processes (with C6's cells and "
+               "C7's and C8's exact-risk tables); their rows run last", err=True)
     late = [i for i in indices if plan[i][1].name in _ALL_TIME_ENTRIES]
     return [i for i in indices if i not in late] + late
 
@@ -266,7 +271,7 @@ def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, t
     warming = warm_up(dict.fromkeys(name for _, entry in plan[1:] for name in kernels.get(entry.name, ())))
     click.get_current_context().call_on_close(warming.stop)
     results = [None] * len(plan)
-    for position in _order(plan, quick, background):
+    for position in _order(plan, quick, background, seed=seed, out=out):
         index, (spec, entry) = position + 1, plan[position]
         running = f"[{index}/{len(plan)}] {entry.name}: running ..."
         # a user lemma's refusals (a margin calling sys.exit, say) come in its first seconds: its progress line
