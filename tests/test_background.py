@@ -56,15 +56,23 @@ def test_verify_runs_c2_to_c4_last_and_starts_their_work(monkeypatch, tmp_path):
     plan = _plan("C1", "C2", "C3", "C4", "C6", "C7", "C8", "bulk_error")
     with click.Context(click.Command("verify")):
         order = verify._order(plan, True, True, seed=3, out=tmp_path)
-    assert [plan[i][1].name for i in order] == ["C1", "C6", "C7", "C8", "bulk_error", "C2", "C3", "C4"]
+    assert [plan[i][1].name for i in order] == ["C1", "bulk_error", "C6", "C7", "C8", "C2", "C3", "C4"]
     keys = [key for key, _, _ in submitted]
     assert keys[0] == ("C6", True, 3, str(Path(tmp_path) / "c6_sweep.jsonl"))  # needed first
     assert ("C2", "region") in keys and ("C2", "tube") in keys
     assert [k[:2] for k in keys if k[0] in ("C7", "C8")] == [("C7", "one-head"), ("C8", "pooled"), ("C8", "averaged")]
-    # --full, a Dask scheduler or --workers 1 (background False), or no C2-C4: nothing is started, plan order
+    # --full: C5's intervals and C6's sweep too (C2 proves anew in the run); C7 and C8 read the full grid
     submitted.clear()
     with click.Context(click.Command("verify")):
-        assert verify._order(plan, False, True) == list(range(len(plan)))
-        assert verify._order(plan, True, False) == list(range(len(plan)))
-        assert verify._order(_plan("C1", "C7"), True, True) == [0, 1]
+        order = verify._order(_plan("C1", "C2", "C5", "C6", "C7"), False, True, seed=0, out=tmp_path)
+    assert order == [0, 1, 2, 3, 4]
+    keys = [key for key, _, _ in submitted]
+    assert keys[:2] == [("C6", False, 0, str(Path(tmp_path) / "c6_sweep.jsonl")), ("C5", False, 0, str(tmp_path))]
+    assert keys[2][:2] == ("C7", "one-head") and len(keys[2][2]) == 9 and len(keys) == 3
+    # a Dask scheduler or --workers 1 (background False), no --out, or nothing to start: plan order
+    submitted.clear()
+    with click.Context(click.Command("verify")):
+        assert verify._order(plan, True, False, out=tmp_path) == list(range(len(plan)))
+        assert verify._order(plan, True, True, out=None) == list(range(len(plan)))
+        assert verify._order(_plan("C1", "C9"), True, True, out=tmp_path) == [0, 1]
     assert submitted == []

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -44,7 +45,7 @@ from stumpcheck.numerics.precision import InputError
 
 __all__ = ["along_for_corpus", "gradient_error_by_scale", "certified_k", "ladder_k_max", "scale_verdict", "along_rms_on_relation",
            "clear_corpus_cache", "check_c5", "ALONG_LIMIT", "RATIO_LIMIT", "SLOPE_MIN", "LADDER_B0", "PLOT_NAME",
-           "C5_SETTINGS"]
+           "C5_SETTINGS", "background_task"]
 
 #: the progress criterion: rms over seeds of along ≤ ALONG_LIMIT
 ALONG_LIMIT = 0.5
@@ -276,6 +277,23 @@ def _b_text(value, top: bool) -> str:
     return "—" if value is None else (f"≥{value:g}" if top else f"{value:g}")
 
 
+def _intervals(quick: bool, seed: int, out_dir=None) -> dict:
+    """The certified corpus intervals of the mode (:func:`~stumpcheck.claims.c5_interval.certified_intervals`)."""
+    from stumpcheck.claims.c5_interval import certified_intervals
+
+    return certified_intervals(quick=quick, seed=seed, seed_of=_seed_of, out_dir=out_dir)
+
+
+def _intervals_key(quick: bool, seed: int, out_dir) -> tuple:
+    return ("C5", bool(quick), int(seed), None if out_dir is None else str(Path(out_dir)))
+
+
+def background_task(seed: int, out_dir, *, quick: bool) -> tuple:
+    """C5's certified corpus intervals as a task for :func:`stumpcheck.claims.background.start` (each corpus is
+    made from its seed: nothing a run computes first)."""
+    return _intervals_key(quick, seed, out_dir), _intervals, (bool(quick), int(seed), str(Path(out_dir)))
+
+
 def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
     """C5: the finite-corpus argument certifies a training interval growing with m ∧ n (docs/claims.md C5).
 
@@ -291,7 +309,7 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
     R and the full-norm criterion's k* (control), the deep-layer figures, and the b-rate ratio and
     margin along a corpus's own GD trajectory.
     """
-    from stumpcheck.claims.c5_interval import certified_intervals, interval_text, interval_verdict
+    from stumpcheck.claims.c5_interval import interval_text, interval_verdict
     from stumpcheck.claims.c5_layer import deep_layer_figures
     from stumpcheck.claims.c5_report import explanation, plot_c5
     from stumpcheck.claims.c5_trajectory import trajectory_figures
@@ -338,7 +356,9 @@ def check_c5(*, quick: bool = True, seed: int = 0, out_dir=None) -> ClaimResult:
         "extra_sizes": extra, "deep_layer": layer, "trajectory": trajectory,
         "rows": rows, "plots": [],
     }
-    intervals = certified_intervals(quick=quick, seed=seed, seed_of=_seed_of, out_dir=out_dir)
+    from stumpcheck.claims import background
+
+    intervals = background.take(_intervals_key(quick, seed, out_dir), _intervals, quick, seed, out_dir)
     details["certified_intervals"] = intervals
     certified = interval_verdict(intervals)
     details["certified_verdict"] = certified

@@ -126,11 +126,11 @@ def _background_key(quick: bool, seed: int, store: str) -> tuple:
     return ("C6", bool(quick), int(seed), str(store))
 
 
-def background_task(seed: int, out_dir) -> tuple:
-    """C6's quick sweep as a task for :func:`stumpcheck.claims.background.start` (its cells are seeded and
+def background_task(seed: int, out_dir, *, quick: bool = True) -> tuple:
+    """C6's sweep as a task for :func:`stumpcheck.claims.background.start` (its cells are seeded and
     independent of what a run computes first; the store under ``out_dir`` keeps finished cells)."""
     store = str(Path(out_dir) / "c6_sweep.jsonl")
-    return _background_key(True, seed, store), _records, (True, int(seed), store)
+    return _background_key(quick, seed, store), _records, (bool(quick), int(seed), store)
 
 
 def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None, workers: int | None = None,

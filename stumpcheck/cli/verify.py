@@ -219,33 +219,51 @@ def _sampled_only(entry) -> bool:
 
 #: the entries decided by the committed certificate's re-check under --quick (stumpcheck.claims.population_all_time)
 _ALL_TIME_ENTRIES = ("C2", "C3", "C4")
+#: the order, at the end of a run, of the entries whose work runs in the background (the first finished first)
+_LATE = ("C5", "C6", "C7", "C8", "C2", "C3", "C4")
+
+
+def _background_tasks(names: set, quick: bool, seed: int, out: Path) -> list:
+    """The work of the entries ``names`` that needs nothing a run computes first, as background tasks, the first
+    needed first: C6's sweep, C5's corpus intervals (--full), the committed certificate's re-check (--quick: the
+    region, then the tube), C7's and C8's exact-risk tables."""
+    from stumpcheck.claims.boundary import C7_C8_SETTINGS
+    from stumpcheck.claims.boundary_fresh import background_tasks as table_tasks
+    from stumpcheck.claims.c5 import background_task as c5_task
+    from stumpcheck.claims.c6 import background_task as c6_task
+    from stumpcheck.claims.population_all_time import BACKGROUND_TASKS
+
+    tasks = [c6_task(seed, out, quick=quick)] if "C6" in names else []
+    if "C5" in names and not quick:  # --quick's six corpora take seconds: the second core is busy enough
+        tasks.append(c5_task(seed, out, quick=quick))
+    if quick and names & set(_ALL_TIME_ENTRIES):
+        tasks += list(BACKGROUND_TASKS)
+    return tasks + table_tasks(names, C7_C8_SETTINGS["quick" if quick else "full"]["N"])
 
 
 def _order(plan, quick: bool, background: bool, *, seed: int = 0, out: Path | None = None) -> list[int]:
-    """The order the entries run in: under --quick (and ``background``) with C2–C4 among them, their re-check of
-    the committed certificate starts now in two worker processes (with C6's cells and C7's and C8's exact-risk
-    tables when they run too: :mod:`stumpcheck.claims.background`), and they run last, so that it overlaps the other
-    entries (the table keeps the plan's order)."""
+    """The order the entries run in. With ``background`` (no Dask scheduler, not --workers 1), the work of the
+    entries that needs nothing a run computes first starts now in two worker processes
+    (:func:`_background_tasks`, :mod:`stumpcheck.claims.background`), and those entries run last (in the
+    order of :data:`_LATE`), so that it overlaps the others; the table keeps the plan's order."""
     indices = list(range(len(plan)))
-    if not (quick and background and any(entry.name in _ALL_TIME_ENTRIES for _, entry in plan)):
+    if not background or out is None:
         return indices
-    from stumpcheck.claims import background
-    from stumpcheck.claims.boundary import C7_C8_SETTINGS
-    from stumpcheck.claims.boundary_fresh import background_tasks
-    from stumpcheck.claims.population_all_time import BACKGROUND_TASKS
-
-    from stumpcheck.claims.c6 import background_task as c6_task
-
     names = {entry.name for _, entry in plan}
-    # the first needed first: C6's sweep, then the longest (the region), the tube, C7's and C8's tables
-    region, tube = BACKGROUND_TASKS
-    tasks = [c6_task(seed, out)] if "C6" in names and out is not None else []
-    background.start(tasks + [region, tube] + background_tasks(names, C7_C8_SETTINGS["quick"]["N"]))
-    click.get_current_context().call_on_close(background.stop)
-    click.echo("C2-C4: re-checking the committed certificate in two background processes (with C6's cells and "
-               "C7's and C8's exact-risk tables); their rows run last", err=True)
-    late = [i for i in indices if plan[i][1].name in _ALL_TIME_ENTRIES]
-    return [i for i in indices if i not in late] + late
+    tasks = _background_tasks(names, quick, seed, out)
+    if not tasks:
+        return indices
+    from stumpcheck.claims import background as work
+
+    work.start(tasks)
+    click.get_current_context().call_on_close(work.stop)
+    owners = {key[0] for key, _, _ in tasks}  # the re-check's keys are C2's; C3 and C4 read it too
+    owners |= set(_ALL_TIME_ENTRIES) if "C2" in owners else set()
+    late = [name for name in _LATE if name in names and name in owners]
+    click.echo(f"{', '.join(late)}: their certified work runs in two background processes beside the other entries; "
+               "their rows run last", err=True)
+    ahead = [i for i in indices if plan[i][1].name not in late]
+    return ahead + [i for name in late for i in indices if plan[i][1].name == name]
 
 
 def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, timeout=None,
