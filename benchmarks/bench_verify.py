@@ -16,7 +16,7 @@ translated fast kernels too (``STUMPCHECK_CACHE``), as a new machine does. A fou
 (quick=True: ``--only C2,C3,C4,C5``) against the revision before C2–C5 were decided by proofs (:data:`BEFORE_PROOFS`): the
 budget is that run's time + 30 s (its re-check of the committed certificate and C5's certified verdict may add at
 most that). ``--full`` adds ``verify --full`` against its budget of 10 min (wall). Usage: ``python
-benchmarks/bench_verify.py [--quick] [--full]``.
+benchmarks/bench_verify.py [--quick] [--full]``, or ``--rows proofs,full`` for only those two rows.
 """
 
 from __future__ import annotations
@@ -200,7 +200,20 @@ def installed_row(extra: list[str]) -> dict:
     return result
 
 
+def _chosen_rows(argv: list[str]) -> list[dict]:
+    """``--rows proofs,full``: only those rows (proofs_row, full_row); otherwise run() and, with --full, full_row."""
+    quick = "--quick" in argv
+    if "--rows" in argv:
+        names = argv[argv.index("--rows") + 1].split(",")
+        chosen = {"proofs": lambda: proofs_row(quick), "full": full_row}
+        unknown = [n for n in names if n not in chosen]
+        if unknown:
+            raise SystemExit(f"bench_verify: unknown rows {', '.join(unknown)}; expected some of {', '.join(chosen)}")
+        return [chosen[n]() for n in names]
+    return run(quick=quick) + ([full_row()] if "--full" in argv else [])
+
+
 if __name__ == "__main__":
-    rows = run(quick="--quick" in sys.argv) + ([full_row()] if "--full" in sys.argv else [])
+    rows = _chosen_rows(sys.argv)
     print(format_rows(rows))
     print(json.dumps([r["details"] for r in rows], indent=1))
