@@ -38,7 +38,9 @@ end, 37 s of checks (C1 5 s, C6 12 s, interior_error_bound certified 3 s,
 progress_along_error 4 s), before C2–C4 re-checked the committed certificate (about 35 s of CPU more, on two
 processes: +24.6 s wall, +34.8 s CPU measured on a shared machine, benchmarks/README.md); a new environment first
 compiles the numba kernels
-(about 12 s of CPU, once; they are cached on disk). ``--full`` about 12 min under load: 40 C1
+(about 12 s of CPU, once; they are cached on disk). At 3bdefb2 on the idle machine (benchmarks/README.md):
+``--quick`` 63 s wall, 122 s CPU, and ``--full`` 441 s wall, 822 s CPU, with two background worker processes
+(:func:`_order`). ``--full``: 40 C1
 points, the flow with its a-posteriori second solve at rtol/10, 5× the
 Hypothesis examples and the claims' full modes; C6–C8 can use Dask through
 ``--scheduler``. ``--full`` also runs the certified tube to t = 10⁶ for the certified part of C2–C4
@@ -108,9 +110,9 @@ def select(only: str | None, lemma_specs, timeout: float = DEFAULT_TIMEOUT) -> l
 
 
 @click.command("verify")
-@click.option("--quick", "quick_flag", is_flag=True, help="Quick settings (the default; 2-7 min on 2 cores, "
+@click.option("--quick", "quick_flag", is_flag=True, help="Quick settings (the default; 1-3 min on 2 cores, "
               "depending on load).")
-@click.option("--full", "full_flag", is_flag=True, help="Full settings (about 12 min); not with --quick.")
+@click.option("--full", "full_flag", is_flag=True, help="Full settings (7-12 min); not with --quick.")
 @click.option("--only", "only", default=None, help="Comma-separated ids to run, e.g. C3,C5 or a lemma name.")
 @click.option("--lemma", "lemma_specs", multiple=True, metavar="FILE:NAME",
               help="Check a user lemma from a Python file (repeatable); runs alone unless --only is given too.")
