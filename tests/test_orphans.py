@@ -318,3 +318,12 @@ def test_flow_interrupted_in_its_solve_exits_130_with_one_line(monkeypatch, caps
     out, err = capsys.readouterr()
     assert status == 130 and err.strip().splitlines() == ["stumpcheck: interrupted"], (status, out, err)
     assert out == "" and not any((tmp_path / "out").glob("flow.*"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", [w for w in WAYS if w != "normal"])
+def test_verify_background_workers_end_with_it(way, tmp_path):
+    """verify --quick starts two background workers for C2's re-check (stumpcheck/claims/background.py); once
+    both are up (and the warm-up child, if any), every child goes with the command."""
+    _command(["verify", "--quick", "--only", "C2", "--out", str(tmp_path / "o")], way, tmp_path,
+             lambda main: (lambda kids: kids if len(kids) >= 2 else None)(_children_of(main)))
