@@ -88,10 +88,17 @@ def test_c7_fresh_part_is_decided_only_when_the_brackets_decide(monkeypatch, bra
     assert any(level.startswith("sampled") for level in parts.values()) is not result["decided"]
 
 
+@pytest.fixture(scope="module")
+def pooled_table():
+    """The pooled estimator's bracket table at N = 16, 64 (computed once for the tests below)."""
+    return bf.certified_sup_table([16, 64], "pooled")
+
+
 @pytest.mark.parametrize("exponent, decided, ok", [(-0.5, True, True), (-3.0, True, False), (-0.99, False, False)])
-def test_c8_pooled_part_is_decided_by_its_exponent_range(exponent, decided, ok):
+def test_c8_pooled_part_is_decided_by_its_exponent_range(monkeypatch, pooled_table, exponent, decided, ok):
     """The pooled grid maxima at N = 16, 64 (envelope brackets ± ρ) fall like N⁻¹: the exponent range
     [−1.2, −0.8] or so proves "≤ −½", refutes "≤ −3", and leaves "≤ −0.99" undecided (then sampled)."""
+    monkeypatch.setattr(bf, "_collect", lambda table, Ns: pooled_table)
     sampled = {"sup_error": [0.07, 0.017]}
     result = bf.c8_pooled_certified([16, 64], sampled, exponent=exponent)
     low, high = result["exponent_range"]
