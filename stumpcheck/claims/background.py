@@ -1,8 +1,10 @@
-"""Certified work that ``verify --quick`` starts ahead, in two worker processes, while its entries run.
+"""Certified work that ``verify`` starts ahead, in two worker processes, while its entries run.
 
-Some entries' most expensive parts do not depend on anything the run computes before them: C2–C4's re-check
-of the committed certificate (the tube; the region and the tail), C7's bracket table of the one head's exact
-risk and C8's of the pooled estimator and of the averaged one's ends (fixed grids of (θ, N)). ``verify``
+Some entries' most expensive parts do not depend on anything the run computes before them: C6's cells (seeded),
+C2–C4's re-check of the committed certificate under ``--quick`` (the tube; the region and the tail), C5's corpus
+intervals under ``--full``, C7's bracket table of the one head's exact risk and C8's of the pooled estimator
+and of the averaged one's ends (fixed grids of (θ, N)); ``stumpcheck.cli.verify._background_tasks`` lists
+them. ``verify``
 submits them at its start (:func:`start`, from the main thread, before any entry has run a compiled kernel's
 threads, so the forked workers are safe), and each entry collects its part when it gets there (:func:`take`);
 an entry that finds nothing started computes the part itself, the same way. The results are the same
