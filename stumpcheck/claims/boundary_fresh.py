@@ -5,9 +5,9 @@ a = calibration_a(b) (the doubles the Monte Carlo table uses), and the max over 
 (:data:`~stumpcheck.numerics.corpus.fresh.DEFAULT_THETAS`, both ends included) of the mean error
 E|θ̂_N − θ|, with the max over the interior θ ∈ {0.3, 0.5, 0.7} beside it. Here each mean error is replaced by
 its certified bracket [|bias|, √MSE] (:func:`~stumpcheck.numerics.certified.enclosures.fresh_risk.fresh_context_risk`,
-``dps`` = 15): a max of numbers each in [lᵢ, hᵢ] lies in [max lᵢ, max hᵢ].
+``dps`` = 15, relative radius 10⁻⁶): a max of numbers each in [lᵢ, hᵢ] lies in [max lᵢ, max hᵢ].
 
-* :func:`certified_sup_table` — those brackets for the one head (or the reflected one).
+* :func:`certified_sup_table` — those brackets for the one head (or the reflected one, or the pooled estimator).
 * :func:`slope_range` — the least-squares exponent (slope of log y on log N) is Σ wᵢ log yᵢ with
   wᵢ = (xᵢ − x̄)/Σ(xⱼ − x̄)², xᵢ = log Nᵢ; over yᵢ ∈ [lᵢ, hᵢ] its range is exactly
   [Σ_{w>0} wᵢ log lᵢ + Σ_{w<0} wᵢ log hᵢ, Σ_{w>0} wᵢ log hᵢ + Σ_{w<0} wᵢ log lᵢ], enclosed in Arb. So a
@@ -41,7 +41,8 @@ from stumpcheck.claims.boundary_tables import FRESH_SCALE_PER_N
 from stumpcheck.claims.c6_protocol import INTERIOR_THETAS
 from stumpcheck.numerics.corpus.fresh import DEFAULT_THETAS
 
-__all__ = ["FRESH_DPS", "FRESH_REL_WIDTH", "averaged_end_bounds", "background_tasks", "c7_evidence_parts", "c7_fresh_certified", "c8_averaged_certified",
+__all__ = ["FRESH_DPS", "FRESH_REL_WIDTH", "averaged_end_bounds", "background_tasks", "c7_evidence_parts",
+           "c7_fresh_certified", "c8_averaged_certified",
            "c8_evidence_parts", "c8_pooled_certified", "certified_sup_table", "slope_range"]
 
 #: working digits of the risk enclosures, and the relative radius they must reach: the bracket's own gap
