@@ -23,7 +23,7 @@ _STATE: dict = {}
 
 
 def start(tasks: list[tuple[object, object, tuple]], *, workers: int = 2) -> None:
-    """Submit ``tasks`` — (key, function, arguments), longest first — to a new pool of ``workers`` processes.
+    """Submit ``tasks`` — (key, function, arguments), the first needed first — to a new pool of ``workers`` processes.
     Functions and arguments must pickle. Replaces (and ends) any background work already started."""
     from stumpcheck.numerics.processes import parent_watching_pool
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -114,12 +115,13 @@ def _cells_with_horizons(quick: bool, seed: int) -> tuple[list, dict]:
     return cells, horizons
 
 
-def _records(quick: bool, seed: int, store: str, scheduler=None, workers: int = 1, progress=None) -> list:
-    """The sweep's records of the mode's cells, stored in (and resumed from) ``store``."""
+def _records(quick: bool, seed: int, store: str) -> list:
+    """The sweep's records of the mode's cells, in one process, stored in (and resumed from) ``store``: what a
+    background worker runs."""
     from stumpcheck.numerics.corpus.sweep import run_sweep
 
     cells, _ = _cells_with_horizons(quick, seed)
-    return run_sweep(c6_cell, cells, store=store, scheduler=scheduler, workers=workers, progress=progress)
+    return run_sweep(c6_cell, cells, store=store, workers=1)
 
 
 def _background_key(quick: bool, seed: int, store: str) -> tuple:
@@ -166,8 +168,10 @@ def check_c6(*, quick: bool = True, seed: int = 0, out_dir=None, scheduler=None,
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         store = str(Path(out_dir) / "c6_sweep.jsonl")
-        records = background.take(_background_key(quick, seed, store), _records, quick, seed, store, scheduler,
-                                  workers, progress)
+        # the cells are built above already: the inline fallback sweeps them, not a second copy
+        records = background.take(_background_key(quick, seed, store),
+                                  partial(run_sweep, c6_cell, cells, store=store, scheduler=scheduler,
+                                          workers=workers, progress=progress))
     else:
         with tempfile.TemporaryDirectory() as tmp:
             records = run_sweep(c6_cell, cells, store=Path(tmp) / "c6_sweep.jsonl", scheduler=scheduler,

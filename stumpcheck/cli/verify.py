@@ -271,7 +271,8 @@ def _order(plan, quick: bool, background: bool, *, seed: int = 0, out: Path | No
 def _run_plan(plan, out: Path, *, quick, seed, scheduler, level, max_examples, timeout=None,
               background: bool = False) -> list[str]:
     """Run the entries, print the table and the summary, write the report; returns the ids that failed.
-    ``background``: C2–C4's re-check may run in worker processes beside the other entries (:func:`_order`)."""
+    ``background``: work that needs nothing a run computes first may run in two worker processes beside the
+    other entries (:func:`_order`)."""
     from stumpcheck.lemmas import builtin as builtin_lemmas
     from stumpcheck.lemmas.check import run_entry
     from stumpcheck.lemmas import Lemma
