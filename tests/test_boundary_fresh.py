@@ -107,3 +107,5 @@ def test_c8_pooled_part_is_decided_by_its_exponent_range(monkeypatch, pooled_tab
     parts = bf.c8_evidence_parts(True, ("pooled",), None, result)
     assert parts["fresh contexts, pooled"].startswith("certified" if decided else "sampled")
     assert all(c["mc_sup_in_bracket"] for c in result["control"])
+    printed = result["text"].split("e^(b−a) <= ")[1].split(",")[0]  # rounded up, never below the bound
+    assert Decimal(printed) >= Decimal(result["rho_max"])

@@ -278,7 +278,8 @@ def c8_pooled_certified(Ns, sampled: dict, *, exponent: float) -> dict:
     rho = max(float(r["rho"]) for per in table["per_theta"] for r in per)
     control = [{"N": N, "sup_bracket": s, "mc_sup": m, "mc_sup_in_bracket": _in(m, s)}
                for N, s, m in zip(table["N"], sup, sampled["sup_error"])]
-    text = (f"pooled, fresh contexts certified (its weight's envelope's exact risk ± ρ = e^(b−a) <= {rho:.2g}, "
+    text = (f"pooled, fresh contexts certified (its weight's envelope's exact risk ± ρ = e^(b−a) <= "
+            f"{_outward(rho, 'up', digits=2)}, "
             f"b = {FRESH_SCALE_PER_N:g}N): max over the θ grid of E|err| in [{_outward(sup[0][0], 'down', digits=5)}, "
             f"{_outward(sup[0][1], 'up', digits=5)}] (N={table['N'][0]}) -> [{_outward(sup[-1][0], 'down', digits=5)}, "
             f"{_outward(sup[-1][1], 'up', digits=5)}] (N={table['N'][-1]}); its exponent in N in "
